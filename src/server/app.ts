@@ -1,0 +1,216 @@
+/**
+ * Builds the whole Tally server from a configuration: API, live channel and the built web app.
+ * It does not listen; main.ts and the tests do (tests on a random port).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import type { ApiError } from '../shared/api.js';
+import { BODY_LIMIT_BYTES } from '../shared/limits.js';
+import { MESSAGES } from '../shared/messages.js';
+import { CLOSE_CODES } from '../shared/protocol.js';
+import { Batcher } from './batcher.js';
+import { MemoryBus } from './bus/memory.js';
+import type { Config } from './config.js';
+import { TallyService } from './core/service.js';
+import { HttpError } from './errors.js';
+import { LiveHub } from './live/hub.js';
+import { logSerializers, redactPaths } from './logger.js';
+import { registerApiRoutes } from './routes/api.js';
+import { openStore } from './store/index.js';
+import type { Store } from './store/types.js';
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DEFAULT_WEB_ROOT = path.join(PROJECT_ROOT, 'dist/web');
+
+/** Operation ids are remembered this long for retries, ms. */
+const OPERATION_ID_TTL_MS = 24 * 60 * 60 * 1000;
+const OPERATION_ID_PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** Largest live message a client may send, bytes. */
+const LIVE_MAX_PAYLOAD_BYTES = 64 * 1024;
+
+export interface AppOptions {
+  config: Config;
+  /** Where log lines go (tests capture them this way); standard output otherwise. */
+  logStream?: DestinationStream;
+  /** Serve the built web app from here; null serves none. */
+  webRoot?: string | null;
+  /** Server ping interval for live sockets, ms. */
+  heartbeatMs?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    tally: { store: Store; hub: LiveHub; service: TallyService };
+  }
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: redactPaths, censor: '[REDACTED]' },
+      serializers: logSerializers,
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+  });
+
+  const store = await openStore(config.database);
+  const bus = new MemoryBus();
+  const batcher = new Batcher(store, bus);
+  const service = new TallyService(store, batcher);
+  const hub = new LiveHub(bus, service, app.log, options.heartbeatMs);
+  app.decorate('tally', { store, hub, service });
+
+  const prune = setInterval(() => {
+    store.pruneOperationIds(OPERATION_ID_TTL_MS).catch((error: unknown) => {
+      app.log.warn({ err: error }, 'pruning operation ids failed');
+    });
+  }, OPERATION_ID_PRUNE_EVERY_MS);
+  prune.unref();
+
+  installJsonParser(app);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        // Thumbnails and profile pictures are user-supplied http(s) URLs.
+        imgSrc: ["'self'", 'https:', 'http:'],
+        connectSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+      },
+    },
+    // The page URL carries the key: never send it to image hosts.
+    referrerPolicy: { policy: 'no-referrer' },
+    crossOriginEmbedderPolicy: false,
+    strictTransportSecurity: false,
+  });
+  await app.register(websocket, {
+    options: { maxPayload: LIVE_MAX_PAYLOAD_BYTES },
+    preClose(done) {
+      hub.closeAll(CLOSE_CODES.goingAway, 'Server shutting down');
+      done();
+    },
+  });
+
+  app.get('/api/health', async (_request, reply) => {
+    try {
+      await store.ping();
+      return { status: 'ok', store: store.kind, connections: hub.connectionCount };
+    } catch (error) {
+      app.log.error({ err: error }, 'health check failed');
+      return reply.code(503).send(errorBody('internal_error', 'Database unavailable'));
+    }
+  });
+  app.get<{ Params: { name: string } }>(
+    '/api/groups/:name/live',
+    { websocket: true },
+    (socket, request) => {
+      hub.attach(socket, request.params.name);
+    },
+  );
+  registerApiRoutes(app, service);
+
+  const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
+  const indexHtml = webRoot === null ? null : path.join(webRoot, 'index.html');
+  const serveWeb = indexHtml !== null && webRoot !== null && fs.existsSync(indexHtml);
+  if (serveWeb) {
+    await app.register(fastifyStatic, {
+      root: webRoot,
+      wildcard: false,
+      index: false,
+      setHeaders(reply, filePath) {
+        // Vite names built assets by content hash: they never change under the same name.
+        const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
+        void reply.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+    app.get('/*', (request, reply) => {
+      const file = request.url.split('?')[0] ?? '/';
+      const candidate = path.join(webRoot, path.normalize(decodeURIComponent(file)));
+      if (
+        file !== '/' &&
+        candidate.startsWith(webRoot + path.sep) &&
+        fs.existsSync(candidate) &&
+        fs.statSync(candidate).isFile()
+      ) {
+        return reply.sendFile(path.relative(webRoot, candidate));
+      }
+      // Client-side routes (/ and /{groupName}) all load the single-page app.
+      return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    });
+  }
+
+  app.setNotFoundHandler((_request, reply) => {
+    void reply.code(404).send(errorBody('not_found', MESSAGES.notFound));
+  });
+  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+    if (error instanceof HttpError) {
+      return reply.code(error.status).send(errorBody(error.code, error.message));
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).send(errorBody('payload_too_large', MESSAGES.bodyTooLarge));
+    }
+    const status = error.statusCode ?? 500;
+    if (status < 500) {
+      return reply.code(status).send(errorBody('validation_failed', clientMessage(error)));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send(errorBody('internal_error', MESSAGES.internalError));
+  });
+
+  app.addHook('onClose', async () => {
+    clearInterval(prune);
+    await batcher.drain();
+    await bus.close();
+    await store.close();
+  });
+  return app;
+}
+
+export function errorBody(code: ApiError['error']['code'], message: string): ApiError {
+  return { error: { code, message } };
+}
+
+/** Fastify's own 4xx messages are fine to show, but never echo body content. */
+function clientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Content-Type must be application/json';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'Content-Length does not match the body';
+    default:
+      return MESSAGES.invalidBody;
+  }
+}
+
+/**
+ * JSON bodies through Fastify's own parser (which refuses __proto__ and constructor poisoning),
+ * except that an empty body counts as no body: `POST …/increment` needs none.
+ */
+function installJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}

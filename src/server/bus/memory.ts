@@ -1,0 +1,33 @@
+import type { Change } from '../../shared/protocol.js';
+import type { Bus, ChangeListener } from './types.js';
+
+/** The single-instance bus: committed changes go straight to this process's subscribers. */
+export class MemoryBus implements Bus {
+  private readonly listeners = new Map<string, Set<ChangeListener>>();
+
+  publish(groupId: string, changes: readonly Change[]): void {
+    const listeners = this.listeners.get(groupId);
+    if (!listeners || changes.length === 0) return;
+    for (const listener of listeners) listener(changes);
+  }
+
+  subscribe(groupId: string, listener: ChangeListener): () => void {
+    let listeners = this.listeners.get(groupId);
+    if (!listeners) {
+      listeners = new Set();
+      this.listeners.set(groupId, listeners);
+    }
+    listeners.add(listener);
+    return () => {
+      const current = this.listeners.get(groupId);
+      if (!current) return;
+      current.delete(listener);
+      if (current.size === 0) this.listeners.delete(groupId);
+    };
+  }
+
+  close(): Promise<void> {
+    this.listeners.clear();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Configuration from the environment, parsed and checked once at start. A bad value fails fast
+ * with a one-line message naming the variable (ConfigError), never a stack trace.
+ */
+import path from 'node:path';
+
+export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const DEFAULT_DATABASE_URL = 'file:./data/tally.sqlite';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 3000;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65_535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${raw}")`);
+  }
+  return port;
+}
+
+/** Never echoes the URL itself: a Postgres URL may carry a password. */
+export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): DatabaseConfig {
+  const url = raw === undefined || raw === '' ? DEFAULT_DATABASE_URL : raw;
+  if (url.startsWith('file:')) {
+    const file = url.slice('file:'.length);
+    if (file === '') throw new ConfigError('DATABASE_URL file: needs a path, e.g. file:./data/tally.sqlite');
+    return { kind: 'sqlite', file: file === ':memory:' ? file : path.resolve(cwd, file) };
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    try {
+      new URL(url);
+    } catch {
+      throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url };
+  }
+  throw new ConfigError(
+    'DATABASE_URL must start with file: (SQLite) or postgres:// (PostgreSQL)',
+  );
+}
+
+function parseLogLevel(raw: string | undefined): LogLevel {
+  if (raw === undefined || raw === '') return 'info';
+  const level = LOG_LEVELS.find((candidate) => candidate === raw.toLowerCase());
+  if (level === undefined) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${raw}")`);
+  }
+  return level;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = env.HOST === undefined || env.HOST === '' ? '0.0.0.0' : env.HOST;
+  return {
+    port: parsePort(env.PORT),
+    host,
+    database: parseDatabaseUrl(env.DATABASE_URL),
+    logLevel: parseLogLevel(env.LOG_LEVEL),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Tally's core operations. They take explicit, already-validated arguments (a mutation that
+ * passed the shared schemas, a key string) and throw HttpError for anything a caller must hear
+ * about. The REST routes, the live channel and the tests all go through here.
+ */
+import type { GroupPreview, GroupSnapshot, Mutation, MutationResult } from '../../shared/api.js';
+import { MESSAGES } from '../../shared/messages.js';
+import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
+import type { Batcher } from '../batcher.js';
+import { HttpError, errors } from '../errors.js';
+import type { GroupRecord, GroupState, Store } from '../store/types.js';
+import { hashKey, keyMatches } from './access.js';
+
+export class TallyService {
+  constructor(
+    private readonly store: Store,
+    private readonly batcher: Batcher,
+  ) {}
+
+  /** The slug of a group name from a URL, or 400 with SPEC's message. */
+  slugOf(rawName: string): string {
+    const parsed = parseGroupName(rawName);
+    if (!parsed.ok) throw new HttpError('invalid_group_name', parsed.message);
+    return parsed.value;
+  }
+
+  /** What anyone may see of a group: its name and profile picture (the landing page). */
+  async preview(rawName: string): Promise<GroupPreview> {
+    const group = await this.store.findGroup(this.slugOf(rawName));
+    if (!group) throw errors.groupNotFound();
+    return { name: group.name, profileImageUrl: group.profileImageUrl };
+  }
+
+  /**
+   * SPEC §4: opening a group that does not exist with a valid key creates it with that key's hash;
+   * an existing group needs the right key.
+   */
+  async join(rawName: string, key: string): Promise<{ snapshot: GroupSnapshot; created: boolean }> {
+    const slug = this.slugOf(rawName);
+    if (!isValidKeyFormat(key)) throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
+    let group = await this.store.findGroup(slug);
+    let created = false;
+    if (!group) {
+      ({ group, created } = await this.store.createGroup(slug, hashKey(key)));
+    }
+    if (!created) checkKey(group, key);
+    const state = await this.store.loadGroupState(group.id);
+    if (!state) throw errors.groupNotFound();
+    return { snapshot: toSnapshot(state), created };
+  }
+
+  /** Checks a key against a group, in the order a caller can act on each answer. */
+  async authorize(rawName: string, key: string | undefined): Promise<GroupRecord> {
+    const slug = this.slugOf(rawName);
+    if (key === undefined || key === '') throw new HttpError('missing_key', MESSAGES.missingNameOrKey);
+    if (!isValidKeyFormat(key)) throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
+    const group = await this.store.findGroup(slug);
+    if (!group) throw errors.groupNotFound();
+    checkKey(group, key);
+    return group;
+  }
+
+  async snapshot(groupId: string): Promise<GroupSnapshot> {
+    const state = await this.store.loadGroupState(groupId);
+    if (!state) throw errors.groupNotFound();
+    return toSnapshot(state);
+  }
+
+  /** Applies one mutation through group commit; resolves after it is durable and announced. */
+  async mutate(groupId: string, mutation: Mutation, opId?: string): Promise<MutationResult> {
+    const outcome = await this.batcher.submit({ groupId, opId, mutation });
+    if (!outcome.ok) throw new HttpError(outcome.code, outcome.message);
+    return outcome.result;
+  }
+}
+
+function checkKey(group: GroupRecord, key: string): void {
+  if (!keyMatches(key, group.keyHash)) throw new HttpError('wrong_key', MESSAGES.wrongKey);
+}
+
+function toSnapshot(state: GroupState): GroupSnapshot {
+  const { keyHash: _hidden, ...group } = state.group;
+  return { group, counters: state.counters, seq: state.seq };
+}

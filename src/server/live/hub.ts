@@ -1,0 +1,294 @@
+/**
+ * The live channel: one WebSocket per browser tab, authenticated by its first message, fed with
+ * every committed change of its group. Each change batch is serialised once per group and the
+ * same frame is written to every socket of the group.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { RawData, WebSocket } from 'ws';
+import type { ErrorCode } from '../../shared/api.js';
+import { MESSAGES } from '../../shared/messages.js';
+import {
+  CLOSE_CODES,
+  ClientMessageSchema,
+  PROTOCOL_VERSION,
+  type Change,
+  type ParsedClientMessage,
+  type ServerMessage,
+} from '../../shared/protocol.js';
+import type { Bus } from '../bus/types.js';
+import type { TallyService } from '../core/service.js';
+import { HttpError } from '../errors.js';
+
+/** A socket that has not authenticated by then is closed, ms. */
+export const AUTH_TIMEOUT_MS = 10_000;
+/** Server ping interval; a socket that missed the previous pong is dropped, ms. */
+export const HEARTBEAT_MS = 30_000;
+/** Messages a client may send while its authentication is still being checked. */
+const MAX_EARLY_MESSAGES = 100;
+
+type ClientState =
+  | { phase: 'awaiting-auth' }
+  | { phase: 'authenticating'; early: RawData[] }
+  | { phase: 'syncing'; groupId: string; buffered: Change[] }
+  | { phase: 'live'; groupId: string }
+  | { phase: 'closed' };
+
+interface Client {
+  socket: WebSocket;
+  groupName: string;
+  state: ClientState;
+  alive: boolean;
+  authTimer: NodeJS.Timeout | undefined;
+}
+
+interface Channel {
+  clients: Set<Client>;
+  unsubscribe: () => void;
+}
+
+export class LiveHub {
+  private readonly channels = new Map<string, Channel>();
+  private readonly clients = new Set<Client>();
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly service: TallyService,
+    private readonly log: FastifyBaseLogger,
+    heartbeatMs = HEARTBEAT_MS,
+  ) {
+    this.heartbeat = setInterval(() => {
+      this.beat();
+    }, heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  get connectionCount(): number {
+    return this.clients.size;
+  }
+
+  attach(socket: WebSocket, groupName: string): void {
+    const client: Client = {
+      socket,
+      groupName,
+      state: { phase: 'awaiting-auth' },
+      alive: true,
+      authTimer: undefined,
+    };
+    client.authTimer = setTimeout(() => {
+      this.close(client, CLOSE_CODES.unauthorized, 'Authentication timed out');
+    }, AUTH_TIMEOUT_MS);
+    this.clients.add(client);
+    socket.on('pong', () => {
+      client.alive = true;
+    });
+    socket.on('message', (data) => {
+      client.alive = true;
+      this.receive(client, data);
+    });
+    socket.on('close', () => {
+      this.forget(client);
+    });
+  }
+
+  /** Closes every socket with a code and reason (graceful stop: clients reconnect elsewhere). */
+  closeAll(code: number, reason: string): void {
+    clearInterval(this.heartbeat);
+    for (const client of [...this.clients]) this.close(client, code, reason);
+  }
+
+  // ---- incoming ------------------------------------------------------------------------------
+
+  private receive(client: Client, data: RawData): void {
+    const { state } = client;
+    if (state.phase === 'closed') return;
+    if (state.phase === 'authenticating') {
+      if (state.early.length >= MAX_EARLY_MESSAGES) {
+        this.close(client, CLOSE_CODES.tooManyMessages, 'Too many messages before ready');
+      } else state.early.push(data);
+      return;
+    }
+    const message = parseMessage(data);
+    if (!message) {
+      this.close(client, CLOSE_CODES.badMessage, 'Invalid message');
+      return;
+    }
+    if (state.phase === 'awaiting-auth') {
+      if (message.type !== 'auth') {
+        this.close(client, CLOSE_CODES.unauthorized, 'Authenticate first');
+        return;
+      }
+      void this.authenticate(client, message.protocol, message.key);
+      return;
+    }
+    this.handle(client, state.groupId, message);
+  }
+
+  private handle(client: Client, groupId: string, message: ParsedClientMessage): void {
+    switch (message.type) {
+      case 'auth':
+        this.close(client, CLOSE_CODES.badMessage, 'Already authenticated');
+        return;
+      case 'ping':
+        this.send(client, message.t === undefined ? { type: 'pong' } : { type: 'pong', t: message.t });
+        return;
+      case 'mutate': {
+        const { opId, mutation } = message;
+        this.service.mutate(groupId, mutation, opId).then(
+          () => {
+            this.send(client, { type: 'ack', opId });
+          },
+          (error: unknown) => {
+            this.send(client, { type: 'error', opId, error: this.describe(error) });
+          },
+        );
+        return;
+      }
+    }
+  }
+
+  private async authenticate(client: Client, protocol: number, key: string): Promise<void> {
+    clearTimeout(client.authTimer);
+    if (protocol !== PROTOCOL_VERSION) {
+      this.close(client, CLOSE_CODES.unsupportedProtocol, `Protocol ${PROTOCOL_VERSION} required`);
+      return;
+    }
+    const early: RawData[] = [];
+    client.state = { phase: 'authenticating', early };
+    let groupId: string;
+    try {
+      groupId = (await this.service.authorize(client.groupName, key)).id;
+    } catch (error) {
+      const { code, message } = this.describe(error);
+      this.close(client, closeCodeFor(code), message);
+      return;
+    }
+    if (isClosed(client)) return;
+    // Subscribe before reading the snapshot and hold what arrives meanwhile, so no change
+    // committed between the two is lost; the snapshot's seq tells which held ones are newer.
+    const buffered: Change[] = [];
+    client.state = { phase: 'syncing', groupId, buffered };
+    this.join(client, groupId);
+    try {
+      await this.sendSnapshot(client, groupId);
+    } catch (error) {
+      this.log.error({ err: error }, 'live snapshot failed');
+      this.close(client, CLOSE_CODES.goingAway, 'Could not load group');
+      return;
+    }
+    for (const data of early) this.receive(client, data);
+  }
+
+  private async sendSnapshot(client: Client, groupId: string): Promise<void> {
+    const snapshot = await this.service.snapshot(groupId);
+    if (client.state.phase !== 'syncing') return;
+    const newer = client.state.buffered.filter((change) => change.seq > snapshot.seq);
+    client.state = { phase: 'live', groupId };
+    this.send(client, { type: 'ready', protocol: PROTOCOL_VERSION, ...snapshot });
+    if (newer.length > 0) this.send(client, { type: 'changes', changes: newer });
+  }
+
+  // ---- fan-out -------------------------------------------------------------------------------
+
+  private join(client: Client, groupId: string): void {
+    let channel = this.channels.get(groupId);
+    if (!channel) {
+      const clients = new Set<Client>();
+      const unsubscribe = this.bus.subscribe(groupId, (changes) => {
+        this.deliver(clients, changes);
+      });
+      channel = { clients, unsubscribe };
+      this.channels.set(groupId, channel);
+    }
+    channel.clients.add(client);
+  }
+
+  private deliver(clients: ReadonlySet<Client>, changes: readonly Change[]): void {
+    let frame: string | undefined;
+    for (const client of clients) {
+      if (client.state.phase === 'syncing') client.state.buffered.push(...changes);
+      else if (client.state.phase === 'live') {
+        frame ??= JSON.stringify({ type: 'changes', changes: [...changes] } satisfies ServerMessage);
+        client.socket.send(frame);
+      }
+    }
+  }
+
+  // ---- lifecycle -----------------------------------------------------------------------------
+
+  private beat(): void {
+    for (const client of this.clients) {
+      if (!client.alive) {
+        client.socket.terminate();
+        this.forget(client);
+        continue;
+      }
+      client.alive = false;
+      client.socket.ping();
+    }
+  }
+
+  private send(client: Client, message: ServerMessage): void {
+    if (client.state.phase !== 'closed') client.socket.send(JSON.stringify(message));
+  }
+
+  private close(client: Client, code: number, reason: string): void {
+    if (client.state.phase === 'closed') return;
+    this.forget(client);
+    // Close reasons are limited to 123 bytes (RFC 6455 §5.5).
+    client.socket.close(code, Buffer.from(reason).subarray(0, 123).toString());
+  }
+
+  private forget(client: Client): void {
+    const { state } = client;
+    clearTimeout(client.authTimer);
+    client.state = { phase: 'closed' };
+    this.clients.delete(client);
+    if (state.phase !== 'syncing' && state.phase !== 'live') return;
+    const channel = this.channels.get(state.groupId);
+    if (!channel) return;
+    channel.clients.delete(client);
+    if (channel.clients.size === 0) {
+      channel.unsubscribe();
+      this.channels.delete(state.groupId);
+    }
+  }
+
+  private describe(error: unknown): { code: ErrorCode; message: string } {
+    if (error instanceof HttpError) return { code: error.code, message: error.message };
+    this.log.error({ err: error }, 'live operation failed');
+    return { code: 'internal_error', message: MESSAGES.internalError };
+  }
+}
+
+function parseMessage(data: RawData): ParsedClientMessage | undefined {
+  let json: unknown;
+  try {
+    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString();
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const result = ClientMessageSchema.safeParse(json);
+  return result.success ? result.data : undefined;
+}
+
+/** Re-reads the state after an await (TypeScript keeps the narrowing from before it). */
+function isClosed(client: Client): boolean {
+  return client.state.phase === 'closed';
+}
+
+function closeCodeFor(code: ErrorCode): number {
+  switch (code) {
+    case 'group_not_found':
+      return CLOSE_CODES.groupNotFound;
+    case 'missing_key':
+    case 'invalid_key_format':
+    case 'wrong_key':
+      return CLOSE_CODES.forbidden;
+    case 'invalid_group_name':
+      return CLOSE_CODES.badMessage;
+    default:
+      return CLOSE_CODES.goingAway;
+  }
+}

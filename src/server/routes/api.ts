@@ -1,0 +1,111 @@
+/**
+ * The public HTTP API (docs/api.md). Each handler parses its input with the shared schemas,
+ * checks the key, and calls the core service; nothing here touches the database directly.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  AdjustBodySchema,
+  CounterPatchSchema,
+  CreateCounterBodySchema,
+  GroupPatchSchema,
+  JoinBodySchema,
+  type AdjustDirection,
+  type Counter,
+  type MutationResult,
+} from '../../shared/api.js';
+import type { TallyService } from '../core/service.js';
+import { HttpError } from '../errors.js';
+import type { GroupRecord } from '../store/types.js';
+import { bearerKey, operationId, parseExact, parseWith } from './parse.js';
+
+type GroupParams = { Params: { name: string } };
+type CounterParams = { Params: { name: string; id: string } };
+
+export function registerApiRoutes(app: FastifyInstance, service: TallyService): void {
+  const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupRecord> =>
+    service.authorize(request.params.name, bearerKey(request));
+
+  app.get<GroupParams>('/api/groups/:name', async (request) => service.preview(request.params.name));
+
+  app.post<GroupParams>('/api/groups/:name/join', async (request, reply) => {
+    const { key } = parseExact(JoinBodySchema, request.body ?? {});
+    const { snapshot, created } = await service.join(request.params.name, key);
+    return reply.code(created ? 201 : 200).send(snapshot);
+  });
+
+  app.patch<GroupParams>('/api/groups/:name', async (request) => {
+    const group = await authorize(request);
+    const patch = parseWith(GroupPatchSchema, request.body);
+    const result = await service.mutate(
+      group.id,
+      { kind: 'updateGroup', patch },
+      operationId(request),
+    );
+    if (result.kind !== 'group') throw unexpected(result);
+    return result.group;
+  });
+
+  app.get<GroupParams>('/api/groups/:name/counters', async (request) => {
+    const group = await authorize(request);
+    return (await service.snapshot(group.id)).counters;
+  });
+
+  app.post<GroupParams>('/api/groups/:name/counters', async (request, reply) => {
+    const group = await authorize(request);
+    const { opId, ...fields } = parseWith(CreateCounterBodySchema, request.body ?? {});
+    const result = await service.mutate(
+      group.id,
+      { kind: 'createCounter', fields },
+      operationId(request, opId),
+    );
+    return reply.code(201).send(counterOf(result));
+  });
+
+  app.patch<CounterParams>('/api/groups/:name/counters/:id', async (request) => {
+    const group = await authorize(request);
+    const patch = parseWith(CounterPatchSchema, request.body);
+    const result = await service.mutate(
+      group.id,
+      { kind: 'updateCounter', counterId: request.params.id, patch },
+      operationId(request),
+    );
+    return counterOf(result);
+  });
+
+  const adjust =
+    (direction: AdjustDirection) =>
+    async (request: FastifyRequest<CounterParams>): Promise<Counter> => {
+      const group = await authorize(request);
+      const { times, opId } = parseWith(AdjustBodySchema, request.body ?? {});
+      const result = await service.mutate(
+        group.id,
+        { kind: 'adjustCounter', counterId: request.params.id, direction, times },
+        operationId(request, opId),
+      );
+      return counterOf(result);
+    };
+  app.post<CounterParams>('/api/groups/:name/counters/:id/increment', adjust('increment'));
+  app.post<CounterParams>('/api/groups/:name/counters/:id/decrement', adjust('decrement'));
+
+  app.delete<CounterParams>(
+    '/api/groups/:name/counters/:id',
+    async (request, reply: FastifyReply) => {
+      const group = await authorize(request);
+      await service.mutate(
+        group.id,
+        { kind: 'deleteCounter', counterId: request.params.id },
+        operationId(request),
+      );
+      return reply.code(204).send();
+    },
+  );
+}
+
+function counterOf(result: MutationResult): Counter {
+  if (result.kind !== 'counter') throw unexpected(result);
+  return result.counter;
+}
+
+function unexpected(result: MutationResult): HttpError {
+  return new HttpError('internal_error', `unexpected mutation result ${result.kind}`);
+}

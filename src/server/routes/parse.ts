@@ -1,0 +1,38 @@
+/** The edge: turns raw request parts into validated values or a 400 with a clear message. */
+import type { FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { OperationIdSchema } from '../../shared/api.js';
+import { MESSAGES } from '../../shared/messages.js';
+import { HttpError } from '../errors.js';
+
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue?.path.map(String).join('.');
+  const message = issue?.message ?? MESSAGES.invalidBody;
+  throw new HttpError('validation_failed', field ? `${field}: ${message}` : message);
+}
+
+/** Like parseWith, but keeps SPEC's exact sentence (no field prefix) for single-field rules. */
+export function parseExact<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new HttpError('validation_failed', result.error.issues[0]?.message ?? MESSAGES.invalidBody);
+}
+
+/** `Authorization: Bearer <key>`; undefined when absent or another scheme. */
+export function bearerKey(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S*)\s*$/i.exec(header);
+  return match ? match[1] : undefined;
+}
+
+/** A client operation id from the Idempotency-Key header, or the body's opId field. */
+export function operationId(request: FastifyRequest, bodyOpId?: string): string | undefined {
+  const header = request.headers['idempotency-key'];
+  const raw = Array.isArray(header) ? header[0] : header;
+  if (raw === undefined) return bodyOpId;
+  return parseExact(OperationIdSchema, raw);
+}

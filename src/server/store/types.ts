@@ -1,0 +1,60 @@
+/**
+ * The store interface: everything the server needs from a database. Routes and the live channel
+ * only talk to this, so SQLite and PostgreSQL are interchangeable; test/integration/store.suite.ts
+ * is the contract every implementation passes.
+ */
+import type { Counter, ErrorCode, Group, Mutation, MutationResult } from '../../shared/api.js';
+import type { Change } from '../../shared/protocol.js';
+
+export interface GroupRecord extends Group {
+  /** SHA-256 of the access key, hex. Never leaves the server. */
+  keyHash: string;
+}
+
+export interface GroupState {
+  group: GroupRecord;
+  /** Ordered by createdAt ascending (ties by creation order). */
+  counters: Counter[];
+  /** The group's latest change number; every change carries the next one. */
+  seq: number;
+}
+
+/** One mutation of one group, as the batcher hands it to the store. */
+export interface Operation {
+  groupId: string;
+  /** Client operation id: a retried operation with the same id is applied once. */
+  opId?: string | undefined;
+  mutation: Mutation;
+}
+
+export type OperationOutcome =
+  | {
+      ok: true;
+      result: MutationResult;
+      /** What subscribers must hear; empty when the operation was a replay of an earlier one. */
+      changes: Change[];
+      replayed: boolean;
+    }
+  | { ok: false; code: ErrorCode; message: string };
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Runs pending schema migrations; safe to call on every start. */
+  migrate(): Promise<void>;
+  findGroup(name: string): Promise<GroupRecord | null>;
+  /** Creates the group unless it exists (race-safe); name and display name are the slug. */
+  createGroup(name: string, keyHash: string): Promise<{ group: GroupRecord; created: boolean }>;
+  /** A consistent snapshot: the counters and seq belong to the same moment. */
+  loadGroupState(groupId: string): Promise<GroupState | null>;
+  /**
+   * Applies the operations in order in one transaction and returns one outcome each. Domain
+   * failures (unknown counter, value out of range) are outcomes, not exceptions; an exception
+   * means nothing of this call was applied.
+   */
+  commit(operations: readonly Operation[]): Promise<OperationOutcome[]>;
+  /** Forgets operation ids older than the given age, so the table stays bounded. */
+  pruneOperationIds(olderThanMs: number): Promise<number>;
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

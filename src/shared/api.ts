@@ -1,0 +1,212 @@
+/**
+ * The public data shapes and request bodies of the HTTP API and the live channel, as zod schemas.
+ * Types are inferred from the schemas so the server, the web app and the tests cannot drift apart.
+ * Request schemas apply SPEC §5's rules (sanitising, URL normalising) as they parse, so whatever
+ * passes them is ready to store.
+ */
+import { z } from 'zod';
+import {
+  MAX_STEP,
+  MAX_TIMES,
+  MAX_VALUE,
+  MIN_STEP,
+  MIN_VALUE,
+  OPERATION_ID_MAX_LENGTH,
+  URL_MAX_LENGTH,
+} from './limits.js';
+import { MESSAGES } from './messages.js';
+import { isValidKeyFormat, normaliseUrl, sanitizeText } from './rules.js';
+
+// ---- Resources -------------------------------------------------------------------------------
+
+export const GroupSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  displayName: z.string(),
+  profileImageUrl: z.string().nullable(),
+});
+export type Group = z.infer<typeof GroupSchema>;
+
+export const CounterSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  value: z.number().int(),
+  incrementStep: z.number().int(),
+  decrementStep: z.number().int(),
+  thumbnailUrl: z.string().nullable(),
+  /** ISO 8601 timestamp. */
+  createdAt: z.string(),
+  /** The group sequence number of this counter's last change; newer changes have larger ones. */
+  version: z.number().int(),
+});
+export type Counter = z.infer<typeof CounterSchema>;
+
+/** GET /api/groups/{name}: what anyone may see of a group (the landing page needs it). */
+export const GroupPreviewSchema = z.object({
+  name: z.string(),
+  profileImageUrl: z.string().nullable(),
+});
+export type GroupPreview = z.infer<typeof GroupPreviewSchema>;
+
+/** POST /api/groups/{name}/join answer. `seq` is the group's latest change number. */
+export const GroupSnapshotSchema = z.object({
+  group: GroupSchema,
+  counters: z.array(CounterSchema),
+  seq: z.number().int(),
+});
+export type GroupSnapshot = z.infer<typeof GroupSnapshotSchema>;
+
+export const ErrorCodeSchema = z.enum([
+  'invalid_group_name',
+  'missing_key',
+  'invalid_key_format',
+  'wrong_key',
+  'group_not_found',
+  'counter_not_found',
+  'validation_failed',
+  'value_out_of_range',
+  'payload_too_large',
+  'rate_limited',
+  'not_found',
+  'internal_error',
+]);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+
+export const ApiErrorSchema = z.object({
+  error: z.object({ code: ErrorCodeSchema, message: z.string() }),
+});
+export type ApiError = z.infer<typeof ApiErrorSchema>;
+
+// ---- Field rules -----------------------------------------------------------------------------
+
+/** Raw text cap before sanitising, characters: sanitising then cuts to SPEC's 1000. */
+const RAW_TEXT_MAX = 10_000;
+
+const sanitizedText = z.string().max(RAW_TEXT_MAX).transform(sanitizeText);
+
+const integerValue = z
+  .number({ error: MESSAGES.notAnInteger })
+  .int({ error: MESSAGES.notAnInteger })
+  .min(MIN_VALUE, { error: MESSAGES.valueOutOfRange })
+  .max(MAX_VALUE, { error: MESSAGES.valueOutOfRange });
+
+const step = z
+  .number({ error: MESSAGES.notAnInteger })
+  .int({ error: MESSAGES.notAnInteger })
+  .min(MIN_STEP, { error: MESSAGES.stepTooSmall })
+  .max(MAX_STEP, { error: MESSAGES.valueOutOfRange });
+
+/** SPEC §5 URLs: blank or null clears; missing scheme gets https://; only http(s). */
+const imageUrl = z
+  .string({ error: MESSAGES.invalidUrl })
+  .max(URL_MAX_LENGTH, { error: MESSAGES.invalidUrl })
+  .nullable()
+  .transform((raw, ctx) => {
+    const result = normaliseUrl(raw);
+    if (!result.ok) {
+      ctx.addIssue({ code: 'custom', message: result.message });
+      return z.NEVER;
+    }
+    return result.value;
+  });
+
+export const AccessKeySchema = z
+  .string({ error: MESSAGES.invalidKeyFormat })
+  .refine(isValidKeyFormat, { error: MESSAGES.invalidKeyFormat });
+
+export const OperationIdSchema = z
+  .string()
+  .regex(new RegExp(`^[A-Za-z0-9_-]{1,${OPERATION_ID_MAX_LENGTH}}$`), {
+    error: MESSAGES.invalidOperationId,
+  });
+
+const nonEmpty = <T extends object>(value: T) => Object.keys(value).length > 0;
+const NOTHING_TO_UPDATE = 'Nothing to update';
+
+// ---- Request bodies --------------------------------------------------------------------------
+
+export const JoinBodySchema = z.strictObject({ key: AccessKeySchema });
+export type JoinBody = z.input<typeof JoinBodySchema>;
+
+export const GroupPatchSchema = z
+  .strictObject({
+    displayName: sanitizedText
+      .refine((name) => name !== '', { error: MESSAGES.displayNameEmpty })
+      .optional(),
+    profileImageUrl: imageUrl.optional(),
+  })
+  .refine(nonEmpty, { error: NOTHING_TO_UPDATE });
+export type GroupPatchInput = z.input<typeof GroupPatchSchema>;
+export type GroupPatch = z.output<typeof GroupPatchSchema>;
+
+export const CounterPatchSchema = z
+  .strictObject({
+    name: sanitizedText.optional(),
+    description: sanitizedText.optional(),
+    value: integerValue.optional(),
+    incrementStep: step.optional(),
+    decrementStep: step.optional(),
+    thumbnailUrl: imageUrl.optional(),
+  })
+  .refine(nonEmpty, { error: NOTHING_TO_UPDATE });
+export type CounterPatchInput = z.input<typeof CounterPatchSchema>;
+export type CounterPatch = z.output<typeof CounterPatchSchema>;
+
+/** POST …/counters: every field optional; SPEC §7 defaults fill the rest. */
+export const CreateCounterBodySchema = z.strictObject({
+  name: sanitizedText.optional(),
+  description: sanitizedText.optional(),
+  value: integerValue.optional(),
+  incrementStep: step.optional(),
+  decrementStep: step.optional(),
+  thumbnailUrl: imageUrl.optional(),
+  opId: OperationIdSchema.optional(),
+});
+export type CreateCounterInput = z.input<typeof CreateCounterBodySchema>;
+
+export const TimesSchema = z
+  .number({ error: MESSAGES.notAnInteger })
+  .int({ error: MESSAGES.notAnInteger })
+  .min(1, { error: 'times must be at least 1' })
+  .max(MAX_TIMES, { error: `times must be at most ${MAX_TIMES}` });
+
+/** POST …/increment and …/decrement. */
+export const AdjustBodySchema = z.strictObject({
+  times: TimesSchema.default(1),
+  opId: OperationIdSchema.optional(),
+});
+export type AdjustInput = z.input<typeof AdjustBodySchema>;
+
+// ---- Mutations: what REST routes and the live channel both turn into -------------------------
+
+export const AdjustDirectionSchema = z.enum(['increment', 'decrement']);
+export type AdjustDirection = z.infer<typeof AdjustDirectionSchema>;
+
+export const MutationSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('createCounter'),
+    fields: CreateCounterBodySchema.omit({ opId: true }).default({}),
+  }),
+  z.strictObject({
+    kind: z.literal('updateCounter'),
+    counterId: z.string().max(64),
+    patch: CounterPatchSchema,
+  }),
+  z.strictObject({
+    kind: z.literal('adjustCounter'),
+    counterId: z.string().max(64),
+    direction: AdjustDirectionSchema,
+    times: TimesSchema.default(1),
+  }),
+  z.strictObject({ kind: z.literal('deleteCounter'), counterId: z.string().max(64) }),
+  z.strictObject({ kind: z.literal('updateGroup'), patch: GroupPatchSchema }),
+]);
+export type MutationInput = z.input<typeof MutationSchema>;
+export type Mutation = z.output<typeof MutationSchema>;
+
+/** The outcome of one mutation: the row after it, or nothing for a delete. */
+export type MutationResult =
+  | { kind: 'counter'; counter: Counter; created: boolean }
+  | { kind: 'group'; group: Group }
+  | { kind: 'deleted'; counterId: string };

@@ -1,0 +1,41 @@
+/** Business constants of SPEC §9 and the limits Tally adds where SPEC is silent. */
+
+/** SPEC §9: group name lookup debounce. */
+export const GROUP_LOOKUP_DEBOUNCE_MS = 300;
+/** SPEC §9: key generation animation. */
+export const KEY_GENERATION_MS = 300;
+/** SPEC §9: "Copied!" confirmation. */
+export const COPIED_MS = 2_000;
+/** SPEC §9: copy error display. */
+export const COPY_ERROR_MS = 3_000;
+/** SPEC §9: default and minimum step. */
+export const MIN_STEP = 1;
+export const DEFAULT_STEP = 1;
+/** SPEC §9: a generated key is 32 random bytes = 64 hex characters. */
+export const GENERATED_KEY_BYTES = 32;
+/** SPEC §5: key format, hex characters. */
+export const KEY_MIN_LENGTH = 16;
+export const KEY_MAX_LENGTH = 128;
+/** SPEC §9: sanitised text cap, characters. */
+export const TEXT_MAX_LENGTH = 1_000;
+/** SPEC §9: guest names are Guest1..Guest9999. */
+export const GUEST_NUMBER_MAX = 9_999;
+
+/** Tally: slug length cap, characters (keeps URLs and indexes small). */
+export const GROUP_NAME_MAX_LENGTH = 100;
+/** Tally: URL length cap, characters. */
+export const URL_MAX_LENGTH = 2_048;
+/**
+ * Tally: counter values stay within JavaScript's exact integer range so every client shows the
+ * value the database holds (both SQLite INTEGER and PostgreSQL BIGINT hold more).
+ */
+export const MAX_VALUE = Number.MAX_SAFE_INTEGER;
+export const MIN_VALUE = -Number.MAX_SAFE_INTEGER;
+/** Tally: step cap; with MAX_TIMES keeps one operation's delta (≤ 1e15) exact in a double. */
+export const MAX_STEP = 1_000_000_000;
+/** Tally: most taps one increment call may carry. */
+export const MAX_TIMES = 1_000_000;
+/** Tally: API request body cap, bytes. */
+export const BODY_LIMIT_BYTES = 16 * 1024;
+/** Tally: client operation ids, characters. */
+export const OPERATION_ID_MAX_LENGTH = 64;

@@ -1,0 +1,60 @@
+/**
+ * Every user-facing string of SPEC.md, word for word, defined once and imported by web and server.
+ * Strings that SPEC does not give (marked "Tally:") follow the same tone.
+ */
+export const MESSAGES = {
+  tagline: 'Create or join a group with counters for anything imaginable! Secure and in real-time!',
+
+  // SPEC §5 Landing
+  emptyGroupName: 'Please enter a group name.',
+  landingInvalidKey: 'Access key not valid. Generate a new one.',
+  groupNameNeedsAlnum: 'Group name must contain at least one letter or number',
+  groupExistsWrongKey:
+    'This group already exists and the access key is incorrect. Please use the correct key or choose a different group name.',
+  groupExists: 'This group already exists',
+  groupExistsNote: 'This group already exists. Enter the correct access key to join.',
+
+  // SPEC §5 Group screen
+  missingNameOrKey: 'Missing group name or access key',
+  invalidKeyFormat: 'Invalid access key format',
+  wrongKey: 'Invalid access key for this group',
+  accessDenied: 'Access denied',
+
+  // SPEC §5 URLs
+  invalidUrl: 'Please enter a valid URL',
+  counterImageFailed: 'Failed to load image - URL may be invalid or image may not exist',
+  profileImageFailed: 'Could not load image from this URL. Please check the link and try again.',
+  thumbnailHint: 'Supports JPG, PNG, GIF, WebP, SVG',
+
+  // SPEC §8
+  errorCheckingGroup: (message: string) => `Error checking group: ${message}`,
+  errorValidatingAccess: (message: string) => `Error validating group access: ${message}`,
+  failedToLoadCounters: 'Failed to load counters',
+  failedToCreateCounter: 'Failed to create counter',
+  failedToUpdateCounter: 'Failed to update counter',
+  failedToDeleteCounter: 'Failed to delete counter',
+  copyFailed: 'Failed to copy URL to clipboard. Please copy manually.',
+  copied: 'Copied!',
+
+  // SPEC §2 / §4
+  loadingGroup: 'Loading group...',
+  loadingCounters: 'Loading counters...',
+  noCountersTitle: 'No counters yet',
+  noCountersBody: 'Create your first counter to get started!',
+  deleteConfirm: 'Are you sure you want to delete this counter?',
+  newCounterName: 'New Counter',
+
+  // Tally: server-side rules SPEC leaves to the implementation
+  groupNameTooLong: 'Group name must be at most 100 characters',
+  displayNameEmpty: 'Group name cannot be empty',
+  groupNotFound: 'Group not found',
+  counterNotFound: 'Counter not found',
+  valueOutOfRange: 'Counter value out of range',
+  notAnInteger: 'Value must be a whole number',
+  stepTooSmall: 'Step must be at least 1',
+  invalidBody: 'Invalid request body',
+  bodyTooLarge: 'Request body is too large',
+  invalidOperationId: 'Operation id must be 1 to 64 letters, digits, hyphens or underscores',
+  internalError: 'Something went wrong on our side. Please try again.',
+  notFound: 'Not found',
+} as const;

@@ -1,0 +1,115 @@
+/**
+ * The rules of SPEC §5, one implementation used by the web app (to guide the user) and the server
+ * (to enforce them). Pure functions, no I/O.
+ */
+import {
+  GROUP_NAME_MAX_LENGTH,
+  KEY_MAX_LENGTH,
+  KEY_MIN_LENGTH,
+  TEXT_MAX_LENGTH,
+  URL_MAX_LENGTH,
+} from './limits.js';
+import { MESSAGES } from './messages.js';
+
+/**
+ * SPEC §5: lowercase; every character outside a-z, 0-9, underscore and hyphen becomes a hyphen;
+ * repeated hyphens collapse. Surrounding whitespace is dropped first so " team " and "team" are
+ * the same group.
+ */
+export function normaliseGroupName(input: string): string {
+  return input
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, '-')
+    .replace(/-{2,}/g, '-');
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** Validates a typed or URL group name and returns its slug, or SPEC's message. */
+export function parseGroupName(input: string | undefined | null): Result<string> {
+  if (input === undefined || input === null || input.trim() === '') {
+    return { ok: false, message: MESSAGES.emptyGroupName };
+  }
+  const slug = normaliseGroupName(input);
+  if (slug === '' || slug === '-') return { ok: false, message: MESSAGES.groupNameNeedsAlnum };
+  if (slug.length > GROUP_NAME_MAX_LENGTH) return { ok: false, message: MESSAGES.groupNameTooLong };
+  return { ok: true, value: slug };
+}
+
+const KEY_PATTERN = new RegExp(`^[0-9a-fA-F]{${KEY_MIN_LENGTH},${KEY_MAX_LENGTH}}$`);
+
+/** SPEC §5: a key is valid only if it is hexadecimal and 16 to 128 characters long. */
+export function isValidKeyFormat(key: unknown): key is string {
+  return typeof key === 'string' && KEY_PATTERN.test(key);
+}
+
+const SCRIPT_BLOCK = /<script\b[^>]*>[\s\S]*?<\/script\s*>/gi;
+const SCRIPT_TAG = /<\/?script\b[^>]*>/gi;
+const JAVASCRIPT_SCHEME = /j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t\s*:/gi;
+const EVENT_HANDLER = /\bon[a-z]+\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*)/gi;
+
+/**
+ * SPEC §5: removes script blocks, the javascript: scheme and inline event-handler attributes,
+ * trims, and truncates to 1000 characters. Repeats until nothing changes, so nested payloads such
+ * as `<scr<script></script>ipt>` cannot reassemble after one pass. React escapes all text anyway;
+ * this keeps stored data clean for every other consumer (exports, other clients).
+ */
+export function sanitizeText(input: string): string {
+  let current = input;
+  for (;;) {
+    const next = current
+      .replace(SCRIPT_BLOCK, '')
+      .replace(SCRIPT_TAG, '')
+      .replace(JAVASCRIPT_SCHEME, '')
+      .replace(EVENT_HANDLER, '');
+    if (next === current) break;
+    current = next;
+  }
+  return current.trim().slice(0, TEXT_MAX_LENGTH);
+}
+
+/**
+ * SPEC §5 inline numeric fields: parsed as an integer; a non-numeric entry falls back to the
+ * current value (or 0); the result is clamped to the minimum when one is given.
+ */
+export function parseIntegerInput(input: string, current?: number, min?: number): number {
+  const trimmed = input.trim();
+  const parsed = /^[+-]?\d+/.test(trimmed) ? Number.parseInt(trimmed, 10) : Number.NaN;
+  let result = Number.isSafeInteger(parsed) ? parsed : (current ?? 0);
+  if (min !== undefined && result < min) result = min;
+  return result;
+}
+
+/**
+ * SPEC §5 URLs: blank clears (null); a missing scheme gets https://; anything that is not a
+ * well-formed http(s) URL is refused with SPEC's message (javascript:, data: and the like never
+ * reach an src or href).
+ */
+export function normaliseUrl(input: string | null | undefined): Result<string | null> {
+  const trimmed = (input ?? '').trim();
+  if (trimmed === '') return { ok: true, value: null };
+  const hasScheme = /^[a-z][a-z0-9+.-]*:/i.test(trimmed);
+  // "localhost:8080/x" looks like a scheme to the regex above; a port number after the colon
+  // means it is a host, so it gets https:// like any other scheme-less address.
+  const looksLikeHostPort = /^[a-z0-9.-]+:\d+(?:[/?#]|$)/i.test(trimmed);
+  const candidate = hasScheme && !looksLikeHostPort ? trimmed : `https://${trimmed}`;
+  if (candidate.length > URL_MAX_LENGTH || /\s/.test(candidate)) {
+    return { ok: false, message: MESSAGES.invalidUrl };
+  }
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return { ok: false, message: MESSAGES.invalidUrl };
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+    return { ok: false, message: MESSAGES.invalidUrl };
+  }
+  return { ok: true, value: url.href };
+}
+
+/** SPEC §3: Guest plus a random number from 1 to 9999. */
+export function makeGuestName(random: () => number = Math.random): string {
+  return `Guest${1 + Math.floor(random() * 9_999)}`;
+}
