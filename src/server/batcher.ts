@@ -84,14 +84,18 @@ export class Batcher {
     });
   }
 
-  /** One bus message per group per batch, changes in commit order. */
+  /**
+   * One bus message per group per batch, changes in commit order, each tagged with the client
+   * operation id that caused it (the sender uses it to retire its optimistic copy).
+   */
   private announce(batch: readonly Pending[], outcomes: readonly OperationOutcome[]): void {
     const byGroup = new Map<string, Change[]>();
     for (const [index, outcome] of outcomes.entries()) {
-      const groupId = batch[index]?.operation.groupId;
-      if (!outcome.ok || outcome.changes.length === 0 || groupId === undefined) continue;
+      const operation = batch[index]?.operation;
+      if (!outcome.ok || outcome.changes.length === 0 || operation === undefined) continue;
+      const { groupId, opId } = operation;
       const list = byGroup.get(groupId) ?? [];
-      list.push(...outcome.changes);
+      for (const change of outcome.changes) list.push(opId === undefined ? change : { ...change, opId });
       byGroup.set(groupId, list);
     }
     for (const [groupId, changes] of byGroup) this.bus.publish(groupId, changes);

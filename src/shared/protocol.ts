@@ -5,7 +5,7 @@
  * 2. The server answers `ready` with a full snapshot, then streams `changes` in commit order.
  *    A `ready` may arrive again at any time (after a missed change): it replaces the client's state.
  * 3. Either side may ping; the client may also send `mutate` and gets `ack` or `error` back.
- * Garbage, a wrong key or a too-old protocol closes the socket with one of CLOSE_CODES.
+ * Garbage, a wrong key or a too-old protocol closes the socket with one of CLOSE_CODES (live.ts).
  */
 import { z } from 'zod';
 import {
@@ -15,30 +15,7 @@ import {
   MutationSchema,
   OperationIdSchema,
 } from './api.js';
-
-export const PROTOCOL_VERSION = 1;
-
-/** Application close codes (4000–4999 are free for applications, RFC 6455 §7.4.2). */
-export const CLOSE_CODES = {
-  /** Server shutting down or restarting: reconnect. */
-  goingAway: 1001,
-  /** A message that is not valid JSON or not in the protocol. */
-  badMessage: 4400,
-  /** No `auth` message in time, or another message before it. */
-  unauthorized: 4401,
-  /** The key is not the group's key, or its format is invalid. */
-  forbidden: 4403,
-  /** The group does not exist. */
-  groupNotFound: 4404,
-  /** The client speaks a protocol version this server does not. */
-  unsupportedProtocol: 4426,
-  /** Too many messages: the client should slow down before reconnecting. */
-  tooManyMessages: 4429,
-} as const;
-
-/** The live channel's path under a group. */
-export const livePath = (groupName: string) =>
-  `/api/groups/${encodeURIComponent(groupName)}/live`;
+export { CLOSE_CODES, PROTOCOL_VERSION, livePath } from './live.js';
 
 // ---- Client → server -------------------------------------------------------------------------
 
@@ -56,11 +33,17 @@ export type ParsedClientMessage = z.output<typeof ClientMessageSchema>;
 
 // ---- Server → client -------------------------------------------------------------------------
 
+/**
+ * `seq` orders a group's changes. `opId` is the client operation id of the mutation that made
+ * the change, when the client gave one: the client that sent it recognises its own change (and
+ * drops its optimistic copy in the same step); everybody else ignores it.
+ */
+const changeBase = { seq: z.number().int(), opId: z.string().optional() };
 export const ChangeSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('counter.created'), seq: z.number().int(), counter: CounterSchema }),
-  z.object({ type: z.literal('counter.updated'), seq: z.number().int(), counter: CounterSchema }),
-  z.object({ type: z.literal('counter.deleted'), seq: z.number().int(), counterId: z.string() }),
-  z.object({ type: z.literal('group.updated'), seq: z.number().int(), group: GroupSchema }),
+  z.object({ type: z.literal('counter.created'), ...changeBase, counter: CounterSchema }),
+  z.object({ type: z.literal('counter.updated'), ...changeBase, counter: CounterSchema }),
+  z.object({ type: z.literal('counter.deleted'), ...changeBase, counterId: z.string() }),
+  z.object({ type: z.literal('group.updated'), ...changeBase, group: GroupSchema }),
 ]);
 export type Change = z.infer<typeof ChangeSchema>;
 
