@@ -136,7 +136,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       setHeaders(reply, filePath) {
         // Vite names built assets by content hash: they never change under the same name.
         const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
-        void reply.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+        void reply.header(
+          'cache-control',
+          immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
       },
     });
     app.get('/*', (request, reply) => {
@@ -204,13 +207,14 @@ function clientMessage(error: FastifyError): string {
  */
 function installJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // JSON only: a text/plain body is answered 415, not parsed into a string.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
 }

@@ -95,7 +95,8 @@ export class Batcher {
       if (!outcome.ok || outcome.changes.length === 0 || operation === undefined) continue;
       const { groupId, opId } = operation;
       const list = byGroup.get(groupId) ?? [];
-      for (const change of outcome.changes) list.push(opId === undefined ? change : { ...change, opId });
+      for (const change of outcome.changes)
+        list.push(opId === undefined ? change : { ...change, opId });
       byGroup.set(groupId, list);
     }
     for (const [groupId, changes] of byGroup) this.bus.publish(groupId, changes);

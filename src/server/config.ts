@@ -20,7 +20,15 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_DATABASE_URL = 'file:./data/tally.sqlite';
-const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const LOG_LEVELS: readonly LogLevel[] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+];
 
 function parsePort(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 3000;
@@ -36,7 +44,8 @@ export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): 
   const url = raw === undefined || raw === '' ? DEFAULT_DATABASE_URL : raw;
   if (url.startsWith('file:')) {
     const file = url.slice('file:'.length);
-    if (file === '') throw new ConfigError('DATABASE_URL file: needs a path, e.g. file:./data/tally.sqlite');
+    if (file === '')
+      throw new ConfigError('DATABASE_URL file: needs a path, e.g. file:./data/tally.sqlite');
     return { kind: 'sqlite', file: file === ':memory:' ? file : path.resolve(cwd, file) };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
@@ -47,9 +56,7 @@ export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): 
     }
     return { kind: 'postgres', url };
   }
-  throw new ConfigError(
-    'DATABASE_URL must start with file: (SQLite) or postgres:// (PostgreSQL)',
-  );
+  throw new ConfigError('DATABASE_URL must start with file: (SQLite) or postgres:// (PostgreSQL)');
 }
 
 function parseLogLevel(raw: string | undefined): LogLevel {

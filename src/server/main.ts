@@ -39,7 +39,10 @@ main().catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(`tally: invalid configuration: ${error.message}`);
   else if (isErrnoException(error) && error.code === 'EADDRINUSE') {
     console.error(`tally: port already in use (${error.message})`);
-  } else console.error(`tally: could not start: ${error instanceof Error ? error.message : String(error)}`);
+  } else
+    console.error(
+      `tally: could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
   process.exit(1);
 });
 

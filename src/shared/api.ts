@@ -121,7 +121,7 @@ export const OperationIdSchema = z
     error: MESSAGES.invalidOperationId,
   });
 
-const nonEmpty = <T extends object>(value: T) => Object.keys(value).length > 0;
+const nonEmpty = (value: object) => Object.keys(value).length > 0;
 const NOTHING_TO_UPDATE = 'Nothing to update';
 
 // ---- Request bodies --------------------------------------------------------------------------

@@ -23,5 +23,4 @@ export const CLOSE_CODES = {
 } as const;
 
 /** The live channel's path under a group. */
-export const livePath = (groupName: string) =>
-  `/api/groups/${encodeURIComponent(groupName)}/live`;
+export const livePath = (groupName: string) => `/api/groups/${encodeURIComponent(groupName)}/live`;

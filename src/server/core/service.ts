@@ -37,7 +37,8 @@ export class TallyService {
    */
   async join(rawName: string, key: string): Promise<{ snapshot: GroupSnapshot; created: boolean }> {
     const slug = this.slugOf(rawName);
-    if (!isValidKeyFormat(key)) throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
+    if (!isValidKeyFormat(key))
+      throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
     let group = await this.store.findGroup(slug);
     let created = false;
     if (!group) {
@@ -52,8 +53,10 @@ export class TallyService {
   /** Checks a key against a group, in the order a caller can act on each answer. */
   async authorize(rawName: string, key: string | undefined): Promise<GroupRecord> {
     const slug = this.slugOf(rawName);
-    if (key === undefined || key === '') throw new HttpError('missing_key', MESSAGES.missingNameOrKey);
-    if (!isValidKeyFormat(key)) throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
+    if (key === undefined || key === '')
+      throw new HttpError('missing_key', MESSAGES.missingNameOrKey);
+    if (!isValidKeyFormat(key))
+      throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
     const group = await this.store.findGroup(slug);
     if (!group) throw errors.groupNotFound();
     checkKey(group, key);

@@ -4,7 +4,8 @@
  * same frame is written to every socket of the group.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { RawData, WebSocket } from 'ws';
+import type { WebSocket } from '@fastify/websocket';
+import type { RawData } from 'ws';
 import type { ErrorCode } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import {
@@ -130,7 +131,10 @@ export class LiveHub {
         this.close(client, CLOSE_CODES.badMessage, 'Already authenticated');
         return;
       case 'ping':
-        this.send(client, message.t === undefined ? { type: 'pong' } : { type: 'pong', t: message.t });
+        this.send(
+          client,
+          message.t === undefined ? { type: 'pong' } : { type: 'pong', t: message.t },
+        );
         return;
       case 'mutate': {
         const { opId, mutation } = message;
@@ -208,7 +212,10 @@ export class LiveHub {
     for (const client of clients) {
       if (client.state.phase === 'syncing') client.state.buffered.push(...changes);
       else if (client.state.phase === 'live') {
-        frame ??= JSON.stringify({ type: 'changes', changes: [...changes] } satisfies ServerMessage);
+        frame ??= JSON.stringify({
+          type: 'changes',
+          changes: [...changes],
+        } satisfies ServerMessage);
         client.socket.send(frame);
       }
     }
@@ -264,7 +271,12 @@ export class LiveHub {
 function parseMessage(data: RawData): ParsedClientMessage | undefined {
   let json: unknown;
   try {
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString();
+    const bytes = Array.isArray(data)
+      ? Buffer.concat(data)
+      : Buffer.isBuffer(data)
+        ? data
+        : Buffer.from(new Uint8Array(data));
+    const text = bytes.toString('utf8');
     json = JSON.parse(text);
   } catch {
     return undefined;

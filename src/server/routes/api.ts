@@ -25,7 +25,9 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
   const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupRecord> =>
     service.authorize(request.params.name, bearerKey(request));
 
-  app.get<GroupParams>('/api/groups/:name', async (request) => service.preview(request.params.name));
+  app.get<GroupParams>('/api/groups/:name', async (request) =>
+    service.preview(request.params.name),
+  );
 
   app.post<GroupParams>('/api/groups/:name/join', async (request, reply) => {
     const { key } = parseExact(JoinBodySchema, request.body ?? {});

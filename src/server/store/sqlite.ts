@@ -10,7 +10,13 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Counter, CounterPatch, GroupPatch, Mutation } from '../../shared/api.js';
+import type {
+  Counter,
+  CounterPatch,
+  GroupPatch,
+  Mutation,
+  MutationResult,
+} from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
@@ -150,8 +156,7 @@ export class SqliteStore implements Store {
 
   findGroup(name: string): Promise<GroupRecord | null> {
     const row = this.prepare('SELECT * FROM counter_groups WHERE name = ?').get(name) as
-      | GroupRow
-      | undefined;
+      GroupRow | undefined;
     return Promise.resolve(row ? toGroup(row) : null);
   }
 
@@ -168,13 +173,11 @@ export class SqliteStore implements Store {
   loadGroupState(groupId: string): Promise<GroupState | null> {
     const read = this.db.transaction((): GroupState | null => {
       const row = this.prepare('SELECT * FROM counter_groups WHERE id = ?').get(groupId) as
-        | GroupRow
-        | undefined;
+        GroupRow | undefined;
       if (!row) return null;
       const counters = this.prepare(
-          `SELECT ${COUNTER_FIELDS} FROM counters WHERE group_id = ? ORDER BY created_at, created_seq`,
-        )
-        .all(groupId) as CounterRow[];
+        `SELECT ${COUNTER_FIELDS} FROM counters WHERE group_id = ? ORDER BY created_at, created_seq`,
+      ).all(groupId) as CounterRow[];
       return { group: toGroup(row), counters: counters.map(toCounter), seq: row.seq };
     });
     return Promise.resolve(read.deferred());
@@ -192,8 +195,9 @@ export class SqliteStore implements Store {
   }
 
   pruneOperationIds(olderThanMs: number): Promise<number> {
-    const info = this.prepare('DELETE FROM operation_ids WHERE created_at < ?')
-      .run(Date.now() - olderThanMs);
+    const info = this.prepare('DELETE FROM operation_ids WHERE created_at < ?').run(
+      Date.now() - olderThanMs,
+    );
     return Promise.resolve(info.changes);
   }
 
@@ -221,18 +225,19 @@ export class SqliteStore implements Store {
   private applyOne(operation: Operation, seqs: Map<string, number>): OperationOutcome {
     const { groupId, opId } = operation;
     if (opId !== undefined) {
-      const stored = this.prepare('SELECT result FROM operation_ids WHERE group_id = ? AND op_id = ?')
-        .get(groupId, opId) as { result: string } | undefined;
+      const stored = this.prepare(
+        'SELECT result FROM operation_ids WHERE group_id = ? AND op_id = ?',
+      ).get(groupId, opId) as { result: string } | undefined;
       if (stored) {
-        return { ok: true, result: JSON.parse(stored.result), changes: [], replayed: true };
+        const result = JSON.parse(stored.result) as MutationResult;
+        return { ok: true, result, changes: [], replayed: true };
       }
     }
     const current =
       seqs.get(groupId) ??
       (
         this.prepare('SELECT seq FROM counter_groups WHERE id = ?').get(groupId) as
-          | { seq: number }
-          | undefined
+          { seq: number } | undefined
       )?.seq;
     if (current === undefined) {
       return { ok: false, code: 'group_not_found', message: MESSAGES.groupNotFound };
@@ -242,8 +247,9 @@ export class SqliteStore implements Store {
     if (outcome.ok) {
       seqs.set(groupId, seq);
       if (opId !== undefined) {
-        this.prepare('INSERT INTO operation_ids (group_id, op_id, result, created_at) VALUES (?, ?, ?, ?)')
-          .run(groupId, opId, JSON.stringify(outcome.result), Date.now());
+        this.prepare(
+          'INSERT INTO operation_ids (group_id, op_id, result, created_at) VALUES (?, ?, ?, ?)',
+        ).run(groupId, opId, JSON.stringify(outcome.result), Date.now());
       }
     }
     return outcome;
@@ -254,38 +260,33 @@ export class SqliteStore implements Store {
       case 'createCounter': {
         const fields = mutation.fields;
         const row = this.prepare(
-            `INSERT INTO counters (id, group_id, name, description, value, increment_step,
+          `INSERT INTO counters (id, group_id, name, description, value, increment_step,
                decrement_step, thumbnail_url, created_at, created_seq, version)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COUNTER_FIELDS}`,
-          )
-          .get(
-            randomUUID(),
-            groupId,
-            fields.name ?? MESSAGES.newCounterName,
-            fields.description ?? '',
-            fields.value ?? 0,
-            fields.incrementStep ?? DEFAULT_STEP,
-            fields.decrementStep ?? DEFAULT_STEP,
-            fields.thumbnailUrl ?? null,
-            Date.now(),
-            seq,
-            seq,
-          ) as CounterRow;
+        ).get(
+          randomUUID(),
+          groupId,
+          fields.name ?? MESSAGES.newCounterName,
+          fields.description ?? '',
+          fields.value ?? 0,
+          fields.incrementStep ?? DEFAULT_STEP,
+          fields.decrementStep ?? DEFAULT_STEP,
+          fields.thumbnailUrl ?? null,
+          Date.now(),
+          seq,
+          seq,
+        ) as CounterRow;
         const counter = toCounter(row);
         return counterOutcome(counter, true, { type: 'counter.created', seq, counter });
       }
       case 'updateCounter': {
-        const entries = Object.entries(mutation.patch).filter(([, v]) => v !== undefined);
-        const sets = entries.map(
-          ([field]) => `${COUNTER_COLUMNS[field as keyof CounterPatch]} = ?`,
-        );
+        const entries = definedEntries<CounterPatch>(mutation.patch);
+        const sets = entries.map(([field]) => `${COUNTER_COLUMNS[field]} = ?`);
         const row = this.prepare(
-            `UPDATE counters SET ${[...sets, 'version = ?'].join(', ')}
+          `UPDATE counters SET ${[...sets, 'version = ?'].join(', ')}
              WHERE id = ? AND group_id = ? RETURNING ${COUNTER_FIELDS}`,
-          )
-          .get(...entries.map(([, v]) => v as unknown), seq, mutation.counterId, groupId) as
-          | CounterRow
-          | undefined;
+        ).get(...entries.map(([, v]) => v), seq, mutation.counterId, groupId) as
+          CounterRow | undefined;
         if (!row) return notFound();
         const counter = toCounter(row);
         return counterOutcome(counter, false, { type: 'counter.updated', seq, counter });
@@ -297,26 +298,27 @@ export class SqliteStore implements Store {
         // a value the client computed. The range check keeps values exact in every client.
         const delta = `(${sign} * ? * ${column})`;
         const row = this.prepare(
-            `UPDATE counters SET value = value + ${delta}, version = ?
+          `UPDATE counters SET value = value + ${delta}, version = ?
              WHERE id = ? AND group_id = ? AND value + ${delta} BETWEEN ? AND ?
              RETURNING ${COUNTER_FIELDS}`,
-          )
-          .get(
-            mutation.times,
-            seq,
-            mutation.counterId,
-            groupId,
-            mutation.times,
-            MIN_VALUE,
-            MAX_VALUE,
-          ) as CounterRow | undefined;
-        if (!row) return this.counterExists(groupId, mutation.counterId) ? outOfRange() : notFound();
+        ).get(
+          mutation.times,
+          seq,
+          mutation.counterId,
+          groupId,
+          mutation.times,
+          MIN_VALUE,
+          MAX_VALUE,
+        ) as CounterRow | undefined;
+        if (!row)
+          return this.counterExists(groupId, mutation.counterId) ? outOfRange() : notFound();
         const counter = toCounter(row);
         return counterOutcome(counter, false, { type: 'counter.updated', seq, counter });
       }
       case 'deleteCounter': {
-        const row = this.prepare('DELETE FROM counters WHERE id = ? AND group_id = ? RETURNING id')
-          .get(mutation.counterId, groupId) as { id: string } | undefined;
+        const row = this.prepare(
+          'DELETE FROM counters WHERE id = ? AND group_id = ? RETURNING id',
+        ).get(mutation.counterId, groupId) as { id: string } | undefined;
         if (!row) return notFound();
         return {
           ok: true,
@@ -326,10 +328,11 @@ export class SqliteStore implements Store {
         };
       }
       case 'updateGroup': {
-        const entries = Object.entries(mutation.patch).filter(([, v]) => v !== undefined);
-        const sets = entries.map(([field]) => `${GROUP_COLUMNS[field as keyof GroupPatch]} = ?`);
-        const row = this.prepare(`UPDATE counter_groups SET ${sets.join(', ')} WHERE id = ? RETURNING *`)
-          .get(...entries.map(([, v]) => v as unknown), groupId) as GroupRow;
+        const entries = definedEntries<GroupPatch>(mutation.patch);
+        const sets = entries.map(([field]) => `${GROUP_COLUMNS[field]} = ?`);
+        const row = this.prepare(
+          `UPDATE counter_groups SET ${sets.join(', ')} WHERE id = ? RETURNING *`,
+        ).get(...entries.map(([, v]) => v), groupId) as GroupRow;
         const { keyHash: _hidden, ...group } = toGroup(row);
         return {
           ok: true,
@@ -343,14 +346,28 @@ export class SqliteStore implements Store {
 
   private counterExists(groupId: string, counterId: string): boolean {
     return (
-      this.prepare('SELECT 1 FROM counters WHERE id = ? AND group_id = ?').get(counterId, groupId) !==
-      undefined
+      this.prepare('SELECT 1 FROM counters WHERE id = ? AND group_id = ?').get(
+        counterId,
+        groupId,
+      ) !== undefined
     );
   }
 }
 
+/** The fields a patch sets (a key present with undefined sets nothing). */
+function definedEntries<T extends object>(patch: T): [keyof T & string, unknown][] {
+  return (Object.entries(patch) as [keyof T & string, unknown][]).filter(
+    ([, v]) => v !== undefined,
+  );
+}
+
 function counterOutcome(counter: Counter, created: boolean, change: Change): OperationOutcome {
-  return { ok: true, result: { kind: 'counter', counter, created }, changes: [change], replayed: false };
+  return {
+    ok: true,
+    result: { kind: 'counter', counter, created },
+    changes: [change],
+    replayed: false,
+  };
 }
 
 function notFound(): OperationOutcome {

@@ -1,0 +1,130 @@
+/** A real WebSocket client of the live channel that records what it receives. */
+import WebSocket from 'ws';
+import type { Counter } from '../../src/shared/api.js';
+import {
+  PROTOCOL_VERSION,
+  livePath,
+  type Change,
+  type ClientMessage,
+  type ServerMessage,
+} from '../../src/shared/protocol.js';
+
+export interface LiveClient {
+  socket: WebSocket;
+  messages: ServerMessage[];
+  /** Counters as this client sees them, applying changes the way a browser does. */
+  counters: Map<string, Counter>;
+  send(message: ClientMessage): void;
+  /** Resolves with the first message (already received or future) that matches. */
+  waitFor<T extends ServerMessage>(
+    match: (message: ServerMessage) => message is T,
+    timeoutMs?: number,
+  ): Promise<T>;
+  waitUntil(condition: () => boolean, timeoutMs?: number): Promise<void>;
+  closed: Promise<{ code: number; reason: string }>;
+  close(): void;
+}
+
+export function connectLive(wsUrl: string, groupName: string): Promise<LiveClient> {
+  const socket = new WebSocket(wsUrl + livePath(groupName));
+  const messages: ServerMessage[] = [];
+  const counters = new Map<string, Counter>();
+  const listeners = new Set<() => void>();
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    socket.on('close', (code, reason) => {
+      resolve({ code, reason: reason.toString() });
+      for (const listener of listeners) listener();
+    });
+  });
+  socket.on('message', (data: Buffer) => {
+    const message = JSON.parse(data.toString()) as ServerMessage;
+    messages.push(message);
+    if (message.type === 'ready') {
+      counters.clear();
+      for (const counter of message.counters) counters.set(counter.id, counter);
+    } else if (message.type === 'changes') {
+      for (const change of message.changes) apply(counters, change);
+    }
+    for (const listener of listeners) listener();
+  });
+
+  const waitUntil = (condition: () => boolean, timeoutMs = 5_000) =>
+    new Promise<void>((resolve, reject) => {
+      if (condition()) {
+        resolve();
+        return;
+      }
+      const timer = setTimeout(() => {
+        listeners.delete(check);
+        reject(new Error('timed out waiting for live condition'));
+      }, timeoutMs);
+      const check = () => {
+        if (!condition()) return;
+        clearTimeout(timer);
+        listeners.delete(check);
+        resolve();
+      };
+      listeners.add(check);
+    });
+
+  const client: LiveClient = {
+    socket,
+    messages,
+    counters,
+    send: (message) => {
+      socket.send(JSON.stringify(message));
+    },
+    async waitFor(match, timeoutMs) {
+      await waitUntil(() => messages.some(match), timeoutMs);
+      return messages.find(match) as never;
+    },
+    waitUntil,
+    closed,
+    close: () => {
+      socket.close();
+    },
+  };
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => {
+      resolve(client);
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** Connects and authenticates; resolves once the snapshot has arrived. */
+export async function joinLive(wsUrl: string, groupName: string, key: string): Promise<LiveClient> {
+  const client = await connectLive(wsUrl, groupName);
+  client.send({ type: 'auth', protocol: PROTOCOL_VERSION, key });
+  await client.waitFor(isReady);
+  return client;
+}
+
+export const isReady = (m: ServerMessage): m is Extract<ServerMessage, { type: 'ready' }> =>
+  m.type === 'ready';
+export const isChanges = (m: ServerMessage): m is Extract<ServerMessage, { type: 'changes' }> =>
+  m.type === 'changes';
+
+/** SPEC §4: insert skips duplicates, update merges (if newer), delete removes. */
+function apply(counters: Map<string, Counter>, change: Change): void {
+  switch (change.type) {
+    case 'counter.created':
+      if (!counters.has(change.counter.id)) counters.set(change.counter.id, change.counter);
+      break;
+    case 'counter.updated': {
+      const current = counters.get(change.counter.id);
+      if (current && current.version < change.counter.version)
+        counters.set(change.counter.id, change.counter);
+      break;
+    }
+    case 'counter.deleted':
+      counters.delete(change.counterId);
+      break;
+    case 'group.updated':
+      break;
+  }
+}
+
+/** Every change this client received, flattened, in arrival order. */
+export const allChanges = (client: LiveClient): Change[] =>
+  client.messages.flatMap((m) => (m.type === 'changes' ? m.changes : []));

@@ -1,0 +1,64 @@
+/**
+ * Starts a real Tally server on a random loopback port with a throwaway SQLite file, and
+ * captures its log lines so tests can search them.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/server/app.js';
+import type { Config } from '../../src/server/config.js';
+
+export interface TestServer {
+  app: FastifyInstance;
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** ws://127.0.0.1:PORT */
+  wsUrl: string;
+  /** The SQLite file behind this server. */
+  databaseFile: string;
+  /** Every log line written so far, raw JSON text. */
+  logs: () => string;
+  /** Stops the server; removes its database unless told to keep it. */
+  close: (options?: { keepDatabase?: boolean }) => Promise<void>;
+}
+
+export async function startServer(
+  options: { heartbeatMs?: number; logLevel?: Config['logLevel'] } = {},
+): Promise<TestServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-test-'));
+  const lines: string[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(chunk.toString());
+      callback();
+    },
+  });
+  const databaseFile = path.join(dir, 'tally.sqlite');
+  const app = await buildApp({
+    config: {
+      port: 0,
+      host: '127.0.0.1',
+      database: { kind: 'sqlite', file: databaseFile },
+      logLevel: options.logLevel ?? 'info',
+    },
+    logStream,
+    webRoot: null,
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    app,
+    url: `http://127.0.0.1:${address.port}`,
+    wsUrl: `ws://127.0.0.1:${address.port}`,
+    databaseFile,
+    logs: () => lines.join(''),
+    close: async ({ keepDatabase = false } = {}) => {
+      await app.close();
+      if (!keepDatabase) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

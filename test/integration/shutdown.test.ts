@@ -1,0 +1,50 @@
+/** Graceful stop: in-flight writes finish, live sockets get a close code, data is on disk. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/server/store/sqlite.js';
+import { CLOSE_CODES } from '../../src/shared/protocol.js';
+import { call, createGroup } from '../helpers/client.js';
+import { joinLive } from '../helpers/live.js';
+import { startServer } from '../helpers/server.js';
+
+describe('graceful stop', () => {
+  it('closes live sockets with 1001 and keeps every answered increment', async () => {
+    const server = await startServer();
+    const member = await createGroup(server.url);
+    const counter = await member.addCounter();
+    const client = await joinLive(server.wsUrl, member.group.name, member.key);
+
+    const taps = Array.from({ length: 200 }, () =>
+      call(server.url, 'POST', `${member.base}/counters/${counter.id}/increment`, {
+        key: member.key,
+      }).then(
+        (answer) => answer.status,
+        () => 0,
+      ),
+    );
+    // Let some requests reach the server, then stop it while others are in flight.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const stopping = server.close({ keepDatabase: true });
+    expect(await client.closed).toEqual({
+      code: CLOSE_CODES.goingAway,
+      reason: 'Server shutting down',
+    });
+    const statuses = await Promise.all(taps);
+    await stopping;
+
+    const answered = statuses.filter((status) => status === 200).length;
+    expect(answered).toBeGreaterThan(0);
+    const store = new SqliteStore(server.databaseFile);
+    try {
+      const group = await store.findGroup(member.group.name);
+      const state = await store.loadGroupState(group?.id ?? '');
+      // Every answered tap is stored; none beyond those that were applied.
+      expect(state?.counters[0]?.value).toBeGreaterThanOrEqual(answered);
+      expect(state?.counters[0]?.value).toBeLessThanOrEqual(200);
+    } finally {
+      await store.close();
+      fs.rmSync(path.dirname(server.databaseFile), { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/server/config.js';
+
+describe('configuration from the environment', () => {
+  it('defaults to port 3000 on all interfaces with SQLite under ./data', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.database).toEqual({ kind: 'sqlite', file: path.resolve('data/tally.sqlite') });
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('reads PORT, HOST, LOG_LEVEL and a file: DATABASE_URL', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: 'file:/tmp/elsewhere.sqlite',
+    });
+    expect(config).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      logLevel: 'warn',
+      database: { kind: 'sqlite', file: '/tmp/elsewhere.sqlite' },
+    });
+  });
+
+  it('recognises a postgres:// DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@localhost:5432/db' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@localhost:5432/db',
+    });
+  });
+
+  it('fails fast with a message naming the bad variable', () => {
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow(/^PORT must be/);
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/^PORT/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/^DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: 'file:' })).toThrow(/^DATABASE_URL/);
+  });
+
+  it('never echoes a database URL, which may hold a password', () => {
+    try {
+      loadConfig({ DATABASE_URL: 'postgres://user:s3cret@[bad' });
+      expect.unreachable();
+    } catch (error) {
+      expect(String(error)).not.toContain('s3cret');
+    }
+  });
+});
