@@ -205,8 +205,10 @@ export const MutationSchema = z.discriminatedUnion('kind', [
 export type MutationInput = z.input<typeof MutationSchema>;
 export type Mutation = z.output<typeof MutationSchema>;
 
-/** The outcome of one mutation: the row after it, or nothing for a delete. */
-export type MutationResult =
-  | { kind: 'counter'; counter: Counter; created: boolean }
-  | { kind: 'group'; group: Group }
-  | { kind: 'deleted'; counterId: string };
+/** The outcome of one mutation: the row after it, or the id of what was deleted. */
+export const MutationResultSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('counter'), counter: CounterSchema, created: z.boolean() }),
+  z.object({ kind: z.literal('group'), group: GroupSchema }),
+  z.object({ kind: z.literal('deleted'), counterId: z.string() }),
+]);
+export type MutationResult = z.infer<typeof MutationResultSchema>;

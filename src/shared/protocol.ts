@@ -12,6 +12,7 @@ import {
   CounterSchema,
   ErrorCodeSchema,
   GroupSchema,
+  MutationResultSchema,
   MutationSchema,
   OperationIdSchema,
 } from './api.js';
@@ -56,7 +57,8 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
     seq: z.number().int(),
   }),
   z.object({ type: z.literal('changes'), changes: z.array(ChangeSchema) }),
-  z.object({ type: z.literal('ack'), opId: z.string() }),
+  /** The outcome of a `mutate`, like the REST answer; sent after the change itself. */
+  z.object({ type: z.literal('ack'), opId: z.string(), result: MutationResultSchema }),
   z.object({
     type: z.literal('error'),
     opId: z.string().optional(),

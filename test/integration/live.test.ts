@@ -188,10 +188,11 @@ describe('mutations over the live channel', () => {
       opId: 'ws-tap-1',
       mutation: { kind: 'adjustCounter', counterId: counter.id, direction: 'increment', times: 2 },
     });
-    await tapper.waitFor(
+    const ack = await tapper.waitFor(
       (m): m is Extract<ServerMessage, { type: 'ack' }> =>
         m.type === 'ack' && m.opId === 'ws-tap-1',
     );
+    expect(ack.result).toMatchObject({ kind: 'counter', counter: { id: counter.id, value: 6 } });
     await watcher.waitUntil(() => watcher.counters.get(counter.id)?.value === 6);
     // The change reaches the sender before its ack, so it can retire its optimistic copy first.
     const order = tapper.messages.map((m) => m.type);

@@ -139,8 +139,8 @@ export class LiveHub {
       case 'mutate': {
         const { opId, mutation } = message;
         this.service.mutate(groupId, mutation, opId).then(
-          () => {
-            this.send(client, { type: 'ack', opId });
+          (result) => {
+            this.send(client, { type: 'ack', opId, result });
           },
           (error: unknown) => {
             this.send(client, { type: 'error', opId, error: this.describe(error) });
