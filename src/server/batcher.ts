@@ -84,19 +84,14 @@ export class Batcher {
     });
   }
 
-  /**
-   * One bus message per group per batch, changes in commit order, each tagged with the client
-   * operation id that caused it (the sender uses it to retire its optimistic copy).
-   */
+  /** One bus message per group per batch, changes in commit order. */
   private announce(batch: readonly Pending[], outcomes: readonly OperationOutcome[]): void {
     const byGroup = new Map<string, Change[]>();
     for (const [index, outcome] of outcomes.entries()) {
-      const operation = batch[index]?.operation;
-      if (!outcome.ok || outcome.changes.length === 0 || operation === undefined) continue;
-      const { groupId, opId } = operation;
+      const groupId = batch[index]?.operation.groupId;
+      if (!outcome.ok || outcome.changes.length === 0 || groupId === undefined) continue;
       const list = byGroup.get(groupId) ?? [];
-      for (const change of outcome.changes)
-        list.push(opId === undefined ? change : { ...change, opId });
+      list.push(...outcome.changes);
       byGroup.set(groupId, list);
     }
     for (const [groupId, changes] of byGroup) this.bus.publish(groupId, changes);

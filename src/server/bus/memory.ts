@@ -26,6 +26,11 @@ export class MemoryBus implements Bus {
     };
   }
 
+  /** One process has no feed to lose. */
+  onReconnect(_listener: () => void): () => void {
+    return () => undefined;
+  }
+
   close(): Promise<void> {
     this.listeners.clear();
     return Promise.resolve();

@@ -11,5 +11,10 @@ export interface Bus {
   publish(groupId: string, changes: readonly Change[]): void;
   /** Returns the function that unsubscribes. */
   subscribe(groupId: string, listener: ChangeListener): () => void;
+  /**
+   * Called after the feed of other instances' changes was interrupted and restored: changes may
+   * have been missed, so subscribers must resync. Returns the function that stops listening.
+   */
+  onReconnect(listener: () => void): () => void;
   close(): Promise<void>;
 }

@@ -12,13 +12,13 @@ import {
   CLOSE_CODES,
   ClientMessageSchema,
   PROTOCOL_VERSION,
-  type Change,
   type ParsedClientMessage,
   type ServerMessage,
 } from '../../shared/protocol.js';
 import type { Bus } from '../bus/types.js';
 import type { TallyService } from '../core/service.js';
 import { HttpError } from '../errors.js';
+import { GAP_TIMEOUT_MS, GroupChannel, type ChannelMember } from './channel.js';
 
 /** A socket that has not authenticated by then is closed, ms. */
 export const AUTH_TIMEOUT_MS = 10_000;
@@ -30,11 +30,10 @@ const MAX_EARLY_MESSAGES = 100;
 type ClientState =
   | { phase: 'awaiting-auth' }
   | { phase: 'authenticating'; early: RawData[] }
-  | { phase: 'syncing'; groupId: string; buffered: Change[] }
-  | { phase: 'live'; groupId: string }
+  | { phase: 'joined'; groupId: string; channel: GroupChannel }
   | { phase: 'closed' };
 
-interface Client {
+interface Client extends ChannelMember {
   socket: WebSocket;
   groupName: string;
   state: ClientState;
@@ -42,22 +41,28 @@ interface Client {
   authTimer: NodeJS.Timeout | undefined;
 }
 
-interface Channel {
-  clients: Set<Client>;
-  unsubscribe: () => void;
-}
-
 export class LiveHub {
-  private readonly channels = new Map<string, Channel>();
+  private readonly channels = new Map<string, GroupChannel>();
   private readonly clients = new Set<Client>();
   private readonly heartbeat: NodeJS.Timeout;
+  private readonly stopReconnectWatch: () => void;
 
   constructor(
     private readonly bus: Bus,
     private readonly service: TallyService,
     private readonly log: FastifyBaseLogger,
     heartbeatMs = HEARTBEAT_MS,
+    private readonly gapTimeoutMs = GAP_TIMEOUT_MS,
   ) {
+    // The feed of changes was interrupted (another instance's database listener reconnected):
+    // what was missed is unknown, so every channel reloads and resends its snapshot.
+    this.stopReconnectWatch = bus.onReconnect(() => {
+      for (const channel of this.channels.values()) {
+        channel.resync().catch((error: unknown) => {
+          this.log.error({ err: error }, 'live resync failed');
+        });
+      }
+    });
     this.heartbeat = setInterval(() => {
       this.beat();
     }, heartbeatMs);
@@ -75,6 +80,12 @@ export class LiveHub {
       state: { phase: 'awaiting-auth' },
       alive: true,
       authTimer: undefined,
+      sendSnapshot: (snapshot) => {
+        this.send(client, { type: 'ready', protocol: PROTOCOL_VERSION, ...snapshot });
+      },
+      sendFrame: (frame) => {
+        if (client.state.phase !== 'closed') socket.send(frame);
+      },
     };
     client.authTimer = setTimeout(() => {
       this.close(client, CLOSE_CODES.unauthorized, 'Authentication timed out');
@@ -95,6 +106,7 @@ export class LiveHub {
   /** Closes every socket with a code and reason (graceful stop: clients reconnect elsewhere). */
   closeAll(code: number, reason: string): void {
     clearInterval(this.heartbeat);
+    this.stopReconnectWatch();
     for (const client of [...this.clients]) this.close(client, code, reason);
   }
 
@@ -168,57 +180,32 @@ export class LiveHub {
       return;
     }
     if (isClosed(client)) return;
-    // Subscribe before reading the snapshot and hold what arrives meanwhile, so no change
-    // committed between the two is lost; the snapshot's seq tells which held ones are newer.
-    const buffered: Change[] = [];
-    client.state = { phase: 'syncing', groupId, buffered };
-    this.join(client, groupId);
+    const channel = this.channelFor(groupId);
+    client.state = { phase: 'joined', groupId, channel };
+    // Messages sent right after auth (a tap before the snapshot) are handled now; their changes
+    // reach the client after its snapshot.
+    for (const data of early) this.receive(client, data);
     try {
-      await this.sendSnapshot(client, groupId);
+      await channel.add(client);
     } catch (error) {
       this.log.error({ err: error }, 'live snapshot failed');
       this.close(client, CLOSE_CODES.goingAway, 'Could not load group');
-      return;
     }
-    for (const data of early) this.receive(client, data);
   }
 
-  private async sendSnapshot(client: Client, groupId: string): Promise<void> {
-    const snapshot = await this.service.snapshot(groupId);
-    if (client.state.phase !== 'syncing') return;
-    const newer = client.state.buffered.filter((change) => change.seq > snapshot.seq);
-    client.state = { phase: 'live', groupId };
-    this.send(client, { type: 'ready', protocol: PROTOCOL_VERSION, ...snapshot });
-    if (newer.length > 0) this.send(client, { type: 'changes', changes: newer });
-  }
-
-  // ---- fan-out -------------------------------------------------------------------------------
-
-  private join(client: Client, groupId: string): void {
+  private channelFor(groupId: string): GroupChannel {
     let channel = this.channels.get(groupId);
     if (!channel) {
-      const clients = new Set<Client>();
-      const unsubscribe = this.bus.subscribe(groupId, (changes) => {
-        this.deliver(clients, changes);
-      });
-      channel = { clients, unsubscribe };
+      channel = new GroupChannel(
+        this.bus,
+        groupId,
+        () => this.service.snapshot(groupId),
+        this.log,
+        this.gapTimeoutMs,
+      );
       this.channels.set(groupId, channel);
     }
-    channel.clients.add(client);
-  }
-
-  private deliver(clients: ReadonlySet<Client>, changes: readonly Change[]): void {
-    let frame: string | undefined;
-    for (const client of clients) {
-      if (client.state.phase === 'syncing') client.state.buffered.push(...changes);
-      else if (client.state.phase === 'live') {
-        frame ??= JSON.stringify({
-          type: 'changes',
-          changes: [...changes],
-        } satisfies ServerMessage);
-        client.socket.send(frame);
-      }
-    }
+    return channel;
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -251,12 +238,10 @@ export class LiveHub {
     clearTimeout(client.authTimer);
     client.state = { phase: 'closed' };
     this.clients.delete(client);
-    if (state.phase !== 'syncing' && state.phase !== 'live') return;
-    const channel = this.channels.get(state.groupId);
-    if (!channel) return;
-    channel.clients.delete(client);
-    if (channel.clients.size === 0) {
-      channel.unsubscribe();
+    if (state.phase !== 'joined') return;
+    state.channel.remove(client);
+    if (state.channel.size === 0 && this.channels.get(state.groupId) === state.channel) {
+      state.channel.close();
       this.channels.delete(state.groupId);
     }
   }

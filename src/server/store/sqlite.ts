@@ -21,6 +21,7 @@ import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
 import type { GroupRecord, GroupState, Operation, OperationOutcome, Store } from './types.js';
+import { tagWithOperationId } from './outcomes.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE counter_groups (
@@ -243,7 +244,7 @@ export class SqliteStore implements Store {
       return { ok: false, code: 'group_not_found', message: MESSAGES.groupNotFound };
     }
     const seq = current + 1;
-    const outcome = this.applyMutation(groupId, operation.mutation, seq);
+    const outcome = tagWithOperationId(this.applyMutation(groupId, operation.mutation, seq), opId);
     if (outcome.ok) {
       seqs.set(groupId, seq);
       if (opId !== undefined) {

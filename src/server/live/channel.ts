@@ -1,0 +1,176 @@
+/**
+ * One group's live channel in this instance: the sockets subscribed to the group and the
+ * sequencer that hands them the group's changes strictly in change-number order.
+ *
+ * Change numbers (seq) of a group have no gaps. With one instance changes arrive in order; with
+ * several (PostgreSQL), a change committed here may be delivered before an older one from another
+ * instance has arrived. The channel holds such a change until the gap fills, and if it has not
+ * filled within gapTimeoutMs it reloads the group and sends every member a fresh snapshot, so a
+ * member never silently misses a change.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { GroupSnapshot } from '../../shared/api.js';
+import type { Change, ServerMessage } from '../../shared/protocol.js';
+import type { Bus } from '../bus/types.js';
+
+/** How long a change waits for an older one before the channel resyncs, ms. */
+export const GAP_TIMEOUT_MS = 1_000;
+
+export interface ChannelMember {
+  /** Sends a `ready` snapshot; the member replaces its state with it. */
+  sendSnapshot(snapshot: GroupSnapshot): void;
+  /** Sends an already-serialised frame. */
+  sendFrame(frame: string): void;
+}
+
+interface MemberState {
+  /** Changes numbered up to here are in the member's snapshot; null while it is loading. */
+  since: number | null;
+  /** Changes that arrived while the member's snapshot was loading. */
+  waiting: Change[];
+}
+
+export class GroupChannel {
+  private readonly members = new Map<ChannelMember, MemberState>();
+  /** The next change number to deliver; null until the first snapshot tells it. */
+  private expected: number | null = null;
+  private early: Change[] = [];
+  private readonly held = new Map<number, Change>();
+  private gapTimer: NodeJS.Timeout | undefined;
+  private readonly unsubscribe: () => void;
+  private closed = false;
+
+  constructor(
+    bus: Bus,
+    groupId: string,
+    private readonly loadSnapshot: () => Promise<GroupSnapshot>,
+    private readonly log: FastifyBaseLogger,
+    private readonly gapTimeoutMs = GAP_TIMEOUT_MS,
+  ) {
+    this.unsubscribe = bus.subscribe(groupId, (changes) => {
+      this.receive(changes);
+    });
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  /**
+   * Adds a member: it is subscribed before its snapshot is read, so every change is either in
+   * the snapshot or delivered after it.
+   */
+  async add(member: ChannelMember): Promise<void> {
+    const state: MemberState = { since: null, waiting: [] };
+    this.members.set(member, state);
+    const snapshot = await this.loadSnapshot();
+    if (this.closed || !this.members.has(member)) return;
+    this.start(snapshot.seq);
+    state.since = snapshot.seq;
+    member.sendSnapshot(snapshot);
+    const newer = state.waiting.filter((change) => change.seq > snapshot.seq);
+    state.waiting = [];
+    if (newer.length > 0) member.sendFrame(changesFrame(newer));
+  }
+
+  remove(member: ChannelMember): void {
+    this.members.delete(member);
+  }
+
+  /** Reloads the group and sends every member a fresh snapshot (after a gap or a lost feed). */
+  async resync(): Promise<void> {
+    const snapshot = await this.loadSnapshot();
+    if (this.closed) return;
+    this.expected = snapshot.seq + 1;
+    this.early = [];
+    for (const seq of this.held.keys()) if (seq <= snapshot.seq) this.held.delete(seq);
+    this.clearGapTimer();
+    for (const [member, state] of this.members) {
+      if (state.since === null) continue;
+      state.since = snapshot.seq;
+      member.sendSnapshot(snapshot);
+    }
+    this.deliver(this.drainHeld());
+  }
+
+  close(): void {
+    this.closed = true;
+    this.clearGapTimer();
+    this.unsubscribe();
+    this.members.clear();
+  }
+
+  // ---- sequencing ----------------------------------------------------------------------------
+
+  private start(seq: number): void {
+    if (this.expected !== null) return;
+    this.expected = seq + 1;
+    const early = this.early;
+    this.early = [];
+    this.receive(early);
+  }
+
+  private receive(changes: readonly Change[]): void {
+    if (this.expected === null) {
+      this.early.push(...changes);
+      return;
+    }
+    const ready: Change[] = [];
+    for (const change of changes) {
+      if (change.seq < this.expected) continue; // already delivered: a duplicate
+      if (change.seq > this.expected) {
+        this.held.set(change.seq, change);
+        continue;
+      }
+      ready.push(change);
+      this.expected += 1;
+      ready.push(...this.drainHeld());
+    }
+    this.deliver(ready);
+    if (this.held.size === 0) this.clearGapTimer();
+    else
+      this.gapTimer ??= setTimeout(() => {
+        this.gapTimer = undefined;
+        this.log.warn({ held: this.held.size }, 'live changes missing: resyncing group');
+        this.resync().catch((error: unknown) => {
+          this.log.error({ err: error }, 'live resync failed');
+        });
+      }, this.gapTimeoutMs);
+  }
+
+  private drainHeld(): Change[] {
+    const drained: Change[] = [];
+    if (this.expected === null) return drained;
+    for (let next = this.held.get(this.expected); next; next = this.held.get(this.expected)) {
+      this.held.delete(this.expected);
+      drained.push(next);
+      this.expected += 1;
+    }
+    return drained;
+  }
+
+  /** One frame for all members whose snapshot predates every change in it (the usual case). */
+  private deliver(changes: readonly Change[]): void {
+    if (changes.length === 0) return;
+    let frame: string | undefined;
+    const first = changes[0]?.seq ?? 0;
+    for (const [member, state] of this.members) {
+      if (state.since === null) state.waiting.push(...changes);
+      else if (state.since < first) member.sendFrame((frame ??= changesFrame(changes)));
+      else {
+        const since = state.since;
+        const newer = changes.filter((change) => change.seq > since);
+        if (newer.length > 0) member.sendFrame(changesFrame(newer));
+      }
+    }
+  }
+
+  private clearGapTimer(): void {
+    clearTimeout(this.gapTimer);
+    this.gapTimer = undefined;
+  }
+}
+
+function changesFrame(changes: readonly Change[]): string {
+  return JSON.stringify({ type: 'changes', changes: [...changes] } satisfies ServerMessage);
+}
