@@ -1,0 +1,38 @@
+import { lazy, Suspense } from 'react';
+import { ThemeToggle } from './components/ThemeToggle.js';
+import { useLocation } from './lib/router.js';
+
+// Each screen is its own chunk: a visitor downloads React plus the one screen they open
+// (issue 5: initial JavaScript within 80 KB gzip).
+const Landing = lazy(() => import('./routes/Landing.js').then((m) => ({ default: m.Landing })));
+const GroupScreen = lazy(() =>
+  import('./routes/Group.js').then((m) => ({ default: m.GroupScreen })),
+);
+
+/** Two routes (SPEC §2): / and /{groupName}?key=…. */
+export function App() {
+  const location = useLocation();
+  const url = new URL(location, window.location.origin);
+  const rawName = groupNameOf(url.pathname);
+  return (
+    <>
+      <ThemeToggle />
+      <Suspense fallback={null}>
+        {rawName === '' ? (
+          <Landing />
+        ) : (
+          <GroupScreen key={location} rawName={rawName} accessKey={url.searchParams.get('key')} />
+        )}
+      </Suspense>
+    </>
+  );
+}
+
+function groupNameOf(pathname: string): string {
+  const raw = pathname.replace(/^\/+|\/+$/g, '');
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}

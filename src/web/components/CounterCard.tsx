@@ -1,0 +1,270 @@
+import { ImageOff, ImagePlus, Minus, Plus, Trash2 } from 'lucide-react';
+import { lazy, memo, Suspense, useState } from 'react';
+import type { Counter } from '../../shared/api.js';
+import { MIN_STEP } from '../../shared/limits.js';
+import { MESSAGES } from '../../shared/messages.js';
+import { parseIntegerInput, sanitizeText } from '../../shared/rules.js';
+import type { GroupStore } from '../live/groupStore.js';
+import { card, iconButton } from '../lib/ui.js';
+import { InlineEdit } from './InlineEdit.js';
+
+// Opened rarely: loaded on idle after the group screen shows (see prefetchCardEditors).
+const loadConfirmDialog = () => import('./ConfirmDialog.js');
+const loadThumbnailEditor = () => import('./ThumbnailEditor.js');
+const ConfirmDialog = lazy(() => loadConfirmDialog().then((m) => ({ default: m.ConfirmDialog })));
+const ThumbnailEditor = lazy(() =>
+  loadThumbnailEditor().then((m) => ({ default: m.ThumbnailEditor })),
+);
+
+export function prefetchCardEditors(): void {
+  void loadConfirmDialog();
+  void loadThumbnailEditor();
+}
+
+const adjustButton = 'adjust-btn';
+
+export const CounterCard = memo(function CounterCard({
+  counter,
+  store,
+}: {
+  counter: Counter;
+  store: GroupStore;
+}) {
+  const [editingThumbnail, setEditingThumbnail] = useState(false);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const [failedThumbnail, setFailedThumbnail] = useState<string | null>(null);
+  const { id } = counter;
+  const thumbnailFailed = counter.thumbnailUrl !== null && failedThumbnail === counter.thumbnailUrl;
+
+  const saveText = (field: 'name' | 'description') => (text: string) => {
+    const next = sanitizeText(text);
+    if (next !== counter[field]) store.updateCounter(id, { [field]: next });
+  };
+  const saveNumber =
+    (field: 'value' | 'incrementStep' | 'decrementStep', min?: number) => (text: string) => {
+      const next = parseIntegerInput(text, counter[field], min);
+      if (next !== counter[field]) store.updateCounter(id, { [field]: next });
+    };
+
+  return (
+    <article
+      id={`counter-${id}`}
+      aria-label={counter.name === '' ? 'Counter Name' : counter.name}
+      className={`${card} flex flex-col gap-4 p-4 sm:p-5`}
+    >
+      <div className="flex items-start gap-3">
+        <Thumbnail
+          url={counter.thumbnailUrl}
+          failed={thumbnailFailed}
+          onError={setFailedThumbnail}
+          onEdit={() => {
+            setEditingThumbnail(true);
+          }}
+        />
+        <div className="min-w-0 flex-1">
+          <h2 className="text-base leading-7 font-semibold sm:text-lg">
+            <InlineEdit
+              value={counter.name}
+              label="Counter name"
+              placeholder="Counter Name"
+              onCommit={saveText('name')}
+            />
+          </h2>
+          <div className="text-sm leading-6 text-zinc-600 dark:text-zinc-400">
+            <InlineEdit
+              value={counter.description}
+              label="Description"
+              placeholder="Add a description..."
+              onCommit={saveText('description')}
+            />
+          </div>
+        </div>
+        <button
+          type="button"
+          aria-label="Delete counter"
+          title="Delete counter"
+          onClick={() => {
+            setConfirmingDelete(true);
+          }}
+          className={`${iconButton} -mt-1 -mr-1 hover:text-red-600 dark:hover:text-red-400`}
+        >
+          <Trash2 className="size-[18px]" aria-hidden="true" />
+        </button>
+      </div>
+
+      {thumbnailFailed && !editingThumbnail && (
+        <p role="status" className="-mt-1 text-xs text-red-700 dark:text-red-300">
+          {MESSAGES.counterImageFailed}
+        </p>
+      )}
+
+      {editingThumbnail && (
+        <Suspense fallback={null}>
+          <ThumbnailEditor
+            currentUrl={counter.thumbnailUrl}
+            onSave={(thumbnailUrl) => {
+              store.updateCounter(id, { thumbnailUrl });
+            }}
+            onClose={() => {
+              setEditingThumbnail(false);
+            }}
+          />
+        </Suspense>
+      )}
+
+      <div className="flex items-center justify-between gap-2">
+        <button
+          type="button"
+          aria-label={`Decrement by ${counter.decrementStep}`}
+          onClick={() => {
+            store.adjust(id, 'decrement');
+          }}
+          className={`${adjustButton} bg-zinc-100 text-zinc-800 hover:bg-zinc-200 active:bg-zinc-300 dark:bg-zinc-800 dark:text-zinc-100 dark:hover:bg-zinc-700 dark:active:bg-zinc-600`}
+        >
+          <Minus className="size-5" aria-hidden="true" />
+          <span>{counter.decrementStep}</span>
+        </button>
+        <div className="flex min-w-0 flex-1 justify-center text-center">
+          <InlineEdit
+            value={String(counter.value)}
+            label="Counter value"
+            inputMode="numeric"
+            onCommit={saveNumber('value')}
+            className={`font-bold tracking-tight tabular-nums ${valueSize(counter.value)}`}
+            inputClassName="text-center text-2xl font-bold tabular-nums"
+          />
+        </div>
+        <button
+          type="button"
+          aria-label={`Increment by ${counter.incrementStep}`}
+          onClick={() => {
+            store.adjust(id, 'increment');
+          }}
+          className={`${adjustButton} bg-indigo-600 text-white shadow-sm shadow-indigo-950/20 hover:bg-indigo-500 active:bg-indigo-700`}
+        >
+          <Plus className="size-5" aria-hidden="true" />
+          <span>{counter.incrementStep}</span>
+        </button>
+      </div>
+
+      <div className="grid grid-cols-2 gap-3 border-t border-zinc-200 pt-3 text-sm dark:border-zinc-800">
+        <Step
+          label="Decrement Step"
+          value={counter.decrementStep}
+          onCommit={saveNumber('decrementStep', MIN_STEP)}
+        />
+        <Step
+          label="Increment Step"
+          value={counter.incrementStep}
+          onCommit={saveNumber('incrementStep', MIN_STEP)}
+          alignEnd
+        />
+      </div>
+
+      {confirmingDelete && (
+        <Suspense fallback={null}>
+          <ConfirmDialog
+            title="Delete counter"
+            message={MESSAGES.deleteConfirm}
+            confirmLabel="Delete"
+            onConfirm={() => {
+              store.deleteCounter(id);
+            }}
+            onClose={() => {
+              setConfirmingDelete(false);
+            }}
+          />
+        </Suspense>
+      )}
+    </article>
+  );
+});
+
+function Step({
+  label,
+  value,
+  onCommit,
+  alignEnd = false,
+}: {
+  label: string;
+  value: number;
+  onCommit: (text: string) => void;
+  alignEnd?: boolean;
+}) {
+  return (
+    <div className={`flex flex-col gap-0.5 ${alignEnd ? 'items-end text-right' : 'items-start'}`}>
+      <span className="text-xs font-medium text-zinc-600 dark:text-zinc-400">{label}</span>
+      <InlineEdit
+        value={String(value)}
+        label={label}
+        inputMode="numeric"
+        onCommit={onCommit}
+        compact
+        className="font-semibold tabular-nums"
+      />
+    </div>
+  );
+}
+
+function Thumbnail({
+  url,
+  failed,
+  onError,
+  onEdit,
+}: {
+  url: string | null;
+  failed: boolean;
+  onError: (url: string) => void;
+  onEdit: () => void;
+}) {
+  const box =
+    'relative flex size-14 shrink-0 items-center justify-center overflow-hidden rounded-xl transition touch-manipulation';
+  if (url === null) {
+    return (
+      <button
+        type="button"
+        aria-label="Add thumbnail"
+        title="Add thumbnail"
+        onClick={onEdit}
+        className={`${box} border border-dashed border-zinc-300 text-zinc-500 hover:border-indigo-500 hover:text-indigo-600 dark:border-zinc-700 dark:text-zinc-400 dark:hover:border-indigo-400 dark:hover:text-indigo-300`}
+      >
+        <ImagePlus className="size-5" aria-hidden="true" />
+      </button>
+    );
+  }
+  return (
+    <button
+      type="button"
+      aria-label="Change thumbnail"
+      title="Change thumbnail"
+      onClick={onEdit}
+      className={`${box} bg-zinc-100 hover:opacity-90 dark:bg-zinc-800`}
+    >
+      {failed ? (
+        <ImageOff className="size-5 text-zinc-500 dark:text-zinc-400" aria-hidden="true" />
+      ) : (
+        <img
+          src={url}
+          alt=""
+          width={56}
+          height={56}
+          loading="lazy"
+          referrerPolicy="no-referrer"
+          onError={() => {
+            onError(url);
+          }}
+          className="size-full object-cover"
+        />
+      )}
+    </button>
+  );
+}
+
+/** Big numbers shrink so they always fit the card, down to 360 px wide screens. */
+function valueSize(value: number): string {
+  const length = String(value).length;
+  if (length <= 5) return 'text-5xl leading-tight';
+  if (length <= 8) return 'text-4xl leading-tight';
+  if (length <= 11) return 'text-3xl leading-tight';
+  return 'text-xl leading-tight break-all';
+}

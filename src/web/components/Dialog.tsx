@@ -1,0 +1,56 @@
+/**
+ * A modal on the native <dialog> element: showModal() gives the focus trap, Escape, the backdrop
+ * and focus return for free (and zero kilobytes). Mounted only while open.
+ */
+import { useEffect, useRef, type ReactNode } from 'react';
+
+interface DialogProps {
+  labelledBy: string;
+  describedBy?: string;
+  onClose: () => void;
+  children: (close: () => void) => ReactNode;
+  className?: string;
+  role?: 'dialog' | 'alertdialog';
+}
+
+export function Dialog({
+  labelledBy,
+  describedBy,
+  onClose,
+  children,
+  className = '',
+  role = 'dialog',
+}: DialogProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => {
+      if (dialog?.open) dialog.close();
+    };
+  }, []);
+
+  const close = () => {
+    const dialog = ref.current;
+    if (dialog?.open) dialog.close();
+    else onClose();
+  };
+
+  return (
+    <dialog
+      ref={ref}
+      role={role === 'alertdialog' ? 'alertdialog' : undefined}
+      aria-labelledby={labelledBy}
+      aria-describedby={describedBy}
+      onClose={onClose}
+      onClick={(event) => {
+        // A click on the backdrop lands on the <dialog> itself (the content fills the box).
+        if (event.target === event.currentTarget) close();
+      }}
+      className={`m-auto w-[calc(100%-2rem)] max-w-md rounded-2xl border border-zinc-200 bg-white p-0 text-zinc-900 shadow-2xl dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100 ${className}`}
+    >
+      <div className="p-5 sm:p-6">{children(close)}</div>
+    </dialog>
+  );
+}

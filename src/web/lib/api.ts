@@ -1,0 +1,166 @@
+/**
+ * The HTTP API client (src/server/routes/api.ts). Types only from shared/api.ts: its runtime is
+ * zod, which must not ship to the browser; the server is same-origin and validates everything.
+ */
+import type {
+  AdjustDirection,
+  ApiError,
+  Counter,
+  CounterPatchInput,
+  ErrorCode,
+  Group,
+  GroupPatchInput,
+  GroupPreview,
+  GroupSnapshot,
+} from '../../shared/api.js';
+
+export type RequestErrorCode = ErrorCode | 'network_error' | 'bad_response';
+
+export class ApiRequestError extends Error {
+  override name = 'ApiRequestError';
+  constructor(
+    /** HTTP status; 0 when no answer arrived. */
+    readonly status: number,
+    readonly code: RequestErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  /** No answer, or an answer that says "try again later": the operation may be retried. */
+  get retriable(): boolean {
+    return this.status === 0 || [408, 429, 502, 503, 504].includes(this.status);
+  }
+
+  /** The server's own message, when it sent one (SPEC §8 shows it, else a fallback). */
+  get serverMessage(): string | undefined {
+    return this.code === 'network_error' || this.code === 'bad_response' ? undefined : this.message;
+  }
+}
+
+interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  /** Idempotency-Key: a retried mutation is applied once. */
+  opId?: string;
+  signal?: AbortSignal;
+}
+
+async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+  if (options.opId !== undefined) headers['idempotency-key'] = options.opId;
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: options.body === undefined ? null : JSON.stringify(options.body),
+      signal: options.signal ?? null,
+      cache: 'no-store',
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ApiRequestError(0, 'network_error', message);
+  }
+  if (response.status === 204) return undefined as T;
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    if (isApiError(body))
+      throw new ApiRequestError(response.status, body.error.code, body.error.message);
+    const message = `${response.status} ${response.statusText}`.trim();
+    throw new ApiRequestError(response.status, 'bad_response', message);
+  }
+  if (body === undefined) {
+    throw new ApiRequestError(response.status, 'bad_response', 'The server sent no data');
+  }
+  return body as T;
+}
+
+function isApiError(body: unknown): body is ApiError {
+  if (typeof body !== 'object' || body === null || !('error' in body)) return false;
+  const { error } = body;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    'message' in error &&
+    typeof error.message === 'string'
+  );
+}
+
+const groupPath = (name: string) => `/api/groups/${encodeURIComponent(name)}`;
+const counterPath = (name: string, id: string) =>
+  `${groupPath(name)}/counters/${encodeURIComponent(id)}`;
+
+/** Landing existence check; null when the group does not exist. */
+export async function fetchGroupPreview(
+  name: string,
+  signal?: AbortSignal,
+): Promise<GroupPreview | null> {
+  try {
+    return await request<GroupPreview>('GET', groupPath(name), signal ? { signal } : {});
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** Opens a group with its key; creates it when it does not exist yet (SPEC §4). */
+export function joinGroup(name: string, key: string): Promise<GroupSnapshot> {
+  return request<GroupSnapshot>('POST', `${groupPath(name)}/join`, { body: { key } });
+}
+
+export function updateGroup(
+  name: string,
+  key: string,
+  patch: GroupPatchInput,
+  opId: string,
+): Promise<Group> {
+  return request<Group>('PATCH', groupPath(name), { key, body: patch, opId });
+}
+
+export function createCounter(name: string, key: string, opId: string): Promise<Counter> {
+  return request<Counter>('POST', `${groupPath(name)}/counters`, { key, body: {}, opId });
+}
+
+export function updateCounter(
+  name: string,
+  key: string,
+  id: string,
+  patch: CounterPatchInput,
+  opId: string,
+): Promise<Counter> {
+  return request<Counter>('PATCH', counterPath(name, id), { key, body: patch, opId });
+}
+
+export function adjustCounter(
+  name: string,
+  key: string,
+  id: string,
+  direction: AdjustDirection,
+  times: number,
+  opId: string,
+): Promise<Counter> {
+  return request<Counter>('POST', `${counterPath(name, id)}/${direction}`, {
+    key,
+    body: { times },
+    opId,
+  });
+}
+
+export function deleteCounter(
+  name: string,
+  key: string,
+  id: string,
+  opId: string,
+): Promise<undefined> {
+  return request<undefined>('DELETE', counterPath(name, id), { key, opId });
+}

@@ -1,0 +1,36 @@
+/**
+ * Two routes need no router library: history.pushState plus popstate, read through
+ * useSyncExternalStore so every navigation re-renders the app.
+ */
+import { useSyncExternalStore } from 'react';
+
+const listeners = new Set<() => void>();
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  window.addEventListener('popstate', listener);
+  return () => {
+    listeners.delete(listener);
+    window.removeEventListener('popstate', listener);
+  };
+}
+
+function snapshot(): string {
+  return window.location.pathname + window.location.search;
+}
+
+export function navigate(url: string, options: { replace?: boolean } = {}): void {
+  if (options.replace) window.history.replaceState(null, '', url);
+  else window.history.pushState(null, '', url);
+  for (const listener of listeners) listener();
+}
+
+/** The current path and query string, e.g. "/team?key=…". */
+export function useLocation(): string {
+  return useSyncExternalStore(subscribe, snapshot);
+}
+
+/** The group URL of SPEC §2: /{groupName}?key={key}. */
+export function groupUrl(slug: string, key: string): string {
+  return `/${encodeURIComponent(slug)}?key=${encodeURIComponent(key)}`;
+}

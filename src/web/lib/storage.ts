@@ -1,0 +1,62 @@
+/**
+ * Local browser data (SPEC §3): the guest display name and the theme preference. Storage may be
+ * unavailable (disabled cookies, some private modes): then values live for the page's lifetime.
+ */
+import { makeGuestName } from '../../shared/rules.js';
+
+/** Must match the key read by public/theme.js before first paint. */
+export const THEME_KEY = 'tally:theme';
+export const GUEST_NAME_KEY = 'tally:guestName';
+
+export type Theme = 'dark' | 'light';
+
+const memory = new Map<string, string>();
+
+function read(key: string): string | null {
+  try {
+    return window.localStorage.getItem(key);
+  } catch {
+    return memory.get(key) ?? null;
+  }
+}
+
+function write(key: string, value: string): void {
+  memory.set(key, value);
+  try {
+    window.localStorage.setItem(key, value);
+  } catch {
+    // Kept in memory only.
+  }
+}
+
+/** The theme in effect: theme.js has already applied the saved one (dark by default). */
+export function currentTheme(): Theme {
+  return document.documentElement.classList.contains('dark') ? 'dark' : 'light';
+}
+
+export function applyTheme(theme: Theme): void {
+  const root = document.documentElement;
+  root.classList.toggle('dark', theme === 'dark');
+  root.style.colorScheme = theme;
+}
+
+export function saveTheme(theme: Theme): void {
+  write(THEME_KEY, theme);
+}
+
+export function parseTheme(value: string | null): Theme {
+  return value === 'light' ? 'light' : 'dark';
+}
+
+/** SPEC §3: a guest name is created on the first visit and kept. */
+export function ensureGuestName(): string {
+  const saved = read(GUEST_NAME_KEY);
+  if (saved !== null && saved.trim() !== '') return saved;
+  const name = makeGuestName();
+  write(GUEST_NAME_KEY, name);
+  return name;
+}
+
+export function saveGuestName(name: string): void {
+  write(GUEST_NAME_KEY, name);
+}

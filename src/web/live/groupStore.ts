@@ -1,0 +1,558 @@
+/**
+ * The group screen's state: the server's view of the group (from the join snapshot, the live
+ * channel and mutation answers) plus this tab's own operations that the server has not confirmed
+ * yet, replayed on top. What the user sees is always "last known server state + my pending
+ * operations", so taps show instantly and never count twice or jump backwards:
+ *
+ * - Increments are operations ("+1 step, n times"), never values. Taps on a counter that arrive
+ *   while its previous request is in flight are coalesced into one request (times = n).
+ * - Each counter has its own FIFO lane with one request in flight, so a counter's operations
+ *   reach the server in the order the user made them (a rename after a rename, a step change
+ *   before the taps that use it).
+ * - Every operation carries an id (Idempotency-Key): a retry after a lost answer applies once.
+ * - An operation leaves the pending list in the same step as the server state that contains it
+ *   is applied: a live change tagged with its id, or its own HTTP answer once the state held is
+ *   at least as new (counter versions are the group's change sequence numbers).
+ */
+import type {
+  AdjustDirection,
+  Counter,
+  CounterPatchInput,
+  Group,
+  GroupPatchInput,
+  GroupSnapshot,
+} from '../../shared/api.js';
+import type { Change } from '../../shared/protocol.js';
+import { CLOSE_CODES } from '../../shared/live.js';
+import { MESSAGES } from '../../shared/messages.js';
+import {
+  ApiRequestError,
+  adjustCounter,
+  createCounter,
+  deleteCounter,
+  updateCounter,
+  updateGroup,
+} from '../lib/api.js';
+import { newOperationId } from '../lib/ids.js';
+import { LiveConnection, type LiveStatus, type ReadyMessage } from './connection.js';
+
+/** A display-ready counter patch (already sanitised / normalised as the server would). */
+export type CounterPatch = Partial<
+  Pick<
+    Counter,
+    'name' | 'description' | 'value' | 'incrementStep' | 'decrementStep' | 'thumbnailUrl'
+  >
+>;
+export type GroupPatch = Partial<Pick<Group, 'displayName' | 'profileImageUrl'>>;
+
+interface OpBase {
+  opId: string;
+  /** Handed to the network at least once: its content is frozen from then on. */
+  sent: boolean;
+}
+type AdjustOp = OpBase & {
+  kind: 'adjust';
+  counterId: string;
+  direction: AdjustDirection;
+  times: number;
+  /** The value change shown meanwhile, from the step known when tapped. */
+  delta: number;
+};
+type PatchOp = OpBase & { kind: 'patch'; counterId: string; patch: CounterPatch };
+type DeleteOp = OpBase & { kind: 'delete'; counterId: string };
+type CreateOp = OpBase & { kind: 'create' };
+type GroupOp = OpBase & { kind: 'group'; patch: GroupPatch };
+type Op = AdjustOp | PatchOp | DeleteOp | CreateOp | GroupOp;
+
+interface Lane {
+  key: string;
+  ops: Op[];
+  inflight: Op | null;
+  retryTimer: ReturnType<typeof setTimeout> | undefined;
+  attempt: number;
+}
+
+export interface GroupViewState {
+  group: Group;
+  /** In creation order, pending changes applied, pending deletes hidden. */
+  counters: readonly Counter[];
+  status: LiveStatus;
+  /** SPEC §8: the dismissible banner. */
+  error: string | null;
+  /** The group became unreachable for good (e.g. it no longer exists). */
+  fatal: string | null;
+  /** The counter this tab created last (the screen scrolls it into view). */
+  lastCreatedId: string | null;
+  /** Operations not yet confirmed by the server. */
+  pendingCount: number;
+}
+
+const GROUP_LANE = '#group';
+const CREATE_LANE = '#create';
+/** Retry delays for operations that got no answer, ms (doubling, capped). */
+const RETRY_BASE_MS = 500;
+const RETRY_MAX_MS = 10_000;
+/** Answers like 503 are retried this many times; lost connections until they come back. */
+const MAX_SERVER_RETRIES = 8;
+
+export class GroupStore {
+  private group: Group;
+  private groupSeq: number;
+  private readonly counters = new Map<string, Counter>();
+  private order: string[] = [];
+  /** Counter ids deleted for good (ids are never reused): late events for them are ignored. */
+  private readonly deleted = new Set<string>();
+  private readonly lanes = new Map<string, Lane>();
+  private readonly byOpId = new Map<string, Lane>();
+  private readonly viewCache = new Map<
+    string,
+    { base: Counter; rev: number; view: Counter | null }
+  >();
+  private readonly laneRevs = new Map<string, number>();
+  private readonly listeners = new Set<() => void>();
+  private readonly connection: LiveConnection;
+  private status: LiveStatus = 'connecting';
+  private error: string | null = null;
+  private fatal: string | null = null;
+  private lastCreatedId: string | null = null;
+  private disposed = false;
+  private state: GroupViewState;
+
+  constructor(
+    readonly slug: string,
+    readonly key: string,
+    snapshot: GroupSnapshot,
+  ) {
+    this.group = snapshot.group;
+    this.groupSeq = snapshot.seq;
+    for (const counter of snapshot.counters) {
+      this.counters.set(counter.id, counter);
+      this.order.push(counter.id);
+    }
+    this.connection = new LiveConnection(slug, key, {
+      onReady: (message) => {
+        this.applySnapshot(message);
+      },
+      onChanges: (changes) => {
+        this.applyChanges(changes);
+      },
+      onStatus: (status) => {
+        this.status = status;
+        // The server is reachable again: send what waited for it now.
+        if (status === 'live') this.retryNow();
+        this.emit();
+      },
+      onFatal: (code, reason) => {
+        this.fatal =
+          reason ||
+          (code === CLOSE_CODES.groupNotFound ? MESSAGES.groupNotFound : MESSAGES.accessDenied);
+        this.emit();
+      },
+    });
+    this.state = this.buildState();
+  }
+
+  start(): void {
+    window.addEventListener('online', this.retryNow);
+    this.connection.start();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    window.removeEventListener('online', this.retryNow);
+    this.connection.stop();
+    for (const lane of this.lanes.values()) clearTimeout(lane.retryTimer);
+    this.listeners.clear();
+  }
+
+  // ---- React binding ---------------------------------------------------------------------------
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  };
+
+  readonly getState = (): GroupViewState => this.state;
+
+  private emit(): void {
+    if (this.disposed) return;
+    this.state = this.buildState();
+    for (const listener of this.listeners) listener();
+  }
+
+  private buildState(): GroupViewState {
+    const counters: Counter[] = [];
+    for (const id of this.order) {
+      const view = this.counterView(id);
+      if (view) counters.push(view);
+    }
+    let pendingCount = 0;
+    for (const lane of this.lanes.values()) pendingCount += lane.ops.length;
+    return {
+      group: this.groupView(),
+      counters,
+      status: this.status,
+      error: this.error,
+      fatal: this.fatal,
+      lastCreatedId: this.lastCreatedId,
+      pendingCount,
+    };
+  }
+
+  private counterView(id: string): Counter | null {
+    const base = this.counters.get(id);
+    if (!base) return null;
+    const rev = this.laneRevs.get(id) ?? 0;
+    const cached = this.viewCache.get(id);
+    if (cached && cached.base === base && cached.rev === rev) return cached.view;
+    let view: Counter | null = base;
+    for (const op of this.lanes.get(id)?.ops ?? []) {
+      if (view === null) break;
+      if (op.kind === 'adjust') view = { ...view, value: view.value + op.delta };
+      else if (op.kind === 'patch') view = { ...view, ...op.patch };
+      else if (op.kind === 'delete') view = null;
+    }
+    this.viewCache.set(id, { base, rev, view });
+    return view;
+  }
+
+  private groupView(): Group {
+    let view = this.group;
+    for (const op of this.lanes.get(GROUP_LANE)?.ops ?? []) {
+      if (op.kind === 'group') view = { ...view, ...op.patch };
+    }
+    return view;
+  }
+
+  // ---- user actions ----------------------------------------------------------------------------
+
+  adjust(counterId: string, direction: AdjustDirection): void {
+    const view = this.counterView(counterId);
+    if (!view) return;
+    const delta = direction === 'increment' ? view.incrementStep : -view.decrementStep;
+    const lane = this.lane(counterId);
+    const last = lane.ops.at(-1);
+    if (last?.kind === 'adjust' && !last.sent && last.direction === direction) {
+      last.times += 1;
+      last.delta += delta;
+    } else {
+      this.enqueue(lane, {
+        kind: 'adjust',
+        opId: newOperationId(),
+        sent: false,
+        counterId,
+        direction,
+        times: 1,
+        delta,
+      });
+    }
+    this.touch(counterId);
+    this.emit();
+    this.pump(lane);
+  }
+
+  updateCounter(counterId: string, patch: CounterPatch): void {
+    if (!this.counterView(counterId) || Object.keys(patch).length === 0) return;
+    const lane = this.lane(counterId);
+    this.enqueue(lane, { kind: 'patch', opId: newOperationId(), sent: false, counterId, patch });
+    this.touch(counterId);
+    this.emit();
+    this.pump(lane);
+  }
+
+  deleteCounter(counterId: string): void {
+    if (!this.counterView(counterId)) return;
+    const lane = this.lane(counterId);
+    this.enqueue(lane, { kind: 'delete', opId: newOperationId(), sent: false, counterId });
+    this.touch(counterId);
+    this.emit();
+    this.pump(lane);
+  }
+
+  createCounter(): void {
+    const lane = this.lane(CREATE_LANE);
+    this.enqueue(lane, { kind: 'create', opId: newOperationId(), sent: false });
+    this.emit();
+    this.pump(lane);
+  }
+
+  updateGroup(patch: GroupPatch): void {
+    if (Object.keys(patch).length === 0) return;
+    const lane = this.lane(GROUP_LANE);
+    this.enqueue(lane, { kind: 'group', opId: newOperationId(), sent: false, patch });
+    this.emit();
+    this.pump(lane);
+  }
+
+  dismissError(): void {
+    this.error = null;
+    this.emit();
+  }
+
+  // ---- server state ----------------------------------------------------------------------------
+
+  /**
+   * A `ready` snapshot replaces what is held, except what is provably newer than it: counters
+   * (and the group) this tab already saw at a later version through an HTTP answer.
+   */
+  private applySnapshot(message: ReadyMessage): void {
+    const next = new Map<string, Counter>();
+    const order: string[] = [];
+    for (const counter of message.counters) {
+      if (this.deleted.has(counter.id)) continue;
+      const held = this.counters.get(counter.id);
+      next.set(counter.id, held && held.version > counter.version ? held : counter);
+      order.push(counter.id);
+    }
+    for (const id of this.order) {
+      const held = this.counters.get(id);
+      if (!held || next.has(id)) continue;
+      if (held.version > message.seq) {
+        // Created after the snapshot was taken (this tab saw it in an HTTP answer first).
+        next.set(id, held);
+        order.push(id);
+      } else this.deleted.add(id);
+    }
+    this.counters.clear();
+    for (const [id, counter] of next) this.counters.set(id, counter);
+    this.order = order;
+    for (const id of [...this.lanes.keys()]) {
+      if (!id.startsWith('#') && !this.counters.has(id)) this.dropLane(id);
+    }
+    if (message.seq >= this.groupSeq) {
+      this.group = message.group;
+      this.groupSeq = message.seq;
+    }
+    this.emit();
+  }
+
+  private applyChanges(changes: readonly Change[]): void {
+    for (const change of changes) {
+      switch (change.type) {
+        case 'counter.created':
+        case 'counter.updated':
+          this.absorbCounter(change.counter);
+          break;
+        case 'counter.deleted':
+          this.removeCounter(change.counterId);
+          break;
+        case 'group.updated':
+          if (change.seq > this.groupSeq) {
+            this.group = change.group;
+            this.groupSeq = change.seq;
+          }
+          break;
+      }
+      if (change.opId !== undefined) this.retire(change.opId);
+    }
+    this.emit();
+  }
+
+  /** Inserts a counter (skipping duplicates) or applies it if newer than the one held. */
+  private absorbCounter(counter: Counter): void {
+    if (this.deleted.has(counter.id)) return;
+    const held = this.counters.get(counter.id);
+    if (held) {
+      if (counter.version > held.version) this.counters.set(counter.id, counter);
+      return;
+    }
+    this.counters.set(counter.id, counter);
+    // Keep creation order even if events arrive out of order.
+    let index = this.order.length;
+    while (index > 0) {
+      const previous = this.counters.get(this.order[index - 1] ?? '');
+      if (!previous || previous.createdAt <= counter.createdAt) break;
+      index -= 1;
+    }
+    this.order.splice(index, 0, counter.id);
+  }
+
+  private removeCounter(id: string): void {
+    this.deleted.add(id);
+    this.counters.delete(id);
+    this.viewCache.delete(id);
+    this.order = this.order.filter((other) => other !== id);
+    this.dropLane(id);
+  }
+
+  // ---- operation lanes -------------------------------------------------------------------------
+
+  private lane(key: string): Lane {
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = { key, ops: [], inflight: null, retryTimer: undefined, attempt: 0 };
+      this.lanes.set(key, lane);
+    }
+    return lane;
+  }
+
+  private enqueue(lane: Lane, op: Op): void {
+    lane.ops.push(op);
+    this.byOpId.set(op.opId, lane);
+  }
+
+  private touch(key: string): void {
+    this.laneRevs.set(key, (this.laneRevs.get(key) ?? 0) + 1);
+  }
+
+  /** Removes a confirmed (or failed) operation from its lane. */
+  private retire(opId: string): boolean {
+    const lane = this.byOpId.get(opId);
+    if (!lane) return false;
+    this.byOpId.delete(opId);
+    const index = lane.ops.findIndex((op) => op.opId === opId);
+    if (index === -1) return false;
+    lane.ops.splice(index, 1);
+    this.touch(lane.key);
+    return true;
+  }
+
+  private dropLane(key: string): void {
+    const lane = this.lanes.get(key);
+    if (!lane) return;
+    clearTimeout(lane.retryTimer);
+    for (const op of lane.ops) this.byOpId.delete(op.opId);
+    lane.ops = [];
+    this.lanes.delete(key);
+    this.touch(key);
+  }
+
+  private pump(lane: Lane): void {
+    if (this.disposed || lane.inflight || lane.retryTimer !== undefined) return;
+    const op = lane.ops[0];
+    if (!op) {
+      if (this.lanes.get(lane.key) === lane) this.lanes.delete(lane.key);
+      return;
+    }
+    op.sent = true;
+    lane.inflight = op;
+    this.send(op).then(
+      (result) => {
+        lane.inflight = null;
+        lane.attempt = 0;
+        if (this.disposed) return;
+        this.succeeded(op, result);
+        this.emit();
+        this.pump(lane);
+      },
+      (error: unknown) => {
+        lane.inflight = null;
+        if (this.disposed) return;
+        const stillPending = lane.ops[0] === op;
+        if (stillPending && shouldRetry(error, lane.attempt)) {
+          lane.attempt += 1;
+          const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (lane.attempt - 1));
+          lane.retryTimer = setTimeout(
+            () => {
+              lane.retryTimer = undefined;
+              this.pump(lane);
+            },
+            ceiling / 2 + Math.random() * (ceiling / 2),
+          );
+          return;
+        }
+        lane.attempt = 0;
+        if (stillPending) {
+          this.retire(op.opId);
+          this.failed(op, error);
+        }
+        this.emit();
+        this.pump(lane);
+      },
+    );
+  }
+
+  private readonly retryNow = (): void => {
+    for (const lane of this.lanes.values()) {
+      if (lane.retryTimer === undefined) continue;
+      clearTimeout(lane.retryTimer);
+      lane.retryTimer = undefined;
+      this.pump(lane);
+    }
+  };
+
+  private send(op: Op): Promise<Counter | Group | undefined> {
+    const { slug, key } = this;
+    switch (op.kind) {
+      case 'adjust':
+        return adjustCounter(slug, key, op.counterId, op.direction, op.times, op.opId);
+      case 'patch':
+        return updateCounter(
+          slug,
+          key,
+          op.counterId,
+          op.patch satisfies CounterPatchInput,
+          op.opId,
+        );
+      case 'delete':
+        return deleteCounter(slug, key, op.counterId, op.opId);
+      case 'create':
+        return createCounter(slug, key, op.opId);
+      case 'group':
+        return updateGroup(slug, key, op.patch satisfies GroupPatchInput, op.opId);
+    }
+  }
+
+  private succeeded(op: Op, result: Counter | Group | undefined): void {
+    switch (op.kind) {
+      case 'adjust':
+      case 'patch':
+        // The answer is the counter right after this operation: once what we hold is at least
+        // that new, it contains the operation, so the pending copy goes in the same step.
+        if (result) this.absorbCounter(result as Counter);
+        this.retire(op.opId);
+        return;
+      case 'create': {
+        const counter = result as Counter;
+        this.absorbCounter(counter);
+        this.retire(op.opId);
+        this.lastCreatedId = counter.id;
+        return;
+      }
+      case 'delete':
+        this.retire(op.opId);
+        this.removeCounter(op.counterId);
+        return;
+      case 'group':
+        // Without a version on groups, the answer only counts while the live change that carries
+        // this operation has not arrived (after it, the change stream is at least as new).
+        if (this.retire(op.opId)) this.group = result as Group;
+        return;
+    }
+  }
+
+  private failed(op: Op, error: unknown): void {
+    const serverMessage = error instanceof ApiRequestError ? error.serverMessage : undefined;
+    const notFound = error instanceof ApiRequestError && error.code === 'counter_not_found';
+    switch (op.kind) {
+      case 'adjust':
+      case 'patch':
+        // Someone else deleted the counter meanwhile: its card is gone, nothing to report.
+        if (notFound && this.deleted.has(op.counterId)) return;
+        if (notFound) this.removeCounter(op.counterId);
+        this.error = serverMessage ?? MESSAGES.failedToUpdateCounter;
+        return;
+      case 'delete':
+        if (notFound) {
+          this.removeCounter(op.counterId);
+          return;
+        }
+        this.error = serverMessage ?? MESSAGES.failedToDeleteCounter;
+        return;
+      case 'create':
+        this.error = serverMessage ?? MESSAGES.failedToCreateCounter;
+        return;
+      case 'group':
+        // SPEC §8: group update failures are only logged.
+        console.error('Failed to update group', error);
+        return;
+    }
+  }
+}
+
+function shouldRetry(error: unknown, attempt: number): boolean {
+  if (!(error instanceof ApiRequestError) || !error.retriable) return false;
+  return error.status === 0 || attempt < MAX_SERVER_RETRIES;
+}

@@ -1,0 +1,441 @@
+import { Check, CircleAlert, House, LoaderCircle, Plus, Share2, WifiOff, X } from 'lucide-react';
+import { lazy, Suspense, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import type { GroupSnapshot } from '../../shared/api.js';
+import { COPIED_MS, COPY_ERROR_MS } from '../../shared/limits.js';
+import { MESSAGES } from '../../shared/messages.js';
+import { isValidKeyFormat, parseGroupName, sanitizeText } from '../../shared/rules.js';
+import { Avatar } from '../components/Avatar.js';
+import { CounterCard, prefetchCardEditors } from '../components/CounterCard.js';
+import { Footer } from '../components/Footer.js';
+import { InlineEdit } from '../components/InlineEdit.js';
+import { Logo } from '../components/Logo.js';
+import { whenIdle } from '../lib/idle.js';
+import type { LiveStatus } from '../live/connection.js';
+import { GroupStore } from '../live/groupStore.js';
+import { ApiRequestError, joinGroup } from '../lib/api.js';
+import { copyText } from '../lib/clipboard.js';
+import { takeHandOver } from '../lib/handoff.js';
+import { groupUrl, navigate } from '../lib/router.js';
+import { ensureGuestName, saveGuestName } from '../lib/storage.js';
+import { card, mutedText, primaryButton, secondaryButton } from '../lib/ui.js';
+
+const loadProfilePictureDialog = () => import('../components/ProfilePictureDialog.js');
+const ProfilePictureDialog = lazy(() =>
+  loadProfilePictureDialog().then((m) => ({ default: m.ProfilePictureDialog })),
+);
+
+type Access =
+  | { phase: 'loading' }
+  | { phase: 'denied'; message: string }
+  | { phase: 'granted'; store: GroupStore };
+
+/** SPEC §2 route /{groupName}?key=…: loading, then access denied or the group. */
+export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey: string | null }) {
+  const [access, setAccess] = useState<Access>({ phase: 'loading' });
+
+  useEffect(() => {
+    let store: GroupStore | null = null;
+    let cancelled = false;
+    const deny = (message: string) => {
+      setAccess({ phase: 'denied', message });
+    };
+    const key = accessKey?.trim() ?? '';
+    const parsed = parseGroupName(rawName);
+    if (rawName.trim() === '' || key === '') {
+      deny(MESSAGES.missingNameOrKey);
+      return;
+    }
+    if (!isValidKeyFormat(key)) {
+      deny(MESSAGES.invalidKeyFormat);
+      return;
+    }
+    if (!parsed.ok) {
+      deny(parsed.message);
+      return;
+    }
+    const slug = parsed.value;
+    setAccess({ phase: 'loading' });
+    const open = (snapshot: GroupSnapshot) => {
+      if (cancelled) return;
+      store = new GroupStore(snapshot.group.name, key, snapshot);
+      store.start();
+      // Canonical address (the slug), so Share URL and reloads use it.
+      const canonical = groupUrl(snapshot.group.name, key);
+      if (window.location.pathname + window.location.search !== canonical) {
+        window.history.replaceState(null, '', canonical);
+      }
+      setAccess({ phase: 'granted', store });
+    };
+    const handed = takeHandOver(slug, key);
+    if (handed) open(handed);
+    else {
+      joinGroup(slug, key).then(open, (error: unknown) => {
+        if (!cancelled) deny(accessError(error));
+      });
+    }
+    return () => {
+      cancelled = true;
+      store?.dispose();
+    };
+  }, [rawName, accessKey]);
+
+  useEffect(() => {
+    if (access.phase === 'loading') document.title = `${MESSAGES.loadingGroup} · Tally`;
+    if (access.phase === 'denied') document.title = 'Access Denied · Tally';
+  }, [access.phase]);
+
+  if (access.phase === 'loading') {
+    return (
+      <Shell>
+        <div
+          role="status"
+          className={`flex flex-1 items-center justify-center gap-3 text-lg ${mutedText}`}
+        >
+          <LoaderCircle className="size-5 animate-spin" aria-hidden="true" />
+          {MESSAGES.loadingGroup}
+        </div>
+      </Shell>
+    );
+  }
+  if (access.phase === 'denied') return <AccessDenied message={access.message} />;
+  return <GroupView store={access.store} />;
+}
+
+/** SPEC §5 group screen messages, else the raw message, else 'Access denied'. */
+function accessError(error: unknown): string {
+  if (error instanceof ApiRequestError) {
+    switch (error.code) {
+      case 'missing_key':
+        return MESSAGES.missingNameOrKey;
+      case 'invalid_key_format':
+        return MESSAGES.invalidKeyFormat;
+      case 'wrong_key':
+        return MESSAGES.wrongKey;
+      default:
+        return error.message || MESSAGES.accessDenied;
+    }
+  }
+  return error instanceof Error && error.message ? error.message : MESSAGES.accessDenied;
+}
+
+function Shell({ children }: { children: ReactNode }) {
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <TopBar />
+      <main className="mx-auto flex w-full max-w-6xl flex-1 flex-col px-4 sm:px-6 lg:px-8">
+        {children}
+      </main>
+      <Footer />
+    </div>
+  );
+}
+
+function TopBar() {
+  return (
+    <div className="mx-auto flex w-full max-w-6xl items-center px-4 pt-3 pr-16 pb-2 sm:px-6 sm:pt-4 sm:pr-20 lg:px-8">
+      <a
+        href="/"
+        onClick={(event) => {
+          if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+          event.preventDefault();
+          navigate('/');
+        }}
+        className="-ml-1 inline-flex items-center gap-2 rounded-lg px-1 py-1 text-base font-bold tracking-tight"
+      >
+        <Logo size={28} />
+        Tally
+      </a>
+    </div>
+  );
+}
+
+function AccessDenied({ message }: { message: string }) {
+  return (
+    <Shell>
+      <div className="flex flex-1 items-center justify-center py-10">
+        <div className={`${card} w-full max-w-md p-6 text-center sm:p-8`}>
+          <div className="mx-auto flex size-12 items-center justify-center rounded-full bg-red-100 text-red-700 dark:bg-red-950/60 dark:text-red-300">
+            <CircleAlert className="size-6" aria-hidden="true" />
+          </div>
+          <h1 className="mt-4 text-2xl font-bold tracking-tight">Access Denied</h1>
+          <p role="alert" className="mt-2 text-zinc-700 dark:text-zinc-300">
+            {message}
+          </p>
+          <button
+            type="button"
+            onClick={() => {
+              navigate('/');
+            }}
+            className={`${primaryButton} mt-6`}
+          >
+            <House className="size-4" aria-hidden="true" />
+            Go Home
+          </button>
+        </div>
+      </div>
+    </Shell>
+  );
+}
+
+function GroupView({ store }: { store: GroupStore }) {
+  const state = useSyncExternalStore(store.subscribe, store.getState);
+  const { group, counters } = state;
+  const [editingPicture, setEditingPicture] = useState(false);
+
+  useEffect(() => {
+    document.title = `${group.displayName} · Tally`;
+  }, [group.displayName]);
+
+  // The dialogs are separate chunks: fetch them once the screen is up, before anyone needs them.
+  useEffect(() => {
+    whenIdle(() => {
+      prefetchCardEditors();
+      void loadProfilePictureDialog();
+    });
+  }, []);
+
+  // A counter this tab just created scrolls into view (it may be below the fold).
+  useEffect(() => {
+    if (state.lastCreatedId === null) return;
+    document
+      .getElementById(`counter-${state.lastCreatedId}`)
+      ?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }, [state.lastCreatedId]);
+
+  // Unconfirmed taps would be lost by closing the tab: ask first.
+  useEffect(() => {
+    if (state.pendingCount === 0) return;
+    const warn = (event: BeforeUnloadEvent) => {
+      event.preventDefault();
+    };
+    window.addEventListener('beforeunload', warn);
+    return () => {
+      window.removeEventListener('beforeunload', warn);
+    };
+  }, [state.pendingCount]);
+
+  if (state.fatal !== null) return <AccessDenied message={state.fatal} />;
+
+  const addCounter = () => {
+    store.createCounter();
+  };
+
+  return (
+    <Shell>
+      <header className="flex flex-col gap-4 pt-4 pb-6 sm:flex-row sm:items-center sm:gap-5">
+        <div className="flex min-w-0 flex-1 items-center gap-4">
+          <button
+            type="button"
+            aria-label="Change profile picture"
+            title="Change profile picture"
+            onClick={() => {
+              setEditingPicture(true);
+            }}
+            className="group/avatar relative size-16 shrink-0 rounded-full"
+          >
+            <Avatar
+              url={group.profileImageUrl}
+              name={group.displayName}
+              size={64}
+              className="shadow-sm"
+            />
+          </button>
+          <div className="min-w-0 flex-1">
+            <h1 className="text-2xl leading-9 font-bold tracking-tight sm:text-3xl sm:leading-10">
+              <InlineEdit
+                value={group.displayName}
+                label="Group name"
+                placeholder="Group Name"
+                onCommit={(text) => {
+                  const displayName = sanitizeText(text);
+                  // A blank display name is refused by the server: keep the current one.
+                  if (displayName !== '' && displayName !== group.displayName) {
+                    store.updateGroup({ displayName });
+                  }
+                }}
+              />
+            </h1>
+            <div className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1">
+              <GuestName />
+              <ConnectionBadge status={state.status} />
+            </div>
+          </div>
+        </div>
+        <div className="flex gap-2 sm:shrink-0">
+          <ShareButton url={window.location.origin + groupUrl(store.slug, store.key)} />
+          <button
+            type="button"
+            onClick={addCounter}
+            className={`${primaryButton} flex-1 sm:flex-none`}
+          >
+            <Plus className="size-4" aria-hidden="true" />
+            Add Counter
+          </button>
+        </div>
+      </header>
+
+      {state.error !== null && (
+        <div role="alert" className="mb-5 flex items-start gap-3 alert-error px-4 py-3">
+          <CircleAlert className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
+          <p className="flex-1">{state.error}</p>
+          <button
+            type="button"
+            aria-label="Dismiss error"
+            onClick={() => {
+              store.dismissError();
+            }}
+            className="-m-1 inline-flex size-7 shrink-0 items-center justify-center rounded-md hover:bg-red-100 dark:hover:bg-red-900/40"
+          >
+            <X className="size-4" aria-hidden="true" />
+          </button>
+        </div>
+      )}
+
+      {counters.length === 0 ? (
+        <EmptyState onCreate={addCounter} />
+      ) : (
+        <ul
+          aria-label="Counters"
+          className="grid grid-cols-1 gap-4 pb-6 md:grid-cols-2 lg:grid-cols-3"
+        >
+          {counters.map((counter) => (
+            <li key={counter.id} className="min-w-0">
+              <CounterCard counter={counter} store={store} />
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {editingPicture && (
+        <Suspense fallback={null}>
+          <ProfilePictureDialog
+            currentUrl={group.profileImageUrl}
+            groupName={group.displayName}
+            onSave={(profileImageUrl) => {
+              store.updateGroup({ profileImageUrl });
+            }}
+            onClose={() => {
+              setEditingPicture(false);
+            }}
+          />
+        </Suspense>
+      )}
+    </Shell>
+  );
+}
+
+function EmptyState({ onCreate }: { onCreate: () => void }) {
+  return (
+    <div className="flex flex-col items-center rounded-2xl border border-dashed border-zinc-300 px-6 py-14 text-center dark:border-zinc-700">
+      <div className="flex size-12 items-center justify-center rounded-full bg-indigo-100 text-indigo-700 dark:bg-indigo-950/60 dark:text-indigo-300">
+        <Plus className="size-6" aria-hidden="true" />
+      </div>
+      <h2 className="mt-4 text-lg font-semibold">{MESSAGES.noCountersTitle}</h2>
+      <p className={`mt-1 ${mutedText}`}>{MESSAGES.noCountersBody}</p>
+      <button type="button" onClick={onCreate} className={`${primaryButton} mt-6`}>
+        <Plus className="size-4" aria-hidden="true" />
+        Create First Counter
+      </button>
+    </div>
+  );
+}
+
+/** SPEC §2/§5: 'Signed in as {name}', edited inline; a blank or unchanged name is not saved. */
+function GuestName() {
+  const [name, setName] = useState(ensureGuestName);
+  return (
+    <p className={`flex min-w-0 items-center gap-1 text-sm ${mutedText}`}>
+      <span className="shrink-0">Signed in as</span>
+      <InlineEdit
+        value={name}
+        label="Your name"
+        placeholder="Your name"
+        maxLength={100}
+        onCommit={(text) => {
+          const next = text.trim();
+          if (next === '' || next === name) return;
+          saveGuestName(next);
+          setName(next);
+        }}
+        className="font-medium text-zinc-900 dark:text-zinc-100"
+      />
+    </p>
+  );
+}
+
+function ConnectionBadge({ status }: { status: LiveStatus }) {
+  if (status === 'offline') {
+    return (
+      <span
+        role="status"
+        className="inline-flex items-center gap-1.5 rounded-full bg-amber-100 px-2.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950/60 dark:text-amber-200"
+      >
+        <WifiOff className="size-3.5" aria-hidden="true" />
+        Offline · reconnecting…
+      </span>
+    );
+  }
+  return (
+    <span
+      role="status"
+      className={`inline-flex items-center gap-1.5 text-xs font-medium ${mutedText}`}
+    >
+      <span
+        aria-hidden="true"
+        className={`size-2 rounded-full ${status === 'live' ? 'bg-emerald-500' : 'animate-pulse bg-zinc-400'}`}
+      />
+      {status === 'live' ? 'Live' : 'Connecting…'}
+    </span>
+  );
+}
+
+function ShareButton({ url }: { url: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+
+  useEffect(() => {
+    if (state === 'idle') return;
+    const timer = setTimeout(
+      () => {
+        setState('idle');
+      },
+      state === 'copied' ? COPIED_MS : COPY_ERROR_MS,
+    );
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [state]);
+
+  return (
+    <div className="relative flex-1 sm:flex-none">
+      <button
+        type="button"
+        onClick={() => {
+          copyText(url).then(
+            () => {
+              setState('copied');
+            },
+            () => {
+              setState('failed');
+            },
+          );
+        }}
+        className={`${secondaryButton} w-full`}
+      >
+        {state === 'copied' ? (
+          <Check className="size-4 text-emerald-600 dark:text-emerald-400" aria-hidden="true" />
+        ) : (
+          <Share2 className="size-4" aria-hidden="true" />
+        )}
+        <span aria-live="polite">{state === 'copied' ? MESSAGES.copied : 'Share URL'}</span>
+      </button>
+      {state === 'failed' && (
+        <p
+          role="alert"
+          className="absolute top-full right-0 z-10 mt-2 w-64 rounded-xl border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 shadow-lg dark:border-red-900/60 dark:bg-red-950 dark:text-red-200"
+        >
+          {MESSAGES.copyFailed}
+        </p>
+      )}
+    </div>
+  );
+}

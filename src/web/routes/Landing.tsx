@@ -1,0 +1,277 @@
+import { ArrowRight, KeyRound, LoaderCircle, Users } from 'lucide-react';
+import { useEffect, useId, useState, type SyntheticEvent } from 'react';
+import type { GroupPreview } from '../../shared/api.js';
+import { GROUP_LOOKUP_DEBOUNCE_MS, KEY_GENERATION_MS } from '../../shared/limits.js';
+import { MESSAGES } from '../../shared/messages.js';
+import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
+import { Footer } from '../components/Footer.js';
+import { Logo } from '../components/Logo.js';
+import { ApiRequestError, fetchGroupPreview, joinGroup } from '../lib/api.js';
+import { handOver } from '../lib/handoff.js';
+import { whenIdle } from '../lib/idle.js';
+import { generateAccessKey } from '../lib/ids.js';
+import { groupUrl, navigate } from '../lib/router.js';
+import {
+  card,
+  errorText,
+  mutedText,
+  primaryButton,
+  secondaryButton,
+  textInput,
+} from '../lib/ui.js';
+
+type Lookup =
+  | { state: 'idle' }
+  | { state: 'exists'; slug: string; preview: GroupPreview }
+  | { state: 'absent'; slug: string }
+  | { state: 'error'; slug: string; message: string };
+
+type FieldError = { field: 'name' | 'key' | 'form'; message: string };
+
+export function Landing() {
+  const nameId = useId();
+  const keyId = useId();
+  const nameErrorId = useId();
+  const keyErrorId = useId();
+  const noteId = useId();
+  const [name, setName] = useState('');
+  const [key, setKey] = useState('');
+  const [generating, setGenerating] = useState(false);
+  const [lookup, setLookup] = useState<Lookup>({ state: 'idle' });
+  const [error, setError] = useState<FieldError | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+  const [logoFailed, setLogoFailed] = useState<string | null>(null);
+
+  const parsedName = parseGroupName(name);
+  const slug = parsedName.ok ? parsedName.value : null;
+  // A lookup answer only counts for the name it was made for.
+  const current = lookup.state !== 'idle' && lookup.slug === slug ? lookup : null;
+  const exists = current?.state === 'exists';
+
+  useEffect(() => {
+    document.title = 'Tally';
+    // Most visits continue to a group: have its screen ready by then.
+    whenIdle(() => {
+      void import('./Group.js');
+    });
+  }, []);
+
+  // SPEC §2: look the group up once typing has paused for 300 ms (one request per pause).
+  useEffect(() => {
+    if (slug === null) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      fetchGroupPreview(slug, controller.signal).then(
+        (preview) => {
+          setLookup(preview ? { state: 'exists', slug, preview } : { state: 'absent', slug });
+        },
+        (lookupError: unknown) => {
+          if (controller.signal.aborted) return;
+          const message = lookupError instanceof Error ? lookupError.message : String(lookupError);
+          setLookup({ state: 'error', slug, message: MESSAGES.errorCheckingGroup(message) });
+        },
+      );
+    }, GROUP_LOOKUP_DEBOUNCE_MS);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [slug]);
+
+  const generate = () => {
+    setGenerating(true);
+    setTimeout(() => {
+      setKey(generateAccessKey());
+      setGenerating(false);
+      if (error?.field === 'key') setError(null);
+    }, KEY_GENERATION_MS);
+  };
+
+  const submit = async (event: SyntheticEvent) => {
+    event.preventDefault();
+    if (submitting) return;
+    if (!parsedName.ok) {
+      setError({ field: 'name', message: parsedName.message });
+      return;
+    }
+    const trimmedKey = key.trim();
+    if (!isValidKeyFormat(trimmedKey)) {
+      setError({ field: 'key', message: MESSAGES.landingInvalidKey });
+      return;
+    }
+    setError(null);
+    setSubmitting(true);
+    try {
+      const snapshot = await joinGroup(parsedName.value, trimmedKey);
+      handOver(trimmedKey, snapshot);
+      navigate(groupUrl(snapshot.group.name, trimmedKey));
+    } catch (joinError) {
+      setSubmitting(false);
+      setError(landingError(joinError));
+    }
+  };
+
+  const preview = current?.state === 'exists' ? current.preview : null;
+  const pictureUrl = preview?.profileImageUrl ?? null;
+  const showPicture = pictureUrl !== null && logoFailed !== pictureUrl;
+  const nameError = error?.field === 'name' ? error.message : null;
+  const keyError = error?.field === 'key' ? error.message : null;
+
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <main className="mx-auto flex w-full max-w-md flex-1 flex-col justify-center px-4 pt-16 pb-6 sm:px-6">
+        <div className="flex flex-col items-center text-center">
+          {showPicture ? (
+            <img
+              src={pictureUrl}
+              alt={`${preview?.name ?? 'Group'} profile picture`}
+              width={72}
+              height={72}
+              referrerPolicy="no-referrer"
+              onError={() => {
+                setLogoFailed(pictureUrl);
+              }}
+              className="size-[72px] rounded-full object-cover shadow-md ring-4 ring-white dark:ring-zinc-900"
+            />
+          ) : (
+            <Logo size={72} />
+          )}
+          <h1 className="mt-5 text-3xl font-bold tracking-tight sm:text-4xl">Tally</h1>
+          <p className={`mt-3 text-base text-balance ${mutedText}`}>{MESSAGES.tagline}</p>
+        </div>
+
+        <form
+          noValidate
+          onSubmit={(event) => void submit(event)}
+          className={`${card} mt-8 p-5 sm:p-6`}
+        >
+          <label htmlFor={nameId} className="block text-sm font-medium">
+            Unique Group Name
+          </label>
+          <input
+            id={nameId}
+            value={name}
+            onChange={(event) => {
+              setName(event.target.value);
+              if (error?.field !== 'key') setError(null);
+            }}
+            placeholder="e.g. climbing-club"
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            aria-invalid={nameError !== null}
+            aria-describedby={nameError ? nameErrorId : undefined}
+            className={`mt-1.5 ${textInput}`}
+          />
+          <div className="mt-1.5 min-h-5 text-xs">
+            {nameError ? (
+              <p id={nameErrorId} role="alert" className={errorText}>
+                {nameError}
+              </p>
+            ) : current?.state === 'error' ? (
+              <p role="alert" className={errorText}>
+                {current.message}
+              </p>
+            ) : exists ? (
+              <p className="inline-flex items-center gap-1.5 font-medium text-indigo-700 dark:text-indigo-300">
+                <Users className="size-3.5" aria-hidden="true" />
+                {MESSAGES.groupExists}
+              </p>
+            ) : slug !== null && slug !== name ? (
+              <p className={mutedText}>
+                Link: <span className="font-mono">/{slug}</span>
+              </p>
+            ) : null}
+          </div>
+
+          <label htmlFor={keyId} className="mt-3 block text-sm font-medium">
+            Access Key
+          </label>
+          <input
+            id={keyId}
+            value={key}
+            onChange={(event) => {
+              setKey(event.target.value);
+              if (error?.field === 'key' || error?.field === 'form') setError(null);
+            }}
+            placeholder="16–128 hex characters"
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            aria-invalid={keyError !== null}
+            aria-describedby={
+              [keyError ? keyErrorId : '', exists ? noteId : ''].join(' ').trim() || undefined
+            }
+            className={`mt-1.5 font-mono ${textInput}`}
+          />
+          {keyError && (
+            <p id={keyErrorId} role="alert" className={`mt-1.5 ${errorText}`}>
+              {keyError}
+            </p>
+          )}
+          <button
+            type="button"
+            onClick={generate}
+            disabled={generating}
+            className={`${secondaryButton} mt-2.5 w-full`}
+          >
+            {generating ? (
+              <LoaderCircle className="size-4 animate-spin" aria-hidden="true" />
+            ) : (
+              <KeyRound className="size-4" aria-hidden="true" />
+            )}
+            {generating ? 'Generating...' : 'Generate Secure Key'}
+          </button>
+
+          {exists && (
+            <p
+              id={noteId}
+              className="mt-4 rounded-xl border border-indigo-200 bg-indigo-50 px-3.5 py-2.5 text-sm text-indigo-900 dark:border-indigo-900/60 dark:bg-indigo-950/40 dark:text-indigo-200"
+            >
+              {MESSAGES.groupExistsNote}
+            </p>
+          )}
+
+          {error?.field === 'form' && (
+            <p role="alert" className="mt-4 alert-error px-3.5 py-2.5">
+              {error.message}
+            </p>
+          )}
+
+          <button
+            type="submit"
+            disabled={submitting}
+            className={`${primaryButton} mt-5 w-full py-3 text-base`}
+          >
+            {exists ? 'Join Group' : 'Create Group'}
+            {submitting ? (
+              <LoaderCircle className="size-4 animate-spin" aria-hidden="true" />
+            ) : (
+              <ArrowRight className="size-4" aria-hidden="true" />
+            )}
+          </button>
+        </form>
+      </main>
+      <Footer />
+    </div>
+  );
+}
+
+/** SPEC §5/§8 landing messages for a failed join. */
+function landingError(error: unknown): FieldError {
+  if (error instanceof ApiRequestError) {
+    switch (error.code) {
+      case 'wrong_key':
+        return { field: 'form', message: MESSAGES.groupExistsWrongKey };
+      case 'invalid_key_format':
+      case 'missing_key':
+        return { field: 'key', message: MESSAGES.landingInvalidKey };
+      case 'invalid_group_name':
+        return { field: 'name', message: error.message };
+      default:
+        break;
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { field: 'form', message: MESSAGES.errorValidatingAccess(message) };
+}
