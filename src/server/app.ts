@@ -15,14 +15,13 @@ import { BODY_LIMIT_BYTES } from '../shared/limits.js';
 import { MESSAGES } from '../shared/messages.js';
 import { CLOSE_CODES } from '../shared/protocol.js';
 import { Batcher } from './batcher.js';
-import { MemoryBus } from './bus/memory.js';
 import type { Config } from './config.js';
 import { TallyService } from './core/service.js';
 import { HttpError } from './errors.js';
 import { LiveHub } from './live/hub.js';
 import { logSerializers, redactPaths } from './logger.js';
 import { registerApiRoutes } from './routes/api.js';
-import { openStore } from './store/index.js';
+import { openBackend } from './store/index.js';
 import type { Store } from './store/types.js';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -64,8 +63,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 200 },
   });
 
-  const store = await openStore(config.database);
-  const bus = new MemoryBus();
+  const { store, bus } = await openBackend(config.database, app.log);
   const batcher = new Batcher(store, bus);
   const service = new TallyService(store, batcher);
   const hub = new LiveHub(bus, service, app.log, options.heartbeatMs);

@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 
-export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+export type DatabaseConfig =
+  { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; poolSize: number };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -39,8 +40,25 @@ function parsePort(raw: string | undefined): number {
   return port;
 }
 
+/** PostgreSQL connections per instance unless PG_POOL_SIZE says otherwise. */
+const DEFAULT_PG_POOL_SIZE = 10;
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function parsePoolSize(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_PG_POOL_SIZE;
+  const size = Number(raw);
+  if (!/^\d+$/.test(raw) || size < 1 || size > 1_000) {
+    throw new ConfigError(`PG_POOL_SIZE must be an integer from 1 to 1000 (got "${raw}")`);
+  }
+  return size;
+}
+
 /** Never echoes the URL itself: a Postgres URL may carry a password. */
-export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): DatabaseConfig {
+export function parseDatabaseUrl(
+  raw: string | undefined,
+  cwd = process.cwd(),
+  poolSize = DEFAULT_PG_POOL_SIZE,
+): DatabaseConfig {
   const url = raw === undefined || raw === '' ? DEFAULT_DATABASE_URL : raw;
   if (url.startsWith('file:')) {
     const file = url.slice('file:'.length);
@@ -49,12 +67,19 @@ export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): 
     return { kind: 'sqlite', file: file === ':memory:' ? file : path.resolve(cwd, file) };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    let parsed: URL;
     try {
-      new URL(url);
+      parsed = new URL(url);
     } catch {
       throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
     }
-    return { kind: 'postgres', url };
+    const schema = parsed.searchParams.get('schema');
+    if (schema !== null && !SCHEMA_NAME.test(schema)) {
+      throw new ConfigError(
+        'DATABASE_URL schema= must be lowercase letters, digits and underscores',
+      );
+    }
+    return { kind: 'postgres', url, poolSize };
   }
   throw new ConfigError('DATABASE_URL must start with file: (SQLite) or postgres:// (PostgreSQL)');
 }
@@ -73,7 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: parsePort(env.PORT),
     host,
-    database: parseDatabaseUrl(env.DATABASE_URL),
+    database: parseDatabaseUrl(env.DATABASE_URL, process.cwd(), parsePoolSize(env.PG_POOL_SIZE)),
     logLevel: parseLogLevel(env.LOG_LEVEL),
   };
 }

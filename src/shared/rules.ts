@@ -66,7 +66,13 @@ export function sanitizeText(input: string): string {
     if (next === current) break;
     current = next;
   }
-  return current.trim().slice(0, TEXT_MAX_LENGTH);
+  return truncateCharacters(current.trim(), TEXT_MAX_LENGTH);
+}
+
+/** Cuts to a number of characters (code points), never through the middle of an emoji. */
+function truncateCharacters(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return Array.from(text).slice(0, max).join('');
 }
 
 /**

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
-import type { Config } from '../../src/server/config.js';
+import type { Config, DatabaseConfig } from '../../src/server/config.js';
 
 export interface TestServer {
   app: FastifyInstance;
@@ -16,7 +16,7 @@ export interface TestServer {
   url: string;
   /** ws://127.0.0.1:PORT */
   wsUrl: string;
-  /** The SQLite file behind this server. */
+  /** The SQLite file behind this server (unused when it runs on PostgreSQL). */
   databaseFile: string;
   /** Every log line written so far, raw JSON text. */
   logs: () => string;
@@ -24,9 +24,14 @@ export interface TestServer {
   close: (options?: { keepDatabase?: boolean }) => Promise<void>;
 }
 
-export async function startServer(
-  options: { heartbeatMs?: number; logLevel?: Config['logLevel'] } = {},
-): Promise<TestServer> {
+export interface TestServerOptions {
+  heartbeatMs?: number;
+  logLevel?: Config['logLevel'];
+  /** Defaults to a throwaway SQLite file. */
+  database?: DatabaseConfig;
+}
+
+export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-test-'));
   const lines: string[] = [];
   const logStream = new Writable({
@@ -40,7 +45,7 @@ export async function startServer(
     config: {
       port: 0,
       host: '127.0.0.1',
-      database: { kind: 'sqlite', file: databaseFile },
+      database: options.database ?? { kind: 'sqlite', file: databaseFile },
       logLevel: options.logLevel ?? 'info',
     },
     logStream,

@@ -30,7 +30,12 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@localhost:5432/db' }).database).toEqual({
       kind: 'postgres',
       url: 'postgres://u@localhost:5432/db',
+      poolSize: 10,
     });
+    expect(
+      loadConfig({ DATABASE_URL: 'postgresql://u@h/db?schema=tally_a', PG_POOL_SIZE: '4' })
+        .database,
+    ).toEqual({ kind: 'postgres', url: 'postgresql://u@h/db?schema=tally_a', poolSize: 4 });
   });
 
   it('fails fast with a message naming the bad variable', () => {
@@ -40,6 +45,12 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/^DATABASE_URL/);
     expect(() => loadConfig({ DATABASE_URL: 'file:' })).toThrow(/^DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://h/db?schema=Bad;Drop' })).toThrow(
+      /^DATABASE_URL schema/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://h/db', PG_POOL_SIZE: '0' })).toThrow(
+      /^PG_POOL_SIZE/,
+    );
   });
 
   it('never echoes a database URL, which may hold a password', () => {

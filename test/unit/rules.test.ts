@@ -114,6 +114,12 @@ describe('text sanitiser (SPEC §5)', () => {
     expect(sanitizeText('x'.repeat(1500))).toHaveLength(1000);
   });
 
+  it('counts characters, not UTF-16 units, and never cuts an emoji in half', () => {
+    const result = sanitizeText('😀'.repeat(1200));
+    expect(Array.from(result)).toHaveLength(1000);
+    expect(result).toBe('😀'.repeat(1000));
+  });
+
   it('keeps ordinary text, including words that merely contain "on"', () => {
     expect(sanitizeText('Ones done = 5')).toBe('Ones done = 5');
     expect(sanitizeText('Push-ups 💪 (daily)')).toBe('Push-ups 💪 (daily)');

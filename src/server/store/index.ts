@@ -1,14 +1,57 @@
+/** Opens the store and bus the configuration names. */
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { MemoryBus } from '../bus/memory.js';
+import { PostgresBus } from '../bus/postgres.js';
+import type { Bus } from '../bus/types.js';
 import type { DatabaseConfig } from '../config.js';
-import { ConfigError } from '../config.js';
+import { parsePostgresUrl, PostgresStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
-/** Opens the store the configuration names and brings its schema up to date. */
-export async function openStore(database: DatabaseConfig): Promise<Store> {
-  if (database.kind === 'postgres') {
-    throw new ConfigError('DATABASE_URL: PostgreSQL support is not part of this build yet');
+export interface Backend {
+  store: Store;
+  bus: Bus;
+}
+
+/** Brings the schema up to date; with PostgreSQL also starts listening to other instances. */
+export async function openBackend(
+  database: DatabaseConfig,
+  log: FastifyBaseLogger,
+): Promise<Backend> {
+  if (database.kind === 'sqlite') {
+    const store = new SqliteStore(database.file);
+    await store.migrate();
+    return { store, bus: new MemoryBus() };
   }
-  const store = new SqliteStore(database.file);
-  await store.migrate();
-  return store;
+  const connection = parsePostgresUrl(database.url);
+  const instanceId = randomUUID();
+  const store = new PostgresStore({ connection, poolSize: database.poolSize, instanceId });
+  try {
+    await store.migrate();
+    const bus = new PostgresBus({
+      connection,
+      channel: store.notifyChannel,
+      instanceId,
+      loadCounter: (groupId, counterId) => store.loadCounter(groupId, counterId),
+      log,
+    });
+    await bus.start();
+    return { store, bus };
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw new Error(`cannot use PostgreSQL: ${describeConnectionError(error)}`);
+  }
+}
+
+/** One readable line: connection failures arrive as AggregateErrors with an empty message. */
+function describeConnectionError(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return describeConnectionError(error.errors[0]);
+  }
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return error.message !== '' ? error.message : (code ?? error.name);
+  }
+  return String(error);
 }

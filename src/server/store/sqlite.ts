@@ -19,9 +19,17 @@ import type {
 } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
-import type { Change } from '../../shared/protocol.js';
 import type { GroupRecord, GroupState, Operation, OperationOutcome, Store } from './types.js';
-import { tagWithOperationId } from './outcomes.js';
+import { COUNTER_COLUMNS, COUNTER_FIELDS, GROUP_COLUMNS } from './columns.js';
+import {
+  counterNotFound,
+  counterOutcome,
+  definedEntries,
+  deletedOutcome,
+  groupNotFound,
+  tagWithOperationId,
+  valueOutOfRange,
+} from './outcomes.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE counter_groups (
@@ -97,24 +105,6 @@ const toCounter = (row: CounterRow): Counter => ({
   createdAt: new Date(row.created_at).toISOString(),
   version: row.version,
 });
-
-/** Patch field → column. Only these columns can ever be written from a patch. */
-const COUNTER_COLUMNS = {
-  name: 'name',
-  description: 'description',
-  value: 'value',
-  incrementStep: 'increment_step',
-  decrementStep: 'decrement_step',
-  thumbnailUrl: 'thumbnail_url',
-} as const satisfies Record<keyof CounterPatch, string>;
-
-const GROUP_COLUMNS = {
-  displayName: 'display_name',
-  profileImageUrl: 'profile_image_url',
-} as const satisfies Record<keyof GroupPatch, string>;
-
-const COUNTER_FIELDS =
-  'id, name, description, value, increment_step, decrement_step, thumbnail_url, created_at, version';
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -241,7 +231,7 @@ export class SqliteStore implements Store {
           { seq: number } | undefined
       )?.seq;
     if (current === undefined) {
-      return { ok: false, code: 'group_not_found', message: MESSAGES.groupNotFound };
+      return groupNotFound();
     }
     const seq = current + 1;
     const outcome = tagWithOperationId(this.applyMutation(groupId, operation.mutation, seq), opId);
@@ -288,7 +278,7 @@ export class SqliteStore implements Store {
              WHERE id = ? AND group_id = ? RETURNING ${COUNTER_FIELDS}`,
         ).get(...entries.map(([, v]) => v), seq, mutation.counterId, groupId) as
           CounterRow | undefined;
-        if (!row) return notFound();
+        if (!row) return counterNotFound();
         const counter = toCounter(row);
         return counterOutcome(counter, false, { type: 'counter.updated', seq, counter });
       }
@@ -312,7 +302,9 @@ export class SqliteStore implements Store {
           MAX_VALUE,
         ) as CounterRow | undefined;
         if (!row)
-          return this.counterExists(groupId, mutation.counterId) ? outOfRange() : notFound();
+          return this.counterExists(groupId, mutation.counterId)
+            ? valueOutOfRange()
+            : counterNotFound();
         const counter = toCounter(row);
         return counterOutcome(counter, false, { type: 'counter.updated', seq, counter });
       }
@@ -320,13 +312,8 @@ export class SqliteStore implements Store {
         const row = this.prepare(
           'DELETE FROM counters WHERE id = ? AND group_id = ? RETURNING id',
         ).get(mutation.counterId, groupId) as { id: string } | undefined;
-        if (!row) return notFound();
-        return {
-          ok: true,
-          result: { kind: 'deleted', counterId: row.id },
-          changes: [{ type: 'counter.deleted', seq, counterId: row.id }],
-          replayed: false,
-        };
+        if (!row) return counterNotFound();
+        return deletedOutcome(row.id, seq);
       }
       case 'updateGroup': {
         const entries = definedEntries<GroupPatch>(mutation.patch);
@@ -353,28 +340,4 @@ export class SqliteStore implements Store {
       ) !== undefined
     );
   }
-}
-
-/** The fields a patch sets (a key present with undefined sets nothing). */
-function definedEntries<T extends object>(patch: T): [keyof T & string, unknown][] {
-  return (Object.entries(patch) as [keyof T & string, unknown][]).filter(
-    ([, v]) => v !== undefined,
-  );
-}
-
-function counterOutcome(counter: Counter, created: boolean, change: Change): OperationOutcome {
-  return {
-    ok: true,
-    result: { kind: 'counter', counter, created },
-    changes: [change],
-    replayed: false,
-  };
-}
-
-function notFound(): OperationOutcome {
-  return { ok: false, code: 'counter_not_found', message: MESSAGES.counterNotFound };
-}
-
-function outOfRange(): OperationOutcome {
-  return { ok: false, code: 'value_out_of_range', message: MESSAGES.valueOutOfRange };
 }

@@ -1,0 +1,80 @@
+/**
+ * The wire format of cross-instance announcements on PostgreSQL NOTIFY. A notification payload
+ * must stay under 8,000 bytes, so a batch's changes are split into several payloads; a single
+ * change too big on its own (a counter with long multi-byte texts) travels as a reference that
+ * the receiving instances resolve by reading the row.
+ */
+import type { Change } from '../../shared/protocol.js';
+
+/** Postgres refuses payloads of 8,000 bytes or more; keep a margin, bytes. */
+export const MAX_PAYLOAD_BYTES = 7_800;
+
+export interface ChangeReference {
+  type: 'counter.created' | 'counter.updated';
+  seq: number;
+  counterId: string;
+  opId?: string | undefined;
+}
+
+export interface Announcement {
+  /** The instance that committed (it has delivered the changes already and skips its own). */
+  i: string;
+  /** Group id. */
+  g: string;
+  /** Changes in commit order. */
+  c: Change[];
+  /** Changes too large for a payload, to be read from the database. */
+  r?: ChangeReference[];
+}
+
+const byteLength = (text: string) => Buffer.byteLength(text, 'utf8');
+
+export function encodeAnnouncements(
+  instanceId: string,
+  groupId: string,
+  changes: readonly Change[],
+): string[] {
+  const payloads: string[] = [];
+  const overhead = byteLength(JSON.stringify({ i: instanceId, g: groupId, c: [], r: [] }));
+  let current: Change[] = [];
+  let currentBytes = overhead;
+  const flush = () => {
+    if (current.length > 0)
+      payloads.push(JSON.stringify({ i: instanceId, g: groupId, c: current }));
+    current = [];
+    currentBytes = overhead;
+  };
+  for (const change of changes) {
+    const size = byteLength(JSON.stringify(change)) + 1;
+    if (overhead + size > MAX_PAYLOAD_BYTES) {
+      flush();
+      payloads.push(JSON.stringify({ i: instanceId, g: groupId, c: [], r: [referenceTo(change)] }));
+      continue;
+    }
+    if (currentBytes + size > MAX_PAYLOAD_BYTES) flush();
+    current.push(change);
+    currentBytes += size;
+  }
+  flush();
+  return payloads;
+}
+
+function referenceTo(change: Change): ChangeReference {
+  // Only counter rows can outgrow a payload: a group row's texts are bounded well below it.
+  if (change.type !== 'counter.created' && change.type !== 'counter.updated') {
+    throw new Error(`change ${change.type} cannot exceed a notification payload`);
+  }
+  return { type: change.type, seq: change.seq, counterId: change.counter.id, opId: change.opId };
+}
+
+export function decodeAnnouncement(payload: string): Announcement | null {
+  try {
+    const parsed = JSON.parse(payload) as Partial<Announcement>;
+    if (typeof parsed.i !== 'string' || typeof parsed.g !== 'string' || !Array.isArray(parsed.c)) {
+      return null;
+    }
+    return parsed as Announcement;
+  } catch {
+    return null;
+  }
+}

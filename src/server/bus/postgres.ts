@@ -1,0 +1,156 @@
+/**
+ * Cross-instance fan-out on PostgreSQL LISTEN/NOTIFY: no other service to run.
+ *
+ * The store announces each committed batch with pg_notify inside its transaction (store/
+ * postgres.ts). Every instance LISTENs on one dedicated connection and hands other instances'
+ * changes to its own subscribers; its own changes it has delivered already, straight after
+ * commit. If the LISTEN connection drops, the instance reconnects with backoff and then tells
+ * its subscribers to resync, since notifications sent meanwhile are lost.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import pg from 'pg';
+import type { Counter } from '../../shared/api.js';
+import type { Change } from '../../shared/protocol.js';
+import { clientConfig, type PostgresConnection } from '../store/postgres.js';
+import { MemoryBus } from './memory.js';
+import { decodeAnnouncement, type ChangeReference } from './notify.js';
+import type { Bus, ChangeListener } from './types.js';
+
+/** Reconnect backoff for the LISTEN connection, ms. */
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 5_000;
+
+export interface PostgresBusOptions {
+  connection: PostgresConnection;
+  channel: string;
+  instanceId: string;
+  /** Reads a counter's current row, for announcements too large to carry it. */
+  loadCounter: (groupId: string, counterId: string) => Promise<Counter | null>;
+  log: FastifyBaseLogger;
+}
+
+export class PostgresBus implements Bus {
+  private readonly local = new MemoryBus();
+  private readonly reconnectListeners = new Set<() => void>();
+  private client: pg.Client | null = null;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private backoffMs = RECONNECT_MIN_MS;
+
+  constructor(private readonly options: PostgresBusOptions) {}
+
+  /** Connects and starts listening; rejects if the first connection fails. */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  /** Local delivery only: the announcement to other instances left with the commit. */
+  publish(groupId: string, changes: readonly Change[]): void {
+    this.local.publish(groupId, changes);
+  }
+
+  subscribe(groupId: string, listener: ChangeListener): () => void {
+    return this.local.subscribe(groupId, listener);
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => {
+      this.reconnectListeners.delete(listener);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    const client = this.client;
+    this.client = null;
+    await this.local.close();
+    if (client) await client.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    const { connection, channel, log } = this.options;
+    const client = new pg.Client(clientConfig(connection, `tally-listen:${connection.schema}`));
+    client.on('notification', (message) => {
+      if (message.channel === channel && message.payload !== undefined) {
+        this.receive(message.payload);
+      }
+    });
+    client.on('error', (error) => {
+      log.warn({ err: error }, 'database listener connection failed');
+      this.lost(client);
+    });
+    client.on('end', () => {
+      this.lost(client);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${channel}`);
+    this.client = client;
+    this.backoffMs = RECONNECT_MIN_MS;
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client !== client || this.closed) return;
+    this.client = null;
+    client.end().catch(() => undefined);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer) return;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, RECONNECT_MAX_MS);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.connect().then(
+        () => {
+          this.options.log.info('database listener reconnected: resyncing live clients');
+          for (const listener of this.reconnectListeners) listener();
+        },
+        (error: unknown) => {
+          this.options.log.warn({ err: error }, 'database listener reconnect failed');
+          this.scheduleReconnect();
+        },
+      );
+    }, delay);
+  }
+
+  private receive(payload: string): void {
+    const announcement = decodeAnnouncement(payload);
+    if (!announcement) {
+      this.options.log.warn('ignoring a malformed change announcement');
+      return;
+    }
+    if (announcement.i === this.options.instanceId) return;
+    const { g: groupId, c: changes, r: references } = announcement;
+    if (changes.length > 0) this.local.publish(groupId, changes);
+    if (references && references.length > 0) {
+      this.resolve(groupId, references).then(
+        (resolved) => {
+          this.local.publish(groupId, resolved);
+        },
+        (error: unknown) => {
+          // The channel sees a gap and resyncs by itself.
+          this.options.log.warn({ err: error }, 'could not read an announced counter');
+        },
+      );
+    }
+  }
+
+  private async resolve(groupId: string, references: ChangeReference[]): Promise<Change[]> {
+    const resolved: Change[] = [];
+    for (const reference of references) {
+      const counter = await this.options.loadCounter(groupId, reference.counterId);
+      // Deleted since: its deletion is announced too; the gap makes the channel resync.
+      if (!counter) continue;
+      resolved.push({
+        type: reference.type,
+        seq: reference.seq,
+        counter,
+        ...(reference.opId === undefined ? {} : { opId: reference.opId }),
+      });
+    }
+    return resolved;
+  }
+}

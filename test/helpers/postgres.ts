@@ -1,0 +1,43 @@
+/**
+ * PostgreSQL for the tests: DATABASE_URL=postgres://… points at a server; every test gets its own
+ * schema so runs never collide. Without DATABASE_URL the PostgreSQL suites skip and say so;
+ * with TALLY_REQUIRE_POSTGRES=1 (set by .ci/run) a missing DATABASE_URL is an error instead.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { DatabaseConfig } from '../../src/server/config.js';
+
+const raw = process.env.DATABASE_URL;
+export const postgresUrl = raw !== undefined && /^postgres(ql)?:\/\//.test(raw) ? raw : undefined;
+
+if (postgresUrl === undefined) {
+  if (process.env.TALLY_REQUIRE_POSTGRES === '1') {
+    throw new Error('TALLY_REQUIRE_POSTGRES=1 but DATABASE_URL is not a postgres:// URL');
+  }
+  console.warn('PostgreSQL suites skipped: set DATABASE_URL=postgres://… to run them');
+}
+
+/** A new, unused schema name for one test. */
+export const uniqueSchema = () => `tally_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+
+/** The DatabaseConfig for a server on the given schema. */
+export function postgresDatabase(schema: string, poolSize = 5): DatabaseConfig {
+  const url = new URL(postgresUrl ?? 'postgres://unset');
+  url.searchParams.set('schema', schema);
+  return { kind: 'postgres', url: url.toString(), poolSize };
+}
+
+/** Runs one statement as the test's own administrative connection. */
+export async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  try {
+    return await client.query(sql, params);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropSchemas(schemas: Iterable<string>): Promise<void> {
+  for (const schema of schemas) await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}

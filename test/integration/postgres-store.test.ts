@@ -1,0 +1,35 @@
+import { afterAll, describe } from 'vitest';
+import { parsePostgresUrl, PostgresStore } from '../../src/server/store/postgres.js';
+import type { Store } from '../../src/server/store/types.js';
+import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
+import { describeStoreContract } from './store.suite.js';
+
+const schemas = new Map<Store, string>();
+
+async function open(schema: string): Promise<Store> {
+  const database = postgresDatabase(schema);
+  if (database.kind !== 'postgres') throw new Error('not postgres');
+  const store = new PostgresStore({
+    connection: parsePostgresUrl(database.url),
+    poolSize: 4,
+    instanceId: 'store-suite',
+  });
+  await store.migrate();
+  schemas.set(store, schema);
+  return store;
+}
+
+describe.skipIf(postgresUrl === undefined)('on PostgreSQL', () => {
+  afterAll(async () => {
+    await dropSchemas(new Set(schemas.values()));
+  });
+
+  describeStoreContract('PostgreSQL', {
+    create: () => open(uniqueSchema()),
+    reopen: (store) => {
+      const schema = schemas.get(store);
+      if (schema === undefined) throw new Error('unknown store');
+      return open(schema);
+    },
+  });
+});
