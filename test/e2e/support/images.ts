@@ -17,7 +17,9 @@ export async function startImageServer(): Promise<{ url: string; close: () => Pr
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    response.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' }).end(file.body);
+    response
+      .writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' })
+      .end(file.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

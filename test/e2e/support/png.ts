@@ -23,7 +23,11 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /** A size×size RGB PNG with a diagonal two-colour gradient. */
-export function gradientPng(size: number, from: [number, number, number], to: [number, number, number]): Buffer {
+export function gradientPng(
+  size: number,
+  from: [number, number, number],
+  to: [number, number, number],
+): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(size, 0);
   header.writeUInt32BE(size, 4);
