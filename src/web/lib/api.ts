@@ -73,8 +73,8 @@ async function request<T>(method: string, path: string, options: RequestOptions 
     body = undefined;
   }
   if (!response.ok) {
-    if (isApiError(body))
-      throw new ApiRequestError(response.status, body.error.code, body.error.message);
+    const error = errorOf(body);
+    if (error) throw new ApiRequestError(response.status, error.code, error.message);
     const message = `${response.status} ${response.statusText}`.trim();
     throw new ApiRequestError(response.status, 'bad_response', message);
   }
@@ -84,16 +84,24 @@ async function request<T>(method: string, path: string, options: RequestOptions 
   return body as T;
 }
 
-function isApiError(body: unknown): body is ApiError {
-  if (typeof body !== 'object' || body === null || !('error' in body)) return false;
-  const { error } = body;
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    'code' in error &&
-    'message' in error &&
-    typeof error.message === 'string'
-  );
+/**
+ * The error of an answer: Tally's `{ error: { code, message } }`, or Fastify's own
+ * `{ statusCode, code, error, message }` (what a misconfigured error handler sends).
+ */
+function errorOf(body: unknown): ApiError['error'] | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const candidate: unknown = 'error' in body && typeof body.error === 'object' ? body.error : body;
+  if (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    'code' in candidate &&
+    'message' in candidate &&
+    typeof candidate.code === 'string' &&
+    typeof candidate.message === 'string'
+  ) {
+    return { code: candidate.code as ErrorCode, message: candidate.message };
+  }
+  return null;
 }
 
 const groupPath = (name: string) => `/api/groups/${encodeURIComponent(name)}`;

@@ -111,8 +111,10 @@ function accessError(error: unknown): string {
         return MESSAGES.invalidKeyFormat;
       case 'wrong_key':
         return MESSAGES.wrongKey;
-      default:
+      case 'network_error':
         return error.message || MESSAGES.accessDenied;
+      default:
+        return error.serverMessage || MESSAGES.accessDenied;
     }
   }
   return error instanceof Error && error.message ? error.message : MESSAGES.accessDenied;

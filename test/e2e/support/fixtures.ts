@@ -1,0 +1,93 @@
+/**
+ * Shared test helpers: the base URL of the server started by global-setup.ts, unique group
+ * names, and a small API client for arranging data and checking what the server holds.
+ */
+import { randomBytes } from 'node:crypto';
+import { test as base, expect, type Locator, type Page } from '@playwright/test';
+import type { Counter, Group, GroupSnapshot } from '../../../src/shared/api.js';
+
+export { expect };
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the suite with \`npm run test:e2e\``);
+  return value;
+}
+
+export const baseUrl = () => required('E2E_BASE_URL');
+export const imagesUrl = () => required('E2E_IMAGES_URL');
+
+export const test = base.extend({
+  // Not an option fixture of its own: the server's address is only known after global setup.
+  // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring form
+  baseURL: async ({}, use) => {
+    await use(baseUrl());
+  },
+});
+
+/** A group name no other test uses. */
+export function uniqueName(prefix = 'group'): string {
+  return `${prefix}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+}
+
+export function newKey(): string {
+  return randomBytes(32).toString('hex');
+}
+
+async function call<T>(method: string, path: string, key?: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(baseUrl() + path, {
+    method,
+    headers,
+    body: body === undefined ? null : JSON.stringify(body),
+  });
+  if (!response.ok)
+    throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+export const api = {
+  join: (name: string, key: string) =>
+    call<GroupSnapshot>('POST', `/api/groups/${name}/join`, undefined, { key }),
+  counters: (name: string, key: string) =>
+    call<Counter[]>('GET', `/api/groups/${name}/counters`, key),
+  createCounter: (name: string, key: string, fields: Partial<Counter> = {}) =>
+    call<Counter>('POST', `/api/groups/${name}/counters`, key, fields),
+  updateCounter: (name: string, key: string, id: string, patch: Partial<Counter>) =>
+    call<Counter>('PATCH', `/api/groups/${name}/counters/${id}`, key, patch),
+  increment: (name: string, key: string, id: string, times = 1) =>
+    call<Counter>('POST', `/api/groups/${name}/counters/${id}/increment`, key, { times }),
+  deleteCounter: (name: string, key: string, id: string) =>
+    call<undefined>('DELETE', `/api/groups/${name}/counters/${id}`, key),
+  updateGroup: (name: string, key: string, patch: Partial<Group>) =>
+    call<Group>('PATCH', `/api/groups/${name}`, key, patch),
+};
+
+/** Creates a group (through the API) with the given counters; returns its name and key. */
+export async function seedGroup(
+  counters: Partial<Counter>[] = [],
+  prefix = 'group',
+): Promise<{ name: string; key: string; counters: Counter[] }> {
+  const name = uniqueName(prefix);
+  const key = newKey();
+  await api.join(name, key);
+  const created: Counter[] = [];
+  for (const fields of counters) created.push(await api.createCounter(name, key, fields));
+  return { name, key, counters: created };
+}
+
+/** Opens the group screen and waits until the live channel is connected. */
+export async function openGroup(page: Page, name: string, key: string): Promise<void> {
+  await page.goto(`/${name}?key=${key}`);
+  await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
+}
+
+export function counterCard(page: Page, name: string): Locator {
+  return page.getByRole('article', { name, exact: true });
+}
+
+export function counterValue(card: Locator): Locator {
+  return card.getByRole('button', { name: /^Counter value: / });
+}
