@@ -50,7 +50,7 @@ export const CounterCard = memo(function CounterCard({
     <article
       id={`counter-${id}`}
       aria-label={counter.name === '' ? 'Counter Name' : counter.name}
-      className={`${card} flex flex-col gap-4 p-4 sm:p-5`}
+      className={`${card} flex h-full flex-col gap-4 p-4 sm:p-5`}
     >
       <div className="flex items-start gap-3">
         <Thumbnail
@@ -112,7 +112,7 @@ export const CounterCard = memo(function CounterCard({
         </Suspense>
       )}
 
-      <div className="flex items-center justify-between gap-2">
+      <div className="mt-auto flex items-center justify-between gap-2">
         <button
           type="button"
           aria-label={`Decrement by ${counter.decrementStep}`}
