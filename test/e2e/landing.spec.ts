@@ -1,5 +1,14 @@
 import { MESSAGES } from '../../src/shared/messages.js';
-import { api, expect, imagesUrl, newKey, seedGroup, test, uniqueName } from './support/fixtures.js';
+import {
+  api,
+  expect,
+  imagesUrl,
+  newKey,
+  seedGroup,
+  test,
+  uniqueName,
+  watchTextDuration,
+} from './support/fixtures.js';
 
 test.describe('landing page', () => {
   test('shows the tagline, labelled fields, the footer and Create Group for a new name', async ({
@@ -23,18 +32,20 @@ test.describe('landing page', () => {
   }) => {
     await page.goto('/');
     const button = page.getByRole('button', { name: 'Generate Secure Key' });
-    const started = Date.now();
+    const durations = await watchTextDuration(page, 'Generating...');
     await button.click();
-    await expect(page.getByRole('button', { name: 'Generating...' })).toBeVisible();
+    // The label is back once the key is there; the page itself measured how long it read
+    // Generating... (a check from the runner could miss a 300 ms window on a busy machine).
+    await expect(page.getByLabel('Access Key')).toHaveValue(/^[0-9a-f]{64}$/);
     await expect(button).toBeVisible();
-    const elapsed = Date.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(1_500);
+    const [shown] = await durations();
+    expect(shown).toBeGreaterThanOrEqual(280);
+    expect(shown).toBeLessThan(800);
     const key = await page.getByLabel('Access Key').inputValue();
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     await button.click();
-    await expect(button).toBeVisible();
-    expect(await page.getByLabel('Access Key').inputValue()).not.toBe(key);
+    await expect(page.getByLabel('Access Key')).not.toHaveValue(key);
+    await expect(page.getByLabel('Access Key')).toHaveValue(/^[0-9a-f]{64}$/);
   });
 
   test('an empty group name says "Please enter a group name."', async ({ page }) => {

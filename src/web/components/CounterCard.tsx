@@ -21,8 +21,6 @@ export function prefetchCardEditors(): void {
   void loadThumbnailEditor();
 }
 
-const adjustButton = 'adjust-btn';
-
 export const CounterCard = memo(function CounterCard({
   counter,
   store,
@@ -119,7 +117,7 @@ export const CounterCard = memo(function CounterCard({
           onClick={() => {
             store.adjust(id, 'decrement');
           }}
-          className={`${adjustButton} bg-zinc-100 text-zinc-800 hover:bg-zinc-200 active:bg-zinc-300 dark:bg-zinc-800 dark:text-zinc-100 dark:hover:bg-zinc-700 dark:active:bg-zinc-600`}
+          className="adjust-btn adjust-minus"
         >
           <Minus className="size-5" aria-hidden="true" />
           <span>{counter.decrementStep}</span>
@@ -140,14 +138,14 @@ export const CounterCard = memo(function CounterCard({
           onClick={() => {
             store.adjust(id, 'increment');
           }}
-          className={`${adjustButton} bg-indigo-600 text-white shadow-sm shadow-indigo-950/20 hover:bg-indigo-500 active:bg-indigo-700`}
+          className="adjust-btn adjust-plus"
         >
           <Plus className="size-5" aria-hidden="true" />
           <span>{counter.incrementStep}</span>
         </button>
       </div>
 
-      <div className="grid grid-cols-2 gap-3 border-t border-zinc-200 pt-3 text-sm dark:border-zinc-800">
+      <div className="steps-row">
         <Step
           label="Decrement Step"
           value={counter.decrementStep}
@@ -217,8 +215,6 @@ function Thumbnail({
   onError: (url: string) => void;
   onEdit: () => void;
 }) {
-  const box =
-    'relative flex size-14 shrink-0 items-center justify-center overflow-hidden rounded-xl transition touch-manipulation';
   if (url === null) {
     return (
       <button
@@ -226,7 +222,7 @@ function Thumbnail({
         aria-label="Add thumbnail"
         title="Add thumbnail"
         onClick={onEdit}
-        className={`${box} border border-dashed border-zinc-300 text-zinc-500 hover:border-indigo-500 hover:text-indigo-600 dark:border-zinc-700 dark:text-zinc-400 dark:hover:border-indigo-400 dark:hover:text-indigo-300`}
+        className="thumb thumb-empty"
       >
         <ImagePlus className="size-5" aria-hidden="true" />
       </button>
@@ -238,7 +234,7 @@ function Thumbnail({
       aria-label="Change thumbnail"
       title="Change thumbnail"
       onClick={onEdit}
-      className={`${box} bg-zinc-100 hover:opacity-90 dark:bg-zinc-800`}
+      className="thumb thumb-filled"
     >
       {failed ? (
         <ImageOff className="size-5 text-zinc-500 dark:text-zinc-400" aria-hidden="true" />

@@ -38,7 +38,7 @@ export function ThemeToggle() {
       }}
       aria-label={`Switch to ${next} mode`}
       title={`Switch to ${next} mode`}
-      className="fixed top-3 right-3 z-40 inline-flex size-10 items-center justify-center rounded-full border border-zinc-300 bg-white/90 text-zinc-700 shadow-sm backdrop-blur transition-colors touch-manipulation hover:bg-zinc-100 hover:text-zinc-900 sm:top-4 sm:right-4 dark:border-zinc-700 dark:bg-zinc-900/90 dark:text-zinc-200 dark:hover:bg-zinc-800 dark:hover:text-white"
+      className="theme-toggle"
     >
       {theme === 'dark' ? (
         <Sun className="size-5" aria-hidden="true" />

@@ -34,7 +34,7 @@ import {
   updateGroup,
 } from '../lib/api.js';
 import { newOperationId } from '../lib/ids.js';
-import { LiveConnection, type LiveStatus, type ReadyMessage } from './connection.js';
+import type { LiveConnection, LiveHandlers, LiveStatus, ReadyMessage } from './connection.js';
 
 /** A display-ready counter patch (already sanitised / normalised as the server would). */
 export type CounterPatch = Partial<
@@ -110,7 +110,7 @@ export class GroupStore {
   >();
   private readonly laneRevs = new Map<string, number>();
   private readonly listeners = new Set<() => void>();
-  private readonly connection: LiveConnection;
+  private connection: LiveConnection | null = null;
   private status: LiveStatus = 'connecting';
   private error: string | null = null;
   private fatal: string | null = null;
@@ -129,38 +129,51 @@ export class GroupStore {
       this.counters.set(counter.id, counter);
       this.order.push(counter.id);
     }
-    this.connection = new LiveConnection(slug, key, {
-      onReady: (message) => {
-        this.applySnapshot(message);
-      },
-      onChanges: (changes) => {
-        this.applyChanges(changes);
-      },
-      onStatus: (status) => {
-        this.status = status;
-        // The server is reachable again: send what waited for it now.
-        if (status === 'live') this.retryNow();
-        this.emit();
-      },
-      onFatal: (code, reason) => {
-        this.fatal =
-          reason ||
-          (code === CLOSE_CODES.groupNotFound ? MESSAGES.groupNotFound : MESSAGES.accessDenied);
-        this.emit();
-      },
-    });
     this.state = this.buildState();
   }
 
   start(): void {
     window.addEventListener('online', this.retryNow);
-    this.connection.start();
+    // The first paint needs only the join snapshot: the socket client loads right after it.
+    import('./connection.js').then(
+      ({ LiveConnection }) => {
+        if (this.disposed) return;
+        this.connection = new LiveConnection(this.slug, this.key, this.liveHandlers);
+        this.connection.start();
+      },
+      (error: unknown) => {
+        console.error('Could not load the live connection', error);
+        this.status = 'offline';
+        this.emit();
+      },
+    );
   }
+
+  private readonly liveHandlers: LiveHandlers = {
+    onReady: (message) => {
+      this.applySnapshot(message);
+    },
+    onChanges: (changes) => {
+      this.applyChanges(changes);
+    },
+    onStatus: (status) => {
+      this.status = status;
+      // The server is reachable again: send what waited for it now.
+      if (status === 'live') this.retryNow();
+      this.emit();
+    },
+    onFatal: (code, reason) => {
+      this.fatal =
+        reason ||
+        (code === CLOSE_CODES.groupNotFound ? MESSAGES.groupNotFound : MESSAGES.accessDenied);
+      this.emit();
+    },
+  };
 
   dispose(): void {
     this.disposed = true;
     window.removeEventListener('online', this.retryNow);
-    this.connection.stop();
+    this.connection?.stop();
     for (const lane of this.lanes.values()) clearTimeout(lane.retryTimer);
     this.listeners.clear();
   }
@@ -345,7 +358,7 @@ export class GroupStore {
           }
           break;
       }
-      if (change.opId !== undefined) this.retire(change.opId);
+      for (const opId of change.opIds ?? []) this.retire(opId);
     }
     this.emit();
   }

@@ -124,9 +124,7 @@ function Shell({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-dvh flex-col">
       <TopBar />
-      <main className="mx-auto flex w-full max-w-6xl flex-1 flex-col px-4 sm:px-6 lg:px-8">
-        {children}
-      </main>
+      <main className="page-main">{children}</main>
       <Footer />
     </div>
   );
@@ -134,7 +132,7 @@ function Shell({ children }: { children: ReactNode }) {
 
 function TopBar() {
   return (
-    <div className="mx-auto flex w-full max-w-6xl items-center px-4 pt-3 pr-16 pb-2 sm:px-6 sm:pt-4 sm:pr-20 lg:px-8">
+    <div className="top-bar">
       <a
         href="/"
         onClick={(event) => {
@@ -142,7 +140,7 @@ function TopBar() {
           event.preventDefault();
           navigate('/');
         }}
-        className="-ml-1 inline-flex items-center gap-2 rounded-lg px-1 py-1 text-base font-bold tracking-tight"
+        className="brand"
       >
         <Logo size={28} />
         Tally
@@ -156,7 +154,7 @@ function AccessDenied({ message }: { message: string }) {
     <Shell>
       <div className="flex flex-1 items-center justify-center py-10">
         <div className={`${card} w-full max-w-md p-6 text-center sm:p-8`}>
-          <div className="mx-auto flex size-12 items-center justify-center rounded-full bg-red-100 text-red-700 dark:bg-red-950/60 dark:text-red-300">
+          <div className="badge-icon badge-icon-red mx-auto">
             <CircleAlert className="size-6" aria-hidden="true" />
           </div>
           <h1 className="mt-4 text-2xl font-bold tracking-tight">Access Denied</h1>
@@ -224,7 +222,7 @@ function GroupView({ store }: { store: GroupStore }) {
 
   return (
     <Shell>
-      <header className="flex flex-col gap-4 pt-4 pb-6 sm:flex-row sm:items-center sm:gap-5">
+      <header className="group-header">
         <div className="flex min-w-0 flex-1 items-center gap-4">
           <button
             type="button"
@@ -243,7 +241,7 @@ function GroupView({ store }: { store: GroupStore }) {
             />
           </button>
           <div className="min-w-0 flex-1">
-            <h1 className="text-2xl leading-9 font-bold tracking-tight sm:text-3xl sm:leading-10">
+            <h1 className="group-title">
               <InlineEdit
                 value={group.displayName}
                 label="Group name"
@@ -286,7 +284,7 @@ function GroupView({ store }: { store: GroupStore }) {
             onClick={() => {
               store.dismissError();
             }}
-            className="-m-1 inline-flex size-7 shrink-0 items-center justify-center rounded-md hover:bg-red-100 dark:hover:bg-red-900/40"
+            className="banner-close"
           >
             <X className="size-4" aria-hidden="true" />
           </button>
@@ -328,8 +326,8 @@ function GroupView({ store }: { store: GroupStore }) {
 
 function EmptyState({ onCreate }: { onCreate: () => void }) {
   return (
-    <div className="flex flex-col items-center rounded-2xl border border-dashed border-zinc-300 px-6 py-14 text-center dark:border-zinc-700">
-      <div className="flex size-12 items-center justify-center rounded-full bg-indigo-100 text-indigo-700 dark:bg-indigo-950/60 dark:text-indigo-300">
+    <div className="empty-state">
+      <div className="badge-icon badge-icon-indigo">
         <Plus className="size-6" aria-hidden="true" />
       </div>
       <h2 className="mt-4 text-lg font-semibold">{MESSAGES.noCountersTitle}</h2>
@@ -368,10 +366,7 @@ function GuestName() {
 function ConnectionBadge({ status }: { status: LiveStatus }) {
   if (status === 'offline') {
     return (
-      <span
-        role="status"
-        className="inline-flex items-center gap-1.5 rounded-full bg-amber-100 px-2.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950/60 dark:text-amber-200"
-      >
+      <span role="status" className="offline-badge">
         <WifiOff className="size-3.5" aria-hidden="true" />
         Offline · reconnecting…
       </span>
@@ -431,10 +426,7 @@ function ShareButton({ url }: { url: string }) {
         <span aria-live="polite">{state === 'copied' ? MESSAGES.copied : 'Share URL'}</span>
       </button>
       {state === 'failed' && (
-        <p
-          role="alert"
-          className="absolute top-full right-0 z-10 mt-2 w-64 rounded-xl border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 shadow-lg dark:border-red-900/60 dark:bg-red-950 dark:text-red-200"
-        >
+        <p role="alert" className="copy-error">
           {MESSAGES.copyFailed}
         </p>
       )}

@@ -91,3 +91,39 @@ export function counterCard(page: Page, name: string): Locator {
 export function counterValue(card: Locator): Locator {
   return card.getByRole('button', { name: /^Counter value: / });
 }
+
+type Watched = { visibleMs: number[] };
+
+/**
+ * Measures, inside the page, how long a text stays on screen each time it appears (a
+ * MutationObserver with performance.now()), so timing checks do not depend on how busy the test
+ * runner is. Returns a function that reads the durations of completed appearances, ms.
+ */
+export async function watchTextDuration(
+  page: Page,
+  text: string,
+): Promise<() => Promise<number[]>> {
+  const id = `watch-${Math.random().toString(36).slice(2)}`;
+  await page.evaluate(
+    ({ id, text }) => {
+      const state: Watched & { since: number | null } = { visibleMs: [], since: null };
+      (window as unknown as Record<string, unknown>)[id] = state;
+      const check = () => {
+        const shown = document.body.textContent.includes(text);
+        if (shown && state.since === null) state.since = performance.now();
+        if (!shown && state.since !== null) {
+          state.visibleMs.push(performance.now() - state.since);
+          state.since = null;
+        }
+      };
+      new MutationObserver(check).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+      });
+    },
+    { id, text },
+  );
+  return () =>
+    page.evaluate((id) => (window as unknown as Record<string, Watched>)[id]?.visibleMs ?? [], id);
+}
