@@ -94,6 +94,11 @@ export class Batcher {
       list.push(...outcome.changes);
       byGroup.set(groupId, list);
     }
-    for (const [groupId, changes] of byGroup) this.bus.publish(groupId, changes);
+    // Coalesced steps take their change number when they are flushed, so a batch's changes are
+    // put back in change-number order here.
+    for (const [groupId, changes] of byGroup) {
+      changes.sort((a, b) => a.seq - b.seq);
+      this.bus.publish(groupId, changes);
+    }
   }
 }

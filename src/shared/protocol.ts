@@ -35,11 +35,12 @@ export type ParsedClientMessage = z.output<typeof ClientMessageSchema>;
 // ---- Server → client -------------------------------------------------------------------------
 
 /**
- * `seq` orders a group's changes. `opId` is the client operation id of the mutation that made
- * the change, when the client gave one: the client that sent it recognises its own change (and
- * drops its optimistic copy in the same step); everybody else ignores it.
+ * `seq` orders a group's changes. `opIds` are the client operation ids of the mutations that made
+ * the change, when clients gave them (taps on one counter committed together make one change):
+ * a client recognises its own change and drops its optimistic copy in the same step; everybody
+ * else ignores them.
  */
-const changeBase = { seq: z.number().int(), opId: z.string().optional() };
+const changeBase = { seq: z.number().int(), opIds: z.array(z.string()).optional() };
 export const ChangeSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('counter.created'), ...changeBase, counter: CounterSchema }),
   z.object({ type: z.literal('counter.updated'), ...changeBase, counter: CounterSchema }),

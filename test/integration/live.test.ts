@@ -172,7 +172,7 @@ describe('fan-out of committed changes', () => {
       headers: { 'idempotency-key': 'my-tap-1' },
     });
     const message = await client.waitFor(isChanges);
-    expect(message.changes[0]).toMatchObject({ opId: 'my-tap-1', counter: { value: 1 } });
+    expect(message.changes[0]).toMatchObject({ opIds: ['my-tap-1'], counter: { value: 1 } });
     client.close();
   });
 });

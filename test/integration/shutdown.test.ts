@@ -15,16 +15,22 @@ describe('graceful stop', () => {
     const counter = await member.addCounter();
     const client = await joinLive(server.wsUrl, member.group.name, member.key);
 
+    let answeredBeforeStop = 0;
     const taps = Array.from({ length: 200 }, () =>
       call(server.url, 'POST', `${member.base}/counters/${counter.id}/increment`, {
         key: member.key,
       }).then(
-        (answer) => answer.status,
+        (answer) => {
+          if (answer.status === 200) answeredBeforeStop += 1;
+          return answer.status;
+        },
         () => 0,
       ),
     );
-    // Let some requests reach the server, then stop it while others are in flight.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Stop once some taps have been answered, while the others are still in flight.
+    await expect
+      .poll(() => answeredBeforeStop, { timeout: 10_000, interval: 1 })
+      .toBeGreaterThan(0);
     const stopping = server.close({ keepDatabase: true });
     expect(await client.closed).toEqual({
       code: CLOSE_CODES.goingAway,

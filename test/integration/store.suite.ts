@@ -337,6 +337,81 @@ export function describeStoreContract(label: string, factory: StoreFactory): voi
       expect((await store.loadGroupState(group.id))?.seq).toBe(4);
     });
 
+    it('coalesces taps on one counter in a batch into one update and one change listing every operation id', async () => {
+      const group = await newGroup();
+      const counter = await createCounter(group.id, { incrementStep: 2, decrementStep: 3 });
+      const tap = (direction: 'increment' | 'decrement', opId: string): Operation => ({
+        groupId: group.id,
+        opId,
+        mutation: { kind: 'adjustCounter', counterId: counter.id, direction, times: 1 },
+      });
+      const outcomes = await store.commit([
+        tap('increment', 'a'),
+        tap('increment', 'b'),
+        tap('decrement', 'c'),
+        tap('increment', 'd'),
+      ]);
+      // 3 × 2 − 1 × 3 = 3, as one change with one change number.
+      const changes = outcomes.flatMap((o) => (o.ok ? o.changes : []));
+      expect(changes).toHaveLength(1);
+      expect(changes[0]).toMatchObject({
+        type: 'counter.updated',
+        seq: 2,
+        opIds: ['a', 'b', 'c', 'd'],
+        counter: { value: 3, version: 2 },
+      });
+      for (const outcome of outcomes) expect(counterOf(outcome).value).toBe(3);
+      // Each operation id is remembered: a retry is a replay, not another tap.
+      const [retry] = await store.commit([tap('increment', 'b')]);
+      expect(retry).toMatchObject({ ok: true, replayed: true });
+      expect((await store.loadGroupState(group.id))?.counters[0]?.value).toBe(3);
+    });
+
+    it('keeps the order of effects when a value set comes between taps on the same counter', async () => {
+      const group = await newGroup();
+      const counter = await createCounter(group.id);
+      const tap: Operation = {
+        groupId: group.id,
+        mutation: {
+          kind: 'adjustCounter',
+          counterId: counter.id,
+          direction: 'increment',
+          times: 1,
+        },
+      };
+      const outcomes = await store.commit([
+        tap,
+        tap,
+        {
+          groupId: group.id,
+          mutation: { kind: 'updateCounter', counterId: counter.id, patch: { value: 10 } },
+        },
+        tap,
+      ]);
+      expect(counterOf(outcomes[3] as OperationOutcome).value).toBe(11);
+      const seqs = outcomes.flatMap((o) => (o.ok ? o.changes.map((c) => c.seq) : []));
+      expect(seqs.sort((a, b) => a - b)).toEqual([2, 3, 4]);
+      expect((await store.loadGroupState(group.id))?.counters[0]?.value).toBe(11);
+    });
+
+    it('applies taps one by one when together they would leave the range', async () => {
+      const group = await newGroup();
+      const counter = await createCounter(group.id, { value: MAX_VALUE - 2 });
+      const tap: Operation = {
+        groupId: group.id,
+        mutation: {
+          kind: 'adjustCounter',
+          counterId: counter.id,
+          direction: 'increment',
+          times: 1,
+        },
+      };
+      const outcomes = await store.commit([tap, tap, tap]);
+      expect(outcomes.map((o) => o.ok)).toEqual([true, true, false]);
+      expect(outcomes[2]).toMatchObject({ code: 'value_out_of_range' });
+      expect((await store.loadGroupState(group.id))?.counters[0]?.value).toBe(MAX_VALUE);
+    });
+
     it('answers a ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });

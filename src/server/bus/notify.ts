@@ -13,7 +13,7 @@ export interface ChangeReference {
   type: 'counter.created' | 'counter.updated';
   seq: number;
   counterId: string;
-  opId?: string | undefined;
+  opIds?: string[] | undefined;
 }
 
 export interface Announcement {
@@ -64,7 +64,7 @@ function referenceTo(change: Change): ChangeReference {
   if (change.type !== 'counter.created' && change.type !== 'counter.updated') {
     throw new Error(`change ${change.type} cannot exceed a notification payload`);
   }
-  return { type: change.type, seq: change.seq, counterId: change.counter.id, opId: change.opId };
+  return { type: change.type, seq: change.seq, counterId: change.counter.id, opIds: change.opIds };
 }
 
 export function decodeAnnouncement(payload: string): Announcement | null {

@@ -148,7 +148,7 @@ export class PostgresBus implements Bus {
         type: reference.type,
         seq: reference.seq,
         counter,
-        ...(reference.opId === undefined ? {} : { opId: reference.opId }),
+        ...(reference.opIds === undefined ? {} : { opIds: reference.opIds }),
       });
     }
     return resolved;

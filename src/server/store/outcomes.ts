@@ -12,7 +12,7 @@ export function tagWithOperationId(
   opId: string | undefined,
 ): OperationOutcome {
   if (!outcome.ok || opId === undefined) return outcome;
-  return { ...outcome, changes: outcome.changes.map((change) => ({ ...change, opId })) };
+  return { ...outcome, changes: outcome.changes.map((change) => ({ ...change, opIds: [opId] })) };
 }
 
 export function counterOutcome(

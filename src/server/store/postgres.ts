@@ -9,13 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type {
-  Counter,
-  CounterPatch,
-  GroupPatch,
-  Mutation,
-  MutationResult,
-} from '../../shared/api.js';
+import type { Counter, CounterPatch, GroupPatch, Mutation } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
@@ -30,6 +24,14 @@ import {
   tagWithOperationId,
   valueOutOfRange,
 } from './outcomes.js';
+import {
+  adjustOutcomes,
+  counterRef,
+  duplicateOutcome,
+  planBatch,
+  type Step,
+  type StoredAnswer,
+} from './batch.js';
 import type { GroupRecord, GroupState, Operation, OperationOutcome, Store } from './types.js';
 
 /** Counter values are bounded to ±(2^53 − 1), so a bigint always fits a JS number exactly. */
@@ -147,6 +149,16 @@ const toCounter = (row: CounterRow): Counter => ({
   createdAt: row.created_at.toISOString(),
   version: row.version,
 });
+
+/** One batch's transaction and what it has decided so far. */
+interface PostgresBatch {
+  client: pg.PoolClient;
+  operations: readonly Operation[];
+  /** Each locked group's latest change number. */
+  seqs: Map<string, number>;
+  /** Operation ids to store with their answers, written in one statement at the end. */
+  remembered: { groupId: string; opId: string; result: string }[];
+}
 
 export interface PostgresStoreOptions {
   connection: PostgresConnection;
@@ -279,20 +291,43 @@ export class PostgresStore implements Store {
         'SELECT id, seq FROM counter_groups WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
         [groupIds],
       );
-      const seqs = new Map(locked.rows.map((row) => [row.id, row.seq]));
-      const startSeqs = new Map(seqs);
-      const outcomes: OperationOutcome[] = [];
-      const changesByGroup = new Map<string, Change[]>();
-      for (const operation of operations) {
-        const outcome = await this.applyOne(client, operation, seqs);
-        outcomes.push(outcome);
-        if (outcome.ok && outcome.changes.length > 0) {
-          const list = changesByGroup.get(operation.groupId) ?? [];
-          list.push(...outcome.changes);
-          changesByGroup.set(operation.groupId, list);
+      const batch: PostgresBatch = {
+        client,
+        operations,
+        seqs: new Map(locked.rows.map((row) => [row.id, row.seq])),
+        remembered: [],
+      };
+      const startSeqs = new Map(batch.seqs);
+      const outcomes = new Array<OperationOutcome | undefined>(operations.length);
+      for (const [index, outcome] of await this.replays(client, operations)) {
+        outcomes[index] = outcome;
+      }
+      const replayed = new Set(outcomes.flatMap((outcome, index) => (outcome ? [index] : [])));
+      const plan = planBatch(operations, replayed);
+      for (const step of plan.steps) {
+        if (step.kind === 'single') {
+          outcomes[step.index] = await this.applyOne(batch, step.index);
+        } else {
+          for (const [index, outcome] of await this.applyAdjust(batch, step)) {
+            outcomes[index] = outcome;
+          }
         }
       }
-      const changed = [...seqs].filter(([id, seq]) => startSeqs.get(id) !== seq);
+      for (const [index, first] of plan.duplicates) {
+        outcomes[index] = duplicateOutcome(outcomes[first]);
+      }
+      if (batch.remembered.length > 0) {
+        await client.query(
+          `INSERT INTO operation_ids (group_id, op_id, result)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[])`,
+          [
+            batch.remembered.map((entry) => entry.groupId),
+            batch.remembered.map((entry) => entry.opId),
+            batch.remembered.map((entry) => entry.result),
+          ],
+        );
+      }
+      const changed = [...batch.seqs].filter(([id, seq]) => startSeqs.get(id) !== seq);
       if (changed.length > 0) {
         await client.query(
           `UPDATE counter_groups SET seq = v.seq
@@ -300,13 +335,10 @@ export class PostgresStore implements Store {
           [changed.map(([id]) => id), changed.map(([, seq]) => seq)],
         );
       }
-      for (const [groupId, changes] of changesByGroup) {
-        for (const payload of encodeAnnouncements(this.instanceId, groupId, changes)) {
-          await client.query('SELECT pg_notify($1, $2)', [this.notifyChannel, payload]);
-        }
-      }
+      const final = outcomes.map((outcome) => outcome ?? groupNotFound());
+      await this.announce(client, operations, final);
       await client.query('COMMIT');
-      return outcomes;
+      return final;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -333,39 +365,136 @@ export class PostgresStore implements Store {
 
   // ---- inside the batch transaction ----------------------------------------------------------
 
-  private async applyOne(
+  /** The answers again for operation ids the groups already applied, by batch position. */
+  private async replays(
     client: pg.PoolClient,
-    operation: Operation,
-    seqs: Map<string, number>,
-  ): Promise<OperationOutcome> {
-    const { groupId, opId } = operation;
-    if (opId !== undefined) {
-      const stored = await client.query<{ result: MutationResult }>(
-        'SELECT result FROM operation_ids WHERE group_id = $1 AND op_id = $2',
-        [groupId, opId],
+    operations: readonly Operation[],
+  ): Promise<Map<number, OperationOutcome>> {
+    const withIds = operations.flatMap((operation, index) =>
+      operation.opId === undefined
+        ? []
+        : [{ index, groupId: operation.groupId, opId: operation.opId }],
+    );
+    const found = new Map<number, OperationOutcome>();
+    if (withIds.length === 0) return found;
+    const { rows } = await client.query<{
+      group_id: string;
+      op_id: string;
+      result: StoredAnswer;
+    }>(
+      `SELECT o.group_id, o.op_id, o.result FROM operation_ids o
+       JOIN unnest($1::text[], $2::text[]) AS q(group_id, op_id)
+         ON o.group_id = q.group_id AND o.op_id = q.op_id`,
+      [withIds.map((entry) => entry.groupId), withIds.map((entry) => entry.opId)],
+    );
+    const byKey = new Map(rows.map((row) => [`${row.group_id}\u0000${row.op_id}`, row.result]));
+    for (const entry of withIds) {
+      const answer = byKey.get(`${entry.groupId}\u0000${entry.opId}`);
+      if (!answer) continue;
+      if (answer.kind !== 'counterRef') {
+        found.set(entry.index, { ok: true, result: answer, changes: [], replayed: true });
+        continue;
+      }
+      const { rows: counters } = await client.query<CounterRow>(
+        `SELECT ${COUNTER_FIELDS} FROM counters WHERE id = $1 AND group_id = $2`,
+        [answer.counterId, entry.groupId],
       );
-      const row = stored.rows[0];
-      if (row) return { ok: true, result: row.result, changes: [], replayed: true };
+      const row = counters[0];
+      found.set(
+        entry.index,
+        row
+          ? {
+              ok: true,
+              result: { kind: 'counter', counter: toCounter(row), created: false },
+              changes: [],
+              replayed: true,
+            }
+          : counterNotFound(),
+      );
     }
-    const current = seqs.get(groupId);
-    if (current === undefined) {
-      return groupNotFound();
+    return found;
+  }
+
+  /** pg_notify of the batch's changes, per group, inside the transaction. */
+  private async announce(
+    client: pg.PoolClient,
+    operations: readonly Operation[],
+    outcomes: readonly OperationOutcome[],
+  ): Promise<void> {
+    const changesByGroup = new Map<string, Change[]>();
+    outcomes.forEach((outcome, index) => {
+      const groupId = operations[index]?.groupId;
+      if (!outcome.ok || outcome.changes.length === 0 || groupId === undefined) return;
+      const list = changesByGroup.get(groupId) ?? [];
+      list.push(...outcome.changes);
+      changesByGroup.set(groupId, list);
+    });
+    for (const [groupId, changes] of changesByGroup) {
+      changes.sort((a, b) => a.seq - b.seq);
+      for (const payload of encodeAnnouncements(this.instanceId, groupId, changes)) {
+        await client.query('SELECT pg_notify($1, $2)', [this.notifyChannel, payload]);
+      }
     }
+  }
+
+  private async applyOne(batch: PostgresBatch, index: number): Promise<OperationOutcome> {
+    const { groupId, opId, mutation } = batch.operations[index] as Operation;
+    const current = batch.seqs.get(groupId);
+    if (current === undefined) return groupNotFound();
     const seq = current + 1;
     const outcome = tagWithOperationId(
-      await this.applyMutation(client, groupId, operation.mutation, seq),
+      await this.applyMutation(batch.client, groupId, mutation, seq),
       opId,
     );
     if (outcome.ok) {
-      seqs.set(groupId, seq);
+      batch.seqs.set(groupId, seq);
       if (opId !== undefined) {
-        await client.query(
-          'INSERT INTO operation_ids (group_id, op_id, result) VALUES ($1, $2, $3)',
-          [groupId, opId, JSON.stringify(outcome.result)],
-        );
+        batch.remembered.push({ groupId, opId, result: JSON.stringify(outcome.result) });
       }
     }
     return outcome;
+  }
+
+  /** A coalesced run of taps on one counter: one UPDATE, one change number, one change. */
+  private async applyAdjust(
+    batch: PostgresBatch,
+    step: Extract<Step, { kind: 'adjust' }>,
+  ): Promise<Map<number, OperationOutcome>> {
+    const { groupId, counterId } = step;
+    const current = batch.seqs.get(groupId);
+    if (current === undefined) {
+      return new Map(step.indices.map((index) => [index, groupNotFound()]));
+    }
+    const seq = current + 1;
+    // numeric: the range check itself must not overflow bigint.
+    const next = '(value::numeric + $4::numeric * increment_step - $5::numeric * decrement_step)';
+    const { rows } = await batch.client.query<CounterRow>(
+      `UPDATE counters SET value = ${next}::bigint, version = $3
+       WHERE id = $1 AND group_id = $2 AND ${next} BETWEEN $6 AND $7
+       RETURNING ${COUNTER_FIELDS}`,
+      [counterId, groupId, seq, step.increments, step.decrements, MIN_VALUE, MAX_VALUE],
+    );
+    const row = rows[0];
+    if (row) {
+      batch.seqs.set(groupId, seq);
+      const result = counterRef(counterId);
+      for (const index of step.indices) {
+        const opId = batch.operations[index]?.opId;
+        if (opId !== undefined) batch.remembered.push({ groupId, opId, result });
+      }
+      return adjustOutcomes(step, batch.operations, toCounter(row), seq);
+    }
+    const exists = await batch.client.query(
+      'SELECT 1 FROM counters WHERE id = $1 AND group_id = $2',
+      [counterId, groupId],
+    );
+    if (!exists.rowCount) {
+      return new Map(step.indices.map((index) => [index, counterNotFound()]));
+    }
+    // Together the taps would leave the exact range: apply them one by one.
+    const outcomes = new Map<number, OperationOutcome>();
+    for (const index of step.indices) outcomes.set(index, await this.applyOne(batch, index));
+    return outcomes;
   }
 
   private async applyMutation(

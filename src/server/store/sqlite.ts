@@ -10,13 +10,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type {
-  Counter,
-  CounterPatch,
-  GroupPatch,
-  Mutation,
-  MutationResult,
-} from '../../shared/api.js';
+import type { Counter, CounterPatch, GroupPatch, Mutation } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { GroupRecord, GroupState, Operation, OperationOutcome, Store } from './types.js';
@@ -30,6 +24,14 @@ import {
   tagWithOperationId,
   valueOutOfRange,
 } from './outcomes.js';
+import {
+  adjustOutcomes,
+  counterRef,
+  duplicateOutcome,
+  planBatch,
+  type Step,
+  type StoredAnswer,
+} from './batch.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE counter_groups (
@@ -176,11 +178,31 @@ export class SqliteStore implements Store {
 
   commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
     const run = this.db.transaction(() => {
+      const outcomes: (OperationOutcome | undefined)[] = new Array<OperationOutcome | undefined>(
+        operations.length,
+      );
+      operations.forEach((operation, index) => {
+        outcomes[index] = this.replay(operation);
+      });
+      const replayed = new Set(outcomes.flatMap((outcome, index) => (outcome ? [index] : [])));
+      const plan = planBatch(operations, replayed);
       const seqs = new Map<string, number>();
-      const outcomes = operations.map((operation) => this.applyOne(operation, seqs));
+      for (const step of plan.steps) {
+        if (step.kind === 'single') {
+          const operation = operations[step.index] as Operation;
+          outcomes[step.index] = this.applyOne(operation, seqs);
+        } else {
+          for (const [index, outcome] of this.applyAdjust(step, operations, seqs)) {
+            outcomes[index] = outcome;
+          }
+        }
+      }
+      for (const [index, first] of plan.duplicates) {
+        outcomes[index] = duplicateOutcome(outcomes[first]);
+      }
       const writeSeq = this.prepare('UPDATE counter_groups SET seq = ? WHERE id = ?');
       for (const [groupId, seq] of seqs) writeSeq.run(seq, groupId);
-      return outcomes;
+      return outcomes.map((outcome) => outcome ?? groupNotFound());
     });
     return Promise.resolve(run.immediate());
   }
@@ -213,37 +235,93 @@ export class SqliteStore implements Store {
 
   // ---- inside the write transaction ----------------------------------------------------------
 
-  private applyOne(operation: Operation, seqs: Map<string, number>): OperationOutcome {
-    const { groupId, opId } = operation;
-    if (opId !== undefined) {
-      const stored = this.prepare(
-        'SELECT result FROM operation_ids WHERE group_id = ? AND op_id = ?',
-      ).get(groupId, opId) as { result: string } | undefined;
-      if (stored) {
-        const result = JSON.parse(stored.result) as MutationResult;
-        return { ok: true, result, changes: [], replayed: true };
-      }
+  /** The answer again, if this group already applied this operation id. */
+  private replay(operation: Operation): OperationOutcome | undefined {
+    if (operation.opId === undefined) return undefined;
+    const stored = this.prepare(
+      'SELECT result FROM operation_ids WHERE group_id = ? AND op_id = ?',
+    ).get(operation.groupId, operation.opId) as { result: string } | undefined;
+    if (!stored) return undefined;
+    const answer = JSON.parse(stored.result) as StoredAnswer;
+    if (answer.kind !== 'counterRef') {
+      return { ok: true, result: answer, changes: [], replayed: true };
     }
+    const row = this.prepare(
+      `SELECT ${COUNTER_FIELDS} FROM counters WHERE id = ? AND group_id = ?`,
+    ).get(answer.counterId, operation.groupId) as CounterRow | undefined;
+    if (!row) return counterNotFound();
+    const result = { kind: 'counter', counter: toCounter(row), created: false } as const;
+    return { ok: true, result, changes: [], replayed: true };
+  }
+
+  private nextSeq(groupId: string, seqs: Map<string, number>): number | undefined {
     const current =
       seqs.get(groupId) ??
       (
         this.prepare('SELECT seq FROM counter_groups WHERE id = ?').get(groupId) as
           { seq: number } | undefined
       )?.seq;
-    if (current === undefined) {
-      return groupNotFound();
-    }
-    const seq = current + 1;
+    return current === undefined ? undefined : current + 1;
+  }
+
+  private remember(groupId: string, opId: string | undefined, result: string): void {
+    if (opId === undefined) return;
+    this.prepare(
+      'INSERT INTO operation_ids (group_id, op_id, result, created_at) VALUES (?, ?, ?, ?)',
+    ).run(groupId, opId, result, Date.now());
+  }
+
+  private applyOne(operation: Operation, seqs: Map<string, number>): OperationOutcome {
+    const { groupId, opId } = operation;
+    const seq = this.nextSeq(groupId, seqs);
+    if (seq === undefined) return groupNotFound();
     const outcome = tagWithOperationId(this.applyMutation(groupId, operation.mutation, seq), opId);
     if (outcome.ok) {
       seqs.set(groupId, seq);
-      if (opId !== undefined) {
-        this.prepare(
-          'INSERT INTO operation_ids (group_id, op_id, result, created_at) VALUES (?, ?, ?, ?)',
-        ).run(groupId, opId, JSON.stringify(outcome.result), Date.now());
-      }
+      this.remember(groupId, opId, JSON.stringify(outcome.result));
     }
     return outcome;
+  }
+
+  /** A coalesced run of taps on one counter: one UPDATE, one change number, one change. */
+  private applyAdjust(
+    step: Extract<Step, { kind: 'adjust' }>,
+    operations: readonly Operation[],
+    seqs: Map<string, number>,
+  ): Map<number, OperationOutcome> {
+    const { groupId, counterId } = step;
+    const seq = this.nextSeq(groupId, seqs);
+    if (seq === undefined) return new Map(step.indices.map((index) => [index, groupNotFound()]));
+    const next = 'value + ? * increment_step - ? * decrement_step';
+    const row = this.prepare(
+      `UPDATE counters SET value = ${next}, version = ?
+       WHERE id = ? AND group_id = ? AND ${next} BETWEEN ? AND ?
+       RETURNING ${COUNTER_FIELDS}`,
+    ).get(
+      step.increments,
+      step.decrements,
+      seq,
+      counterId,
+      groupId,
+      step.increments,
+      step.decrements,
+      MIN_VALUE,
+      MAX_VALUE,
+    ) as CounterRow | undefined;
+    if (row) {
+      seqs.set(groupId, seq);
+      const reference = counterRef(counterId);
+      for (const index of step.indices) this.remember(groupId, operations[index]?.opId, reference);
+      return adjustOutcomes(step, operations, toCounter(row), seq);
+    }
+    if (!this.counterExists(groupId, counterId)) {
+      return new Map(step.indices.map((index) => [index, counterNotFound()]));
+    }
+    // Together the taps would leave the exact range: apply them one by one, so each is
+    // refused or applied on its own.
+    return new Map(
+      step.indices.map((index) => [index, this.applyOne(operations[index] as Operation, seqs)]),
+    );
   }
 
   private applyMutation(groupId: string, mutation: Mutation, seq: number): OperationOutcome {

@@ -1,0 +1,32 @@
+/** Reads a process's CPU time and resident memory from /proc (Linux). */
+import fs from 'node:fs';
+
+const TICKS_PER_SECOND = 100;
+
+export interface ProcSample {
+  /** User + system CPU time, seconds. */
+  cpuSeconds: number;
+  /** Resident set size, bytes. */
+  rssBytes: number;
+  at: number;
+}
+
+export function sampleProcess(pid: number): ProcSample {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return {
+    cpuSeconds: (utime + stime) / TICKS_PER_SECOND,
+    rssBytes: rssKb * 1024,
+    at: performance.now(),
+  };
+}
+
+/** CPU used between two samples, in cores (1.0 = one core busy all the time). */
+export function cpuCores(from: ProcSample, to: ProcSample): number {
+  return (to.cpuSeconds - from.cpuSeconds) / ((to.at - from.at) / 1_000);
+}

@@ -1,0 +1,244 @@
+/**
+ * `npm run bench [-- --preset smoke|full] [-- --only tally]`: runs the same load against Tally
+ * and two baselines in one run and prints one table with Tally's ratio to each. Numbers go into
+ * BENCHMARKS.md by hand, with the machine described.
+ */
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { idleMemory, openLoop, populate, saturate, type LoadResult } from './load.js';
+import { naiveBaseline, tally, wsBaseline, type Target } from './targets.js';
+
+interface Preset {
+  idle: { groups: number; members: number };
+  throughput: {
+    groups: number;
+    members: number;
+    tappers: number;
+    window: number;
+    durationMs: number;
+  };
+  fanout: { groups: number; members: number; tappers: number; rate: number; durationMs: number };
+  latency: { groups: number; members: number; tappers: number; rate: number; durationMs: number };
+}
+
+const PRESETS: Record<string, Preset> = {
+  // Finishes in well under 60 s for all three servers: CI's smoke run (no timing assertions).
+  smoke: {
+    idle: { groups: 50, members: 10 },
+    throughput: { groups: 10, members: 5, tappers: 2, window: 16, durationMs: 2_000 },
+    fanout: { groups: 50, members: 10, tappers: 2, rate: 2_000, durationMs: 2_000 },
+    latency: { groups: 20, members: 10, tappers: 1, rate: 500, durationMs: 2_000 },
+  },
+  full: {
+    idle: { groups: 1_000, members: 10 },
+    throughput: { groups: 100, members: 5, tappers: 5, window: 32, durationMs: 10_000 },
+    fanout: { groups: 1_000, members: 10, tappers: 2, rate: 20_000, durationMs: 10_000 },
+    latency: { groups: 100, members: 10, tappers: 2, rate: 2_000, durationMs: 10_000 },
+  },
+};
+
+interface TargetResult {
+  target: Target;
+  idle: { connections: number; bytesPerConnection: number; rssBytes: number };
+  throughput: LoadResult;
+  fanout: LoadResult;
+  latency: LoadResult;
+}
+
+const { values } = parseArgs({
+  options: {
+    preset: { type: 'string', default: 'smoke' },
+    /** Only the servers whose name contains this (tally, ws, original). */
+    only: { type: 'string' },
+  },
+});
+const presetName = values.preset;
+const chosen = PRESETS[presetName];
+if (!chosen) {
+  throw new Error(`unknown preset ${presetName}: use ${Object.keys(PRESETS).join(' or ')}`);
+}
+const preset: Preset = chosen;
+
+async function measure(target: Target): Promise<TargetResult> {
+  const running = await target.start();
+  try {
+    log(`${target.name}: idle connections`);
+    const idle = await idleMemory(target, running, preset.idle.groups, preset.idle.members);
+
+    log(`${target.name}: durable increments at saturation`);
+    let population = await populate(
+      target,
+      running,
+      'sat',
+      preset.throughput.groups,
+      preset.throughput.members,
+    );
+    const throughput = await saturate(population, running, target, preset.throughput);
+    for (const client of population.clients) client.close();
+
+    log(`${target.name}: fan-out, open loop ${preset.fanout.rate}/s`);
+    population = await populate(
+      target,
+      running,
+      'fan',
+      preset.fanout.groups,
+      preset.fanout.members,
+    );
+    const fanout = await openLoop(population, running, target, preset.fanout);
+    for (const client of population.clients) client.close();
+
+    log(`${target.name}: latency, open loop ${preset.latency.rate}/s`);
+    population = await populate(
+      target,
+      running,
+      'lat',
+      preset.latency.groups,
+      preset.latency.members,
+    );
+    const latency = await openLoop(population, running, target, preset.latency);
+    for (const client of population.clients) client.close();
+    return { target, idle, throughput, fanout, latency };
+  } finally {
+    await running.stop();
+  }
+}
+
+function log(message: string): void {
+  process.stderr.write(`· ${message}\n`);
+}
+
+const ms = (micros: number) => (Number.isNaN(micros) ? '–' : (micros / 1_000).toFixed(2));
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : '–');
+const loss = (result: LoadResult) =>
+  result.lost === null ? 'n/a' : `${int(result.lost)} lost, ${int(result.duplicated ?? 0)} dup`;
+
+function table(results: TargetResult[]): string {
+  const [ours, ...baselines] = results;
+  const header = [
+    'metric',
+    ...results.map((r) => r.target.name),
+    ...baselines.map((b) => `Tally ÷ ${b.target.name}`),
+  ];
+  const rows: string[][] = [];
+  const row = (
+    name: string,
+    pick: (r: TargetResult) => number,
+    format: (n: number) => string,
+    ratios = true,
+  ) => {
+    rows.push([
+      name,
+      ...results.map((r) => format(pick(r))),
+      ...baselines.map((b) => (ratios && ours ? ratio(pick(ours), pick(b)) : '')),
+    ]);
+  };
+  const text = (name: string, pick: (r: TargetResult) => string) => {
+    rows.push([name, ...results.map(pick), ...baselines.map(() => '')]);
+  };
+  const t = preset.throughput;
+  const f = preset.fanout;
+  const l = preset.latency;
+  row(
+    `idle: KB per connection (${int(preset.idle.groups * preset.idle.members)} clients)`,
+    (r) => r.idle.bytesPerConnection / 1024,
+    (n) => n.toFixed(1),
+  );
+  row(
+    'idle: server RSS MB',
+    (r) => r.idle.rssBytes / 2 ** 20,
+    (n) => n.toFixed(0),
+    false,
+  );
+  row(
+    `saturation: increments/s acked (${t.groups * t.tappers} tappers × ${t.window} in flight)`,
+    (r) => r.throughput.incrementsPerSecond,
+    int,
+  );
+  row('saturation: member-deliveries/s', (r) => r.throughput.deliveriesPerSecond, int);
+  row(
+    'saturation: server CPU (cores)',
+    (r) => r.throughput.serverCpuCores,
+    (n) => n.toFixed(2),
+    false,
+  );
+  text('saturation: correctness', (r) => loss(r.throughput));
+  row(
+    `fan-out: increments/s acked (offered ${int(f.rate)}/s, ${int(f.groups * f.members)} clients)`,
+    (r) => r.fanout.incrementsPerSecond,
+    int,
+  );
+  row('fan-out: member-deliveries/s', (r) => r.fanout.deliveriesPerSecond, int);
+  row('fan-out: latency p50 ms', (r) => r.fanout.latency.percentile(0.5), ms);
+  row('fan-out: latency p99 ms', (r) => r.fanout.latency.percentile(0.99), ms);
+  row(
+    'fan-out: server CPU (cores)',
+    (r) => r.fanout.serverCpuCores,
+    (n) => n.toFixed(2),
+    false,
+  );
+  row(
+    'fan-out: server RSS MB',
+    (r) => r.fanout.serverRssBytes / 2 ** 20,
+    (n) => n.toFixed(0),
+    false,
+  );
+  text('fan-out: correctness', (r) => loss(r.fanout));
+  row(
+    `latency: p50 ms (${int(l.groups * l.members)} clients, ${int(l.rate)}/s)`,
+    (r) => r.latency.latency.percentile(0.5),
+    ms,
+  );
+  row('latency: p95 ms', (r) => r.latency.latency.percentile(0.95), ms);
+  row('latency: p99 ms', (r) => r.latency.latency.percentile(0.99), ms);
+  row('latency: max ms', (r) => r.latency.latency.max, ms);
+  row('latency: member-deliveries/s', (r) => r.latency.deliveriesPerSecond, int);
+  text('latency: correctness', (r) => loss(r.latency));
+  const lines = [header, header.map(() => '---'), ...rows].map(
+    (cells) => `| ${cells.join(' | ')} |`,
+  );
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  log('building the server (tsc)');
+  execFileSync(
+    process.execPath,
+    [path.resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.server.json'],
+    {
+      stdio: 'inherit',
+    },
+  );
+  const targets = [tally, wsBaseline, naiveBaseline].filter(
+    (target) =>
+      values.only === undefined || target.name.toLowerCase().includes(values.only.toLowerCase()),
+  );
+  const results: TargetResult[] = [];
+  for (const target of targets) results.push(await measure(target));
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  console.log(
+    `\nTally benchmark, preset "${presetName}", ${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`,
+  );
+  console.log(table(results));
+  const errors = results.reduce(
+    (sum, r) => sum + r.throughput.errors + r.fanout.errors + r.latency.errors,
+    0,
+  );
+  if (errors > 0) console.log(`\n${errors} client errors`);
+  const tallyResult = results.find((r) => r.target === tally);
+  if (tallyResult) {
+    const lost = [tallyResult.throughput, tallyResult.fanout, tallyResult.latency].reduce(
+      (sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0),
+      0,
+    );
+    console.log(
+      `\nTally correctness: ${lost === 0 ? 'every counter ends at exactly the increments sent' : `${lost} increments lost or duplicated`}`,
+    );
+    if (lost > 0) process.exitCode = 1;
+  }
+}
+
+await main();
+process.exit(process.exitCode ?? 0);

@@ -1,0 +1,189 @@
+/**
+ * The three servers a benchmark run measures, each started as its own process on loopback, and
+ * how the load generator speaks to each.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface GroupSetup {
+  name: string;
+  key: string;
+  counterId: string;
+}
+
+export interface Target {
+  name: string;
+  /** Whether the server keeps counter values (so lost and duplicated increments can be counted). */
+  keepsState: boolean;
+  /** Whether a client learns its own tap was applied from the broadcast (no separate ack). */
+  ackIsEcho: boolean;
+  /** Whether a tap sends the value the client computed (the original product's way). */
+  sendsValue: boolean;
+  start(): Promise<RunningTarget>;
+}
+
+export interface RunningTarget {
+  pid: number;
+  wsUrl(group: GroupSetup): string;
+  setupGroup(name: string): Promise<GroupSetup>;
+  authMessage(group: GroupSetup): string;
+  finalValue(group: GroupSetup): Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('no port'));
+      });
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => {
+        resolve(false);
+      });
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server did not open port ${port}`);
+}
+
+function launch(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) {
+      resolve();
+      return;
+    }
+    child.once('exit', () => {
+      resolve();
+    });
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+async function json<T>(url: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(url, init);
+  if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${response.status}`);
+  return (await response.json()) as T;
+}
+
+export const tally: Target = {
+  name: 'Tally',
+  keepsState: true,
+  ackIsEcho: false,
+  sendsValue: false,
+  async start() {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
+    const nodeOptions = process.env.TALLY_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
+    const child = launch([...nodeOptions, 'dist/server/main.js'], {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `file:${path.join(dir, 'bench.sqlite')}`,
+      LOG_LEVEL: 'warn',
+    });
+    await waitForPort(port, child);
+    const base = `http://127.0.0.1:${port}`;
+    return {
+      pid: child.pid ?? 0,
+      wsUrl: (group) => `ws://127.0.0.1:${port}/api/groups/${group.name}/live`,
+      async setupGroup(name) {
+        const key = randomBytes(32).toString('hex');
+        await json(`${base}/api/groups/${name}/join`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ key }),
+        });
+        const counter = await json<{ id: string }>(`${base}/api/groups/${name}/counters`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return { name, key, counterId: counter.id };
+      },
+      authMessage: (group) => JSON.stringify({ type: 'auth', protocol: 1, key: group.key }),
+      async finalValue(group) {
+        const counters = await json<{ value: number }[]>(
+          `${base}/api/groups/${group.name}/counters`,
+          { headers: { authorization: `Bearer ${group.key}` } },
+        );
+        return counters[0]?.value ?? null;
+      },
+      async stop() {
+        await stopChild(child);
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+function baseline(name: string, script: string, keepsState: boolean, sendsValue: boolean): Target {
+  return {
+    name,
+    keepsState,
+    ackIsEcho: true,
+    sendsValue,
+    async start() {
+      const port = await freePort();
+      const child = launch(['--import', 'tsx', script], { PORT: String(port) });
+      await waitForPort(port, child);
+      return {
+        pid: child.pid ?? 0,
+        wsUrl: (group) => `ws://127.0.0.1:${port}/${group.name}`,
+        setupGroup: (name) => Promise.resolve({ name, key: '', counterId: `/${name}` }),
+        authMessage: () => '{"type":"auth","protocol":1,"key":""}',
+        async finalValue(group) {
+          if (!keepsState) return null;
+          const body = await json<{ value: number | null }>(
+            `http://127.0.0.1:${port}/value/${encodeURIComponent(group.counterId)}`,
+          );
+          return body.value;
+        },
+        stop: () => stopChild(child),
+      };
+    },
+  };
+}
+
+export const wsBaseline = baseline(
+  'bare ws broadcast',
+  'bench/baselines/ws-broadcast.ts',
+  false,
+  false,
+);
+export const naiveBaseline = baseline(
+  'original (value + step)',
+  'bench/baselines/naive.ts',
+  true,
+  true,
+);
