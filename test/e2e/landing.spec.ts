@@ -39,8 +39,9 @@ test.describe('landing page', () => {
     await expect(page.getByLabel('Access Key')).toHaveValue(/^[0-9a-f]{64}$/);
     await expect(button).toBeVisible();
     const [shown] = await durations();
+    // Never shorter than 300 ms; longer only by as much as a busy machine delays a timer.
     expect(shown).toBeGreaterThanOrEqual(280);
-    expect(shown).toBeLessThan(800);
+    expect(shown).toBeLessThan(1_500);
     const key = await page.getByLabel('Access Key').inputValue();
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     await button.click();
