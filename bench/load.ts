@@ -8,7 +8,8 @@ import { Histogram } from './histogram.js';
 import { cpuCores, sampleProcess } from './proc.js';
 import type { GroupSetup, RunningTarget, Target } from './targets.js';
 
-const OP_ID = /"opId":"c(\d+)_\d+_(\d+)"/g;
+/** An operation id anywhere in a frame (`opId` of the baselines, `opIds` of Tally). */
+const OP_ID = /"c(\d+)_\d+_(\d+)"/g;
 const VALUE = /"value":(-?\d+)/;
 const nowMicros = () => Math.round(performance.now() * 1_000);
 

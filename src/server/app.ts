@@ -7,7 +7,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import websocket from '@fastify/websocket';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { ApiError } from '../shared/api.js';
@@ -19,6 +18,7 @@ import type { Config } from './config.js';
 import { TallyService } from './core/service.js';
 import { HttpError } from './errors.js';
 import { LiveHub } from './live/hub.js';
+import { acceptLiveUpgrades } from './live/upgrade.js';
 import { logSerializers, redactPaths } from './logger.js';
 import { registerApiRoutes } from './routes/api.js';
 import { openBackend } from './store/index.js';
@@ -30,8 +30,6 @@ export const DEFAULT_WEB_ROOT = path.join(PROJECT_ROOT, 'dist/web');
 /** Operation ids are remembered this long for retries, ms. */
 const OPERATION_ID_TTL_MS = 24 * 60 * 60 * 1000;
 const OPERATION_ID_PRUNE_EVERY_MS = 60 * 60 * 1000;
-/** Largest live message a client may send, bytes. */
-const LIVE_MAX_PAYLOAD_BYTES = 64 * 1024;
 
 export interface AppOptions {
   config: Config;
@@ -60,6 +58,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    // Errors raised before routing (a malformed %-escape in the URL) get the API error shape too.
+    frameworkErrors: (_error, _request, reply) => {
+      reply.raw.writeHead(400, { 'content-type': 'application/json; charset=utf-8' });
+      reply.raw.end(JSON.stringify(errorBody('validation_failed', 'Malformed URL')));
+    },
     routerOptions: { maxParamLength: 200 },
   });
 
@@ -77,6 +80,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   prune.unref();
 
   installJsonParser(app);
+  // Before any plugin or route: a handler set after a plugin registration does not reach the
+  // routes registered before it, and every API error must have the { error } shape.
+  app.setNotFoundHandler((_request, reply) => {
+    void reply.code(404).send(errorBody('not_found', MESSAGES.notFound));
+  });
+  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+    if (error instanceof HttpError) {
+      return reply.code(error.status).send(errorBody(error.code, error.message));
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).send(errorBody('payload_too_large', MESSAGES.bodyTooLarge));
+    }
+    const status = error.statusCode ?? 500;
+    if (status < 500) {
+      return reply.code(status).send(errorBody('validation_failed', clientMessage(error)));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send(errorBody('internal_error', MESSAGES.internalError));
+  });
+
   await app.register(helmet, {
     contentSecurityPolicy: {
       directives: {
@@ -90,6 +113,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
         formAction: ["'self'"],
+        // Self-hosted on plain http (a LAN box) must keep working: no forced https upgrade.
+        upgradeInsecureRequests: null,
       },
     },
     // The page URL carries the key: never send it to image hosts.
@@ -97,12 +122,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     crossOriginEmbedderPolicy: false,
     strictTransportSecurity: false,
   });
-  await app.register(websocket, {
-    options: { maxPayload: LIVE_MAX_PAYLOAD_BYTES },
-    preClose(done) {
-      hub.closeAll(CLOSE_CODES.goingAway, 'Server shutting down');
-      done();
-    },
+  const live = acceptLiveUpgrades(app.server, hub);
+  app.addHook('preClose', async () => {
+    hub.closeAll(CLOSE_CODES.goingAway, 'Server shutting down');
+    await live.close();
   });
 
   app.get('/api/health', async (_request, reply) => {
@@ -114,13 +137,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return reply.code(503).send(errorBody('internal_error', 'Database unavailable'));
     }
   });
-  app.get<{ Params: { name: string } }>(
-    '/api/groups/:name/live',
-    { websocket: true },
-    (socket, request) => {
-      hub.attach(socket, request.params.name);
-    },
-  );
   registerApiRoutes(app, service);
 
   const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
@@ -142,7 +158,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
     app.get('/*', (request, reply) => {
       const file = request.url.split('?')[0] ?? '/';
-      const candidate = path.join(webRoot, path.normalize(decodeURIComponent(file)));
+      // Unknown API paths stay JSON 404s; only page routes get the app shell.
+      if (file.startsWith('/api/')) {
+        reply.callNotFound();
+        return reply;
+      }
+      const candidate = path.join(webRoot, path.normalize(safeDecode(file)));
       if (
         file !== '/' &&
         candidate.startsWith(webRoot + path.sep) &&
@@ -156,24 +177,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
 
-  app.setNotFoundHandler((_request, reply) => {
-    void reply.code(404).send(errorBody('not_found', MESSAGES.notFound));
-  });
-  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
-    if (error instanceof HttpError) {
-      return reply.code(error.status).send(errorBody(error.code, error.message));
-    }
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send(errorBody('payload_too_large', MESSAGES.bodyTooLarge));
-    }
-    const status = error.statusCode ?? 500;
-    if (status < 500) {
-      return reply.code(status).send(errorBody('validation_failed', clientMessage(error)));
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send(errorBody('internal_error', MESSAGES.internalError));
-  });
-
   app.addHook('onClose', async () => {
     clearInterval(prune);
     await batcher.drain();
@@ -185,6 +188,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
 export function errorBody(code: ApiError['error']['code'], message: string): ApiError {
   return { error: { code, message } };
+}
+
+/** A malformed %-escape is just a path that matches no file. */
+function safeDecode(urlPath: string): string {
+  try {
+    return decodeURIComponent(urlPath);
+  } catch {
+    return urlPath;
+  }
 }
 
 /** Fastify's own 4xx messages are fine to show, but never echo body content. */

@@ -29,6 +29,8 @@ export interface TestServerOptions {
   logLevel?: Config['logLevel'];
   /** Defaults to a throwaway SQLite file. */
   database?: DatabaseConfig;
+  /** A built web app to serve; none by default. */
+  webRoot?: string;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -49,7 +51,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
       logLevel: options.logLevel ?? 'info',
     },
     logStream,
-    webRoot: null,
+    webRoot: options.webRoot ?? null,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

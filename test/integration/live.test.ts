@@ -97,6 +97,23 @@ describe('authentication', () => {
   });
 });
 
+describe('upgrades', () => {
+  it('refuses a WebSocket upgrade on any other path', async () => {
+    for (const path of ['/api/groups/x/other', '/api/groups/%E0%A4%A/live', '/live']) {
+      const socket = new WebSocket(server.wsUrl + path);
+      const error = await new Promise<Error>((resolve) => socket.once('error', resolve));
+      expect(error.message, path).toContain('404');
+    }
+  });
+
+  it('accepts a group name that needs normalising, as the API does', async () => {
+    const member = await createGroup(server.url);
+    const client = await joinLive(server.wsUrl, member.group.name.toUpperCase(), member.key);
+    expect(client.messages[0]).toMatchObject({ type: 'ready', group: { id: member.group.id } });
+    client.close();
+  });
+});
+
 describe('fan-out of committed changes', () => {
   it("shows two members of a group each other's inserts, updates and deletes, in commit order", async () => {
     const member = await createGroup(server.url);

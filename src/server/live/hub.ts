@@ -4,8 +4,7 @@
  * same frame is written to every socket of the group.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { WebSocket } from '@fastify/websocket';
-import type { RawData } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { ErrorCode } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import {
@@ -100,6 +99,10 @@ export class LiveHub {
     });
     socket.on('close', () => {
       this.forget(client);
+    });
+    // A broken connection (reset, invalid frame): drop it; 'close' follows and cleans up.
+    socket.on('error', () => {
+      socket.terminate();
     });
   }
 

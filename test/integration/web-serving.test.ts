@@ -1,0 +1,82 @@
+/** The server serves the built single-page app next to the API, without blurring the two. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiError } from '../../src/shared/api.js';
+import { call, createGroup } from '../helpers/client.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let webRoot: string;
+const INDEX = '<!doctype html><title>Tally test shell</title>';
+
+beforeAll(async () => {
+  webRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-web-'));
+  fs.mkdirSync(path.join(webRoot, 'assets'));
+  fs.writeFileSync(path.join(webRoot, 'index.html'), INDEX);
+  fs.writeFileSync(path.join(webRoot, 'assets', 'app-abc123.js'), 'console.log(1)');
+  fs.writeFileSync(path.join(webRoot, 'theme.js'), '/* theme */');
+  server = await startServer({ webRoot });
+});
+afterAll(async () => {
+  await server.close();
+  fs.rmSync(webRoot, { recursive: true, force: true });
+});
+
+describe('serving the web app', () => {
+  it('answers / and every group route with the app shell, never cached', async () => {
+    for (const route of ['/', '/game-night', '/game-night?key=abc']) {
+      const response = await fetch(server.url + route);
+      expect(response.status, route).toBe(200);
+      expect(await response.text()).toBe(INDEX);
+      expect(response.headers.get('cache-control')).toBe('no-cache');
+      expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    }
+  });
+
+  it('serves content-hashed assets as immutable and other files as revalidated', async () => {
+    const asset = await fetch(`${server.url}/assets/app-abc123.js`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    const theme = await fetch(`${server.url}/theme.js`);
+    expect(await theme.text()).toBe('/* theme */');
+    expect(theme.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it('never serves files from outside the web root', async () => {
+    for (const route of ['/..%2f..%2fetc%2fpasswd', '/assets/..%2f..%2f..%2fpackage.json']) {
+      const response = await fetch(server.url + route);
+      expect(await response.text(), route).toBe(INDEX);
+    }
+  });
+
+  it('answers a malformed URL with a 400 in the API error shape', async () => {
+    const response = await call<ApiError>(server.url, 'GET', '/%E0%A4%A');
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('validation_failed');
+  });
+
+  it('keeps the API error shape with the app being served', async () => {
+    const unknown = await call<ApiError>(server.url, 'GET', '/api/nope');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: { code: 'not_found', message: 'Not found' } });
+    const member = await createGroup(server.url);
+    const denied = await call<ApiError>(server.url, 'GET', `${member.base}/counters`);
+    expect(denied.status).toBe(401);
+    expect(denied.body.error.code).toBe('missing_key');
+    const invalid = await call<ApiError>(server.url, 'POST', `${member.base}/counters`, {
+      key: member.key,
+      rawBody: '{oops',
+    });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.error.code).toBe('validation_failed');
+  });
+
+  it('does not force https on a plain-http deployment', async () => {
+    const response = await fetch(server.url + '/');
+    expect(response.headers.get('content-security-policy')).not.toContain(
+      'upgrade-insecure-requests',
+    );
+  });
+});
