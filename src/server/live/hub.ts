@@ -17,7 +17,11 @@ import {
 import type { Bus } from '../bus/types.js';
 import type { TallyService } from '../core/service.js';
 import { HttpError } from '../errors.js';
+import { MessageBudget } from '../security/message-budget.js';
+import { DEFAULT_LIVE_MESSAGE_POLICY } from '../security/policy.js';
+import type { BucketPolicy } from '../security/token-buckets.js';
 import { GAP_TIMEOUT_MS, GroupChannel, type ChannelMember } from './channel.js';
+import { sendCorked } from './corked.js';
 
 /** A socket that has not authenticated by then is closed, ms. */
 export const AUTH_TIMEOUT_MS = 10_000;
@@ -35,6 +39,10 @@ type ClientState =
 interface Client extends ChannelMember {
   socket: WebSocket;
   groupName: string;
+  /** The peer's address: failed keys are rate-limited per address. */
+  address: string | undefined;
+  /** Messages this socket may still send (flood control). */
+  budget: MessageBudget;
   state: ClientState;
   alive: boolean;
   authTimer: NodeJS.Timeout | undefined;
@@ -52,6 +60,7 @@ export class LiveHub {
     private readonly log: FastifyBaseLogger,
     heartbeatMs = HEARTBEAT_MS,
     private readonly gapTimeoutMs = GAP_TIMEOUT_MS,
+    private readonly messagePolicy: BucketPolicy = DEFAULT_LIVE_MESSAGE_POLICY,
   ) {
     // The feed of changes was interrupted (another instance's database listener reconnected):
     // what was missed is unknown, so every channel reloads and resends its snapshot.
@@ -72,10 +81,12 @@ export class LiveHub {
     return this.clients.size;
   }
 
-  attach(socket: WebSocket, groupName: string): void {
+  attach(socket: WebSocket, groupName: string, address?: string): void {
     const client: Client = {
       socket,
       groupName,
+      address,
+      budget: new MessageBudget(this.messagePolicy),
       state: { phase: 'awaiting-auth' },
       alive: true,
       authTimer: undefined,
@@ -83,7 +94,7 @@ export class LiveHub {
         this.send(client, { type: 'ready', protocol: PROTOCOL_VERSION, ...snapshot });
       },
       sendFrame: (frame) => {
-        if (client.state.phase !== 'closed') socket.send(frame);
+        if (client.state.phase !== 'closed') sendCorked(socket, frame);
       },
     };
     client.authTimer = setTimeout(() => {
@@ -95,6 +106,10 @@ export class LiveHub {
     });
     socket.on('message', (data) => {
       client.alive = true;
+      if (!client.budget.take()) {
+        this.close(client, CLOSE_CODES.tooManyMessages, 'Too many messages');
+        return;
+      }
       this.receive(client, data);
     });
     socket.on('close', () => {
@@ -176,7 +191,7 @@ export class LiveHub {
     client.state = { phase: 'authenticating', early };
     let groupId: string;
     try {
-      groupId = (await this.service.authorize(client.groupName, key)).id;
+      groupId = (await this.service.authorize(client.groupName, key, client.address)).id;
     } catch (error) {
       const { code, message } = this.describe(error);
       this.close(client, closeCodeFor(code), message);
@@ -226,7 +241,7 @@ export class LiveHub {
   }
 
   private send(client: Client, message: ServerMessage): void {
-    if (client.state.phase !== 'closed') client.socket.send(JSON.stringify(message));
+    if (client.state.phase !== 'closed') sendCorked(client.socket, JSON.stringify(message));
   }
 
   private close(client: Client, code: number, reason: string): void {
@@ -288,6 +303,8 @@ function closeCodeFor(code: ErrorCode): number {
       return CLOSE_CODES.forbidden;
     case 'invalid_group_name':
       return CLOSE_CODES.badMessage;
+    case 'rate_limited':
+      return CLOSE_CODES.tooManyMessages;
     default:
       return CLOSE_CODES.goingAway;
   }
