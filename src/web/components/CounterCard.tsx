@@ -1,4 +1,4 @@
-import { ImageOff, ImagePlus, Minus, Plus, Trash2 } from 'lucide-react';
+import { ImageOff, ImagePlus, Minus, Plus, Trash } from './icons.js';
 import { lazy, memo, Suspense, useState } from 'react';
 import type { Counter } from '../../shared/api.js';
 import { MIN_STEP } from '../../shared/limits.js';
@@ -86,7 +86,7 @@ export const CounterCard = memo(function CounterCard({
           }}
           className={`${iconButton} -mt-1 -mr-1 hover:text-red-600 dark:hover:text-red-400`}
         >
-          <Trash2 className="size-[18px]" aria-hidden="true" />
+          <Trash className="size-[18px]" />
         </button>
       </div>
 
@@ -119,7 +119,7 @@ export const CounterCard = memo(function CounterCard({
           }}
           className="adjust-btn adjust-minus"
         >
-          <Minus className="size-5" aria-hidden="true" />
+          <Minus className="size-5" />
           <span>{counter.decrementStep}</span>
         </button>
         <div className="flex min-w-0 flex-1 justify-center text-center">
@@ -140,7 +140,7 @@ export const CounterCard = memo(function CounterCard({
           }}
           className="adjust-btn adjust-plus"
         >
-          <Plus className="size-5" aria-hidden="true" />
+          <Plus className="size-5" />
           <span>{counter.incrementStep}</span>
         </button>
       </div>
@@ -224,7 +224,7 @@ function Thumbnail({
         onClick={onEdit}
         className="thumb thumb-empty"
       >
-        <ImagePlus className="size-5" aria-hidden="true" />
+        <ImagePlus className="size-5" />
       </button>
     );
   }
@@ -237,7 +237,7 @@ function Thumbnail({
       className="thumb thumb-filled"
     >
       {failed ? (
-        <ImageOff className="size-5 text-zinc-500 dark:text-zinc-400" aria-hidden="true" />
+        <ImageOff className="size-5 text-zinc-500 dark:text-zinc-400" />
       ) : (
         <img
           src={url}

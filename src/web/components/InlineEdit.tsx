@@ -2,7 +2,7 @@
  * SPEC §4 inline editing: click to edit; Enter or Save commits; Escape or Cancel reverts.
  * Leaving the field (clicking elsewhere, tabbing away) commits too, so a typed edit is not lost.
  */
-import { Check, X } from 'lucide-react';
+import { Check, X } from './icons.js';
 import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 
 interface InlineEditProps {
@@ -130,7 +130,7 @@ export function InlineEdit({
         }}
         className="mini-btn bg-indigo-600 text-white hover:bg-indigo-500"
       >
-        <Check className="size-4" aria-hidden="true" />
+        <Check className="size-4" />
       </button>
       <button
         type="button"
@@ -142,7 +142,7 @@ export function InlineEdit({
         }}
         className="mini-btn border border-zinc-300 text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
       >
-        <X className="size-4" aria-hidden="true" />
+        <X className="size-4" />
       </button>
     </span>
   );

@@ -1,4 +1,4 @@
-import { Moon, Sun } from 'lucide-react';
+import { Moon, Sun } from './icons.js';
 import { useEffect, useState } from 'react';
 import {
   THEME_KEY,
@@ -40,11 +40,7 @@ export function ThemeToggle() {
       title={`Switch to ${next} mode`}
       className="theme-toggle"
     >
-      {theme === 'dark' ? (
-        <Sun className="size-5" aria-hidden="true" />
-      ) : (
-        <Moon className="size-5" aria-hidden="true" />
-      )}
+      {theme === 'dark' ? <Sun className="size-5" /> : <Moon className="size-5" />}
     </button>
   );
 }

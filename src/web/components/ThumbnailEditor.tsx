@@ -1,4 +1,4 @@
-import { LoaderCircle } from 'lucide-react';
+import { Loader } from './icons.js';
 import { useId, useState } from 'react';
 import { MESSAGES } from '../../shared/messages.js';
 import { normaliseUrl } from '../../shared/rules.js';
@@ -114,7 +114,7 @@ export function ThumbnailEditor({
               Cancel
             </button>
             <button type="submit" disabled={checking} className={`${primaryButton} px-3 py-2`}>
-              {checking && <LoaderCircle className="size-4 animate-spin" aria-hidden="true" />}
+              {checking && <Loader className="size-4 animate-spin" />}
               {checking ? 'Checking image...' : 'Save'}
             </button>
           </div>

@@ -1,4 +1,4 @@
-import { Check, CircleAlert, House, LoaderCircle, Plus, Share2, WifiOff, X } from 'lucide-react';
+import { Check, CircleAlert, House, Loader, Plus, Share, WifiOff, X } from '../components/icons.js';
 import { lazy, Suspense, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { GroupSnapshot } from '../../shared/api.js';
 import { COPIED_MS, COPY_ERROR_MS } from '../../shared/limits.js';
@@ -91,7 +91,7 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
           role="status"
           className={`flex flex-1 items-center justify-center gap-3 text-lg ${mutedText}`}
         >
-          <LoaderCircle className="size-5 animate-spin" aria-hidden="true" />
+          <Loader className="size-5 animate-spin" />
           {MESSAGES.loadingGroup}
         </div>
       </Shell>
@@ -155,7 +155,7 @@ function AccessDenied({ message }: { message: string }) {
       <div className="flex flex-1 items-center justify-center py-10">
         <div className={`${card} w-full max-w-md p-6 text-center sm:p-8`}>
           <div className="badge-icon badge-icon-red mx-auto">
-            <CircleAlert className="size-6" aria-hidden="true" />
+            <CircleAlert className="size-6" />
           </div>
           <h1 className="mt-4 text-2xl font-bold tracking-tight">Access Denied</h1>
           <p role="alert" className="mt-2 text-zinc-700 dark:text-zinc-300">
@@ -168,7 +168,7 @@ function AccessDenied({ message }: { message: string }) {
             }}
             className={`${primaryButton} mt-6`}
           >
-            <House className="size-4" aria-hidden="true" />
+            <House className="size-4" />
             Go Home
           </button>
         </div>
@@ -268,7 +268,7 @@ function GroupView({ store }: { store: GroupStore }) {
             onClick={addCounter}
             className={`${primaryButton} flex-1 sm:flex-none`}
           >
-            <Plus className="size-4" aria-hidden="true" />
+            <Plus className="size-4" />
             Add Counter
           </button>
         </div>
@@ -276,7 +276,7 @@ function GroupView({ store }: { store: GroupStore }) {
 
       {state.error !== null && (
         <div role="alert" className="mb-5 flex items-start gap-3 alert-error px-4 py-3">
-          <CircleAlert className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
+          <CircleAlert className="mt-0.5 size-4 shrink-0" />
           <p className="flex-1">{state.error}</p>
           <button
             type="button"
@@ -286,7 +286,7 @@ function GroupView({ store }: { store: GroupStore }) {
             }}
             className="banner-close"
           >
-            <X className="size-4" aria-hidden="true" />
+            <X className="size-4" />
           </button>
         </div>
       )}
@@ -328,12 +328,12 @@ function EmptyState({ onCreate }: { onCreate: () => void }) {
   return (
     <div className="empty-state">
       <div className="badge-icon badge-icon-indigo">
-        <Plus className="size-6" aria-hidden="true" />
+        <Plus className="size-6" />
       </div>
       <h2 className="mt-4 text-lg font-semibold">{MESSAGES.noCountersTitle}</h2>
       <p className={`mt-1 ${mutedText}`}>{MESSAGES.noCountersBody}</p>
       <button type="button" onClick={onCreate} className={`${primaryButton} mt-6`}>
-        <Plus className="size-4" aria-hidden="true" />
+        <Plus className="size-4" />
         Create First Counter
       </button>
     </div>
@@ -367,7 +367,7 @@ function ConnectionBadge({ status }: { status: LiveStatus }) {
   if (status === 'offline') {
     return (
       <span role="status" className="offline-badge">
-        <WifiOff className="size-3.5" aria-hidden="true" />
+        <WifiOff className="size-3.5" />
         Offline · reconnecting…
       </span>
     );
@@ -419,9 +419,9 @@ function ShareButton({ url }: { url: string }) {
         className={`${secondaryButton} w-full`}
       >
         {state === 'copied' ? (
-          <Check className="size-4 text-emerald-600 dark:text-emerald-400" aria-hidden="true" />
+          <Check className="size-4 text-emerald-600 dark:text-emerald-400" />
         ) : (
-          <Share2 className="size-4" aria-hidden="true" />
+          <Share className="size-4" />
         )}
         <span aria-live="polite">{state === 'copied' ? MESSAGES.copied : 'Share URL'}</span>
       </button>

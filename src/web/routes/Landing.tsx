@@ -1,4 +1,4 @@
-import { ArrowRight, KeyRound, LoaderCircle, Users } from 'lucide-react';
+import { ArrowRight, Key, Loader, Users } from '../components/icons.js';
 import { useEffect, useId, useState, type SyntheticEvent } from 'react';
 import type { GroupPreview } from '../../shared/api.js';
 import { GROUP_LOOKUP_DEBOUNCE_MS, KEY_GENERATION_MS } from '../../shared/limits.js';
@@ -174,7 +174,7 @@ export function Landing() {
               </p>
             ) : exists ? (
               <p className="inline-flex items-center gap-1.5 font-medium text-indigo-700 dark:text-indigo-300">
-                <Users className="size-3.5" aria-hidden="true" />
+                <Users className="size-3.5" />
                 {MESSAGES.groupExists}
               </p>
             ) : slug !== null && slug !== name ? (
@@ -215,11 +215,7 @@ export function Landing() {
             disabled={generating}
             className={`${secondaryButton} mt-2.5 w-full`}
           >
-            {generating ? (
-              <LoaderCircle className="size-4 animate-spin" aria-hidden="true" />
-            ) : (
-              <KeyRound className="size-4" aria-hidden="true" />
-            )}
+            {generating ? <Loader className="size-4 animate-spin" /> : <Key className="size-4" />}
             {generating ? 'Generating...' : 'Generate Secure Key'}
           </button>
 
@@ -245,9 +241,9 @@ export function Landing() {
           >
             {exists ? 'Join Group' : 'Create Group'}
             {submitting ? (
-              <LoaderCircle className="size-4 animate-spin" aria-hidden="true" />
+              <Loader className="size-4 animate-spin" />
             ) : (
-              <ArrowRight className="size-4" aria-hidden="true" />
+              <ArrowRight className="size-4" />
             )}
           </button>
         </form>
