@@ -21,6 +21,8 @@ import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
 import { logSerializers, redactPaths } from './logger.js';
 import { registerApiRoutes } from './routes/api.js';
+import { KeyGuard, RateLimitedError } from './security/key-guard.js';
+import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from './security/policy.js';
 import { openBackend } from './store/index.js';
 import type { Store } from './store/types.js';
 
@@ -39,6 +41,8 @@ export interface AppOptions {
   webRoot?: string | null;
   /** Server ping interval for live sockets, ms. */
   heartbeatMs?: number;
+  /** Rate and flood limits (security/policy.ts); the defaults unless a test needs others. */
+  security?: Partial<SecurityPolicy>;
 }
 
 declare module 'fastify' {
@@ -68,8 +72,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const { store, bus } = await openBackend(config.database, app.log);
   const batcher = new Batcher(store, bus);
-  const service = new TallyService(store, batcher);
-  const hub = new LiveHub(bus, service, app.log, options.heartbeatMs);
+  const security = { ...DEFAULT_SECURITY_POLICY, ...options.security };
+  const service = new TallyService(store, batcher, new KeyGuard(security.keyFailures));
+  const hub = new LiveHub(
+    bus,
+    service,
+    app.log,
+    options.heartbeatMs,
+    undefined,
+    security.liveMessages,
+  );
   app.decorate('tally', { store, hub, service });
 
   const prune = setInterval(() => {
@@ -87,6 +99,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
+      if (error instanceof RateLimitedError)
+        void reply.header('retry-after', String(error.retryAfterSeconds));
       return reply.code(error.status).send(errorBody(error.code, error.message));
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -56,5 +56,7 @@ export const MESSAGES = {
   bodyTooLarge: 'Request body is too large',
   invalidOperationId: 'Operation id must be 1 to 64 letters, digits, hyphens or underscores',
   internalError: 'Something went wrong on our side. Please try again.',
+  rateLimited: (seconds: number) =>
+    `Too many attempts with a wrong access key. Please try again in ${seconds} s.`,
   notFound: 'Not found',
 } as const;

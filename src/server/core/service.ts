@@ -8,6 +8,7 @@ import { MESSAGES } from '../../shared/messages.js';
 import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import type { Batcher } from '../batcher.js';
 import { HttpError, errors } from '../errors.js';
+import { KeyGuard } from '../security/key-guard.js';
 import type { GroupRecord, GroupState, Store } from '../store/types.js';
 import { hashKey, keyMatches } from './access.js';
 
@@ -15,6 +16,8 @@ export class TallyService {
   constructor(
     private readonly store: Store,
     private readonly batcher: Batcher,
+    /** Limits failed key checks per client address and per group (security/policy.ts). */
+    private readonly guard = new KeyGuard(),
   ) {}
 
   /** The slug of a group name from a URL, or 400 with SPEC's message. */
@@ -33,10 +36,21 @@ export class TallyService {
 
   /**
    * SPEC §4: opening a group that does not exist with a valid key creates it with that key's hash;
-   * an existing group needs the right key.
+   * an existing group needs the right key. `client` is the caller's address (rate limits).
    */
-  async join(rawName: string, key: string): Promise<{ snapshot: GroupSnapshot; created: boolean }> {
+  async join(
+    rawName: string,
+    key: string,
+    client?: string,
+  ): Promise<{ snapshot: GroupSnapshot; created: boolean }> {
     const slug = this.slugOf(rawName);
+    return this.guard.check(client, slug, () => this.joinGroup(slug, key));
+  }
+
+  private async joinGroup(
+    slug: string,
+    key: string,
+  ): Promise<{ snapshot: GroupSnapshot; created: boolean }> {
     if (!isValidKeyFormat(key))
       throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
     let group = await this.store.findGroup(slug);
@@ -50,9 +64,16 @@ export class TallyService {
     return { snapshot: toSnapshot(state), created };
   }
 
-  /** Checks a key against a group, in the order a caller can act on each answer. */
-  async authorize(rawName: string, key: string | undefined): Promise<GroupRecord> {
+  /**
+   * Checks a key against a group, in the order a caller can act on each answer. `client` is the
+   * caller's address: too many failures from it or on this group answer 429 (rate_limited).
+   */
+  async authorize(rawName: string, key: string | undefined, client?: string): Promise<GroupRecord> {
     const slug = this.slugOf(rawName);
+    return this.guard.check(client, slug, () => this.checkGroupKey(slug, key));
+  }
+
+  private async checkGroupKey(slug: string, key: string | undefined): Promise<GroupRecord> {
     if (key === undefined || key === '')
       throw new HttpError('missing_key', MESSAGES.missingNameOrKey);
     if (!isValidKeyFormat(key))

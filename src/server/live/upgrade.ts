@@ -40,7 +40,7 @@ export function acceptLiveUpgrades(server: Server, hub: LiveHub): LiveUpgrades {
     }
     const name = groupName;
     wss.handleUpgrade(request, socket, head, (ws) => {
-      hub.attach(ws, name);
+      hub.attach(ws, name, request.socket.remoteAddress);
     });
   };
   server.on('upgrade', onUpgrade);

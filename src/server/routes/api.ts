@@ -23,7 +23,7 @@ type CounterParams = { Params: { name: string; id: string } };
 
 export function registerApiRoutes(app: FastifyInstance, service: TallyService): void {
   const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupRecord> =>
-    service.authorize(request.params.name, bearerKey(request));
+    service.authorize(request.params.name, bearerKey(request), request.ip);
 
   app.get<GroupParams>('/api/groups/:name', async (request) =>
     service.preview(request.params.name),
@@ -31,7 +31,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
 
   app.post<GroupParams>('/api/groups/:name/join', async (request, reply) => {
     const { key } = parseExact(JoinBodySchema, request.body ?? {});
-    const { snapshot, created } = await service.join(request.params.name, key);
+    const { snapshot, created } = await service.join(request.params.name, key, request.ip);
     return reply.code(created ? 201 : 200).send(snapshot);
   });
 

@@ -1,0 +1,41 @@
+/**
+ * Tally's abuse limits (docs/decisions/0005-rate-limits.md, docs/api.md "Rate limits").
+ * Only failed key checks are limited on the API: a member with the right key is never slowed by
+ * how much they use the group. The live channel additionally limits messages per socket.
+ */
+import type { BucketPolicy } from './token-buckets.js';
+
+export interface KeyFailurePolicy {
+  /** Failed key checks per client address: 10 at once, then one per 6 s (600 an hour). */
+  perClient: BucketPolicy;
+  /** Failed key checks per group, from all addresses together: 30 at once, then one per 2 s. */
+  perGroup: BucketPolicy;
+  /**
+   * An address that got a key right for a group is trusted for that group this long, ms: its key
+   * is always checked, so the rightful holder keeps working while others hammer the group.
+   */
+  trustMs: number;
+}
+
+export const DEFAULT_KEY_FAILURE_POLICY: KeyFailurePolicy = {
+  perClient: { burst: 10, refillMs: 6_000 },
+  perGroup: { burst: 30, refillMs: 2_000 },
+  trustMs: 60 * 60 * 1000,
+};
+
+/**
+ * Messages one live socket may send: 200 at once, then 50 per second. The web app coalesces taps
+ * on a counter while one is in flight, so a person never comes near this; a socket beyond it is
+ * closed with 4429 and the web app reconnects after a back-off.
+ */
+export const DEFAULT_LIVE_MESSAGE_POLICY: BucketPolicy = { burst: 200, refillMs: 20 };
+
+export interface SecurityPolicy {
+  keyFailures: KeyFailurePolicy;
+  liveMessages: BucketPolicy;
+}
+
+export const DEFAULT_SECURITY_POLICY: SecurityPolicy = {
+  keyFailures: DEFAULT_KEY_FAILURE_POLICY,
+  liveMessages: DEFAULT_LIVE_MESSAGE_POLICY,
+};
