@@ -191,40 +191,6 @@ function resetStats(population: Population): void {
 }
 
 /**
- * Closed loop at saturation: every tapper keeps `window` taps in flight and sends the next one
- * as soon as one is acknowledged (after commit, for Tally). Measures the most increments per
- * second the server can make durable.
- */
-export async function saturate(
-  population: Population,
-  running: RunningTarget,
-  target: Target,
-  options: { members: number; tappers: number; window: number; durationMs: number },
-): Promise<LoadResult> {
-  const tappers = tappersOf(population, options.members, options.tappers);
-  resetStats(population);
-  let running_ = true;
-  for (const client of tappers) {
-    client.onAck = () => {
-      if (running_) client.tap();
-    };
-  }
-  const before = sampleProcess(running.pid);
-  for (const client of tappers) for (let i = 0; i < options.window; i++) client.tap();
-  await sleep(options.durationMs);
-  const after = sampleProcess(running.pid);
-  const acked = population.stats.acked;
-  const deliveries = population.stats.deliveries;
-  running_ = false;
-  return finish(population, running, target, {
-    incrementsPerSecond: acked / ((after.at - before.at) / 1_000),
-    deliveriesPerSecond: deliveries / ((after.at - before.at) / 1_000),
-    serverCpuCores: cpuCores(before, after),
-    serverRssBytes: after.rssBytes,
-  });
-}
-
-/**
  * Open loop: taps are sent on schedule at `rate` per second whatever the answers, so a slow
  * server shows up as latency instead of being hidden by waiting.
  */
