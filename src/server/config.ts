@@ -4,8 +4,16 @@
  */
 import path from 'node:path';
 
+/**
+ * SQLite commit durability. normal (WAL): a committed change survives a crash of the process,
+ * and the database stays consistent on power loss; full: also survives power loss, at the cost
+ * of an fsync per commit that blocks the event loop (docs/decisions/0002-sqlite-durability.md).
+ */
+export type SqliteSynchronous = 'normal' | 'full';
+
 export type DatabaseConfig =
-  { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; poolSize: number };
+  | { kind: 'sqlite'; file: string; synchronous?: SqliteSynchronous }
+  | { kind: 'postgres'; url: string; poolSize: number };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -53,6 +61,15 @@ function parsePoolSize(raw: string | undefined): number {
   return size;
 }
 
+function parseSynchronous(raw: string | undefined): SqliteSynchronous {
+  if (raw === undefined || raw === '') return 'normal';
+  const value = raw.toLowerCase();
+  if (value !== 'normal' && value !== 'full') {
+    throw new ConfigError(`SQLITE_SYNCHRONOUS must be normal or full (got "${raw}")`);
+  }
+  return value;
+}
+
 /** Never echoes the URL itself: a Postgres URL may carry a password. */
 export function parseDatabaseUrl(
   raw: string | undefined,
@@ -93,12 +110,19 @@ function parseLogLevel(raw: string | undefined): LogLevel {
   return level;
 }
 
+function withSynchronous(database: DatabaseConfig, synchronous: SqliteSynchronous): DatabaseConfig {
+  return database.kind === 'sqlite' ? { ...database, synchronous } : database;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST === undefined || env.HOST === '' ? '0.0.0.0' : env.HOST;
   return {
     port: parsePort(env.PORT),
     host,
-    database: parseDatabaseUrl(env.DATABASE_URL, process.cwd(), parsePoolSize(env.PG_POOL_SIZE)),
+    database: withSynchronous(
+      parseDatabaseUrl(env.DATABASE_URL, process.cwd(), parsePoolSize(env.PG_POOL_SIZE)),
+      parseSynchronous(env.SQLITE_SYNCHRONOUS),
+    ),
     logLevel: parseLogLevel(env.LOG_LEVEL),
   };
 }

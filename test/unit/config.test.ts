@@ -7,7 +7,11 @@ describe('configuration from the environment', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
     expect(config.host).toBe('0.0.0.0');
-    expect(config.database).toEqual({ kind: 'sqlite', file: path.resolve('data/tally.sqlite') });
+    expect(config.database).toEqual({
+      kind: 'sqlite',
+      file: path.resolve('data/tally.sqlite'),
+      synchronous: 'normal',
+    });
     expect(config.logLevel).toBe('info');
   });
 
@@ -17,12 +21,13 @@ describe('configuration from the environment', () => {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       DATABASE_URL: 'file:/tmp/elsewhere.sqlite',
+      SQLITE_SYNCHRONOUS: 'full',
     });
     expect(config).toEqual({
       port: 8080,
       host: '127.0.0.1',
       logLevel: 'warn',
-      database: { kind: 'sqlite', file: '/tmp/elsewhere.sqlite' },
+      database: { kind: 'sqlite', file: '/tmp/elsewhere.sqlite', synchronous: 'full' },
     });
   });
 
@@ -43,6 +48,7 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ PORT: 'abc' })).toThrow(/^PORT must be/);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/^PORT/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL/);
+    expect(() => loadConfig({ SQLITE_SYNCHRONOUS: 'off' })).toThrow(/^SQLITE_SYNCHRONOUS/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/^DATABASE_URL/);
     expect(() => loadConfig({ DATABASE_URL: 'file:' })).toThrow(/^DATABASE_URL/);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://h/db?schema=Bad;Drop' })).toThrow(

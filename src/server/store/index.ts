@@ -20,7 +20,7 @@ export async function openBackend(
   log: FastifyBaseLogger,
 ): Promise<Backend> {
   if (database.kind === 'sqlite') {
-    const store = new SqliteStore(database.file);
+    const store = new SqliteStore(database.file, { synchronous: database.synchronous });
     await store.migrate();
     return { store, bus: new MemoryBus() };
   }
