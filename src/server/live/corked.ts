@@ -21,8 +21,20 @@ function streamOf(socket: WebSocket): Duplex | undefined {
   return (socket as unknown as { _socket?: Duplex })._socket;
 }
 
+/**
+ * A socket whose peer stopped reading holds every frame in server memory. Past this many bytes
+ * waiting it is closed (1013, "try again later"); the client reconnects and gets a fresh
+ * snapshot, so it loses nothing but the backlog.
+ */
+export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const TRY_AGAIN_LATER = 1013;
+
 export function sendCorked(socket: WebSocket, frame: string): void {
   if (socket.readyState !== socket.OPEN) return;
+  if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+    socket.close(TRY_AGAIN_LATER, 'Too slow: reconnect for a fresh snapshot');
+    return;
+  }
   const stream = streamOf(socket);
   if (stream && !corked.has(stream)) {
     stream.cork();

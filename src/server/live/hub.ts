@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
-import type { ErrorCode } from '../../shared/api.js';
+import type { ErrorCode, MutationResult } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import {
   CLOSE_CODES,
@@ -170,7 +170,7 @@ export class LiveHub {
         const { opId, mutation } = message;
         this.service.mutate(groupId, mutation, opId).then(
           (result) => {
-            this.send(client, { type: 'ack', opId, result });
+            if (client.state.phase !== 'closed') sendCorked(client.socket, ackFrame(opId, result));
           },
           (error: unknown) => {
             this.send(client, { type: 'error', opId, error: this.describe(error) });
@@ -286,6 +286,21 @@ function parseMessage(data: RawData): ParsedClientMessage | undefined {
   }
   const result = ClientMessageSchema.safeParse(json);
   return result.success ? result.data : undefined;
+}
+
+/**
+ * Taps committed together share one result object (store/batch.ts): it is serialised once and
+ * each ack is built around it, instead of serialising the same row once per tap.
+ */
+const resultJson = new WeakMap<MutationResult, string>();
+
+function ackFrame(opId: string, result: MutationResult): string {
+  let json = resultJson.get(result);
+  if (json === undefined) {
+    json = JSON.stringify(result);
+    resultJson.set(result, json);
+  }
+  return `{"type":"ack","opId":${JSON.stringify(opId)},"result":${json}}`;
 }
 
 /** Re-reads the state after an await (TypeScript keeps the narrowing from before it). */
