@@ -1,5 +1,6 @@
 import { lazy, Suspense } from 'react';
 import { ThemeToggle } from './components/ThemeToggle.js';
+import { openEarly } from './lib/opening.js';
 import { useLocation } from './lib/router.js';
 
 // Each screen is its own chunk: a visitor downloads React plus the one screen they open
@@ -8,6 +9,12 @@ const Landing = lazy(() => import('./routes/Landing.js').then((m) => ({ default:
 const GroupScreen = lazy(() =>
   import('./routes/Group.js').then((m) => ({ default: m.GroupScreen })),
 );
+
+// A group link: the group and its counters start loading now, while the screen's chunk downloads.
+const first = new URL(window.location.href);
+if (groupNameOf(first.pathname) !== '') {
+  openEarly(groupNameOf(first.pathname), first.searchParams.get('key'));
+}
 
 /** Two routes (SPEC §2): / and /{groupName}?key=…. */
 export function App() {

@@ -32,7 +32,7 @@ export function Avatar({
   return (
     <span
       aria-hidden="true"
-      className={`inline-flex shrink-0 items-center justify-center rounded-full bg-gradient-to-br from-indigo-500 to-violet-600 font-semibold text-white ${className}`}
+      className={`initials ${className}`}
       style={{ width: size, height: size, fontSize: size * 0.38 }}
     >
       {initials(name)}

@@ -60,7 +60,7 @@ export const CounterCard = memo(function CounterCard({
           }}
         />
         <div className="min-w-0 flex-1">
-          <h2 className="text-base leading-7 font-semibold sm:text-lg">
+          <h2 className="counter-name">
             <InlineEdit
               value={counter.name}
               label="Counter name"
@@ -68,7 +68,7 @@ export const CounterCard = memo(function CounterCard({
               onCommit={saveText('name')}
             />
           </h2>
-          <div className="text-sm leading-6 text-zinc-600 dark:text-zinc-400">
+          <div className="counter-description">
             <InlineEdit
               value={counter.description}
               label="Description"
@@ -191,7 +191,7 @@ function Step({
 }) {
   return (
     <div className={`flex flex-col gap-0.5 ${alignEnd ? 'items-end text-right' : 'items-start'}`}>
-      <span className="text-xs font-medium text-zinc-600 dark:text-zinc-400">{label}</span>
+      <span className="step-label">{label}</span>
       <InlineEdit
         value={String(value)}
         label={label}

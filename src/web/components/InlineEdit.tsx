@@ -128,7 +128,7 @@ export function InlineEdit({
         onClick={() => {
           finish(true, true);
         }}
-        className="mini-btn bg-indigo-600 text-white hover:bg-indigo-500"
+        className="mini-btn mini-save"
       >
         <Check className="size-4" />
       </button>
@@ -140,7 +140,7 @@ export function InlineEdit({
         onClick={() => {
           finish(false, true);
         }}
-        className="mini-btn border border-zinc-300 text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
+        className="mini-btn mini-cancel"
       >
         <X className="size-4" />
       </button>

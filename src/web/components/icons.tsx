@@ -2,7 +2,8 @@
  * Tally's icons: one stroked path each on a 24 px grid (2 px round strokes, the usual line-icon
  * look), drawn here so the group screen ships a few hundred bytes of path data instead of an icon
  * library's runtime (issue 5: initial JavaScript within 80 KB gzip). Decorative only: every
- * button that shows one has its own accessible name.
+ * button that shows one has its own accessible name. Icons only one screen uses are declared in
+ * that screen's file, so they travel in its chunk.
  * Circles are two half arcs: M(x-r) y a r r 0 1 0 (2r) 0 a r r 0 1 0 -(2r) 0.
  */
 
@@ -10,7 +11,7 @@ interface IconProps {
   className?: string;
 }
 
-function icon(d: string) {
+export function icon(d: string) {
   return function Icon({ className }: IconProps) {
     return (
       <svg
@@ -33,7 +34,6 @@ export const Plus = icon('M12 5v14M5 12h14');
 export const Minus = icon('M5 12h14');
 export const Check = icon('M20 6 9 17l-5-5');
 export const X = icon('M18 6 6 18M6 6l12 12');
-export const ArrowRight = icon('M5 12h14m-6-6 6 6-6 6');
 export const Trash = icon('M3 6h18M8 6V4h8v2m2 0-1 14H7L6 6m4 5v6m4-6v6');
 export const ImagePlus = icon(
   'M21 12v7a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h7m4 2h6m-3-3v6M3 17l5-5 8 8M7.5 8a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0-3 0',
@@ -54,9 +54,3 @@ export const Sun = icon(
   'M8 12a4 4 0 1 0 8 0a4 4 0 1 0-8 0M12 2v2m0 16v2M4.9 4.9l1.4 1.4m11.4 11.4 1.4 1.4M2 12h2m16 0h2M6.3 17.7l-1.4 1.4M19.1 4.9l-1.4 1.4',
 );
 export const Moon = icon('M12 3a6 6 0 0 0 9 9 9 9 0 1 1-9-9z');
-export const Key = icon(
-  'M3 15.5a4.5 4.5 0 1 0 9 0a4.5 4.5 0 1 0-9 0M10.7 12.3 20 3m-4 4 3 3m-1-5 2 2',
-);
-export const Users = icon(
-  'M2 21v-2a4 4 0 0 1 4-4h6a4 4 0 0 1 4 4v2M5 7a4 4 0 1 0 8 0a4 4 0 1 0-8 0M22 21v-2a4 4 0 0 0-3-3.9M16 3.1a4 4 0 0 1 0 7.8',
-);

@@ -126,6 +126,11 @@ export function joinGroup(name: string, key: string): Promise<GroupSnapshot> {
   return request<GroupSnapshot>('POST', `${groupPath(name)}/join`, { body: { key } });
 }
 
+/** The group's counters, by creation time (SPEC §7 List counters). */
+export function fetchCounters(name: string, key: string): Promise<Counter[]> {
+  return request<Counter[]>('GET', `${groupPath(name)}/counters`, { key });
+}
+
 export function updateGroup(
   name: string,
   key: string,

@@ -28,6 +28,11 @@ export const READY_TIMEOUT_MS = 10_000;
 /** First reconnect delay and its cap, ms (doubling, with jitter). */
 export const RECONNECT_BASE_MS = 500;
 export const RECONNECT_MAX_MS = 15_000;
+/**
+ * The cap while the server is restarting (it closed with 1001, going away), ms: a restart takes
+ * seconds, and the page should be live again within a few seconds of the server being back.
+ */
+export const RESTART_RECONNECT_MAX_MS = 3_000;
 
 const FATAL_CODES: ReadonlySet<number> = new Set([
   CLOSE_CODES.forbidden,
@@ -39,6 +44,8 @@ export class LiveConnection {
   private socket: WebSocket | null = null;
   private status: LiveStatus = 'connecting';
   private attempt = 0;
+  /** The last live socket ended with the server going away (1001), and none is live yet. */
+  private serverRestarting = false;
   private stopped = false;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private pingTimer: ReturnType<typeof setTimeout> | undefined;
@@ -111,6 +118,7 @@ export class LiveConnection {
     switch (message.type) {
       case 'ready':
         this.attempt = 0;
+        this.serverRestarting = false;
         this.setStatus('live');
         this.handlers.onReady(message);
         return;
@@ -176,6 +184,7 @@ export class LiveConnection {
       return;
     }
     if (code === CLOSE_CODES.tooManyMessages) this.attempt = Math.max(this.attempt, 4);
+    if (code === CLOSE_CODES.goingAway) this.serverRestarting = true;
     this.scheduleReconnect();
   }
 
@@ -183,7 +192,8 @@ export class LiveConnection {
     clearTimeout(this.reconnectTimer);
     // Without a network there is nothing to try: the online event reconnects.
     if (!navigator.onLine) return;
-    const ceiling = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** this.attempt);
+    const max = this.serverRestarting ? RESTART_RECONNECT_MAX_MS : RECONNECT_MAX_MS;
+    const ceiling = Math.min(max, RECONNECT_BASE_MS * 2 ** this.attempt);
     const delay = ceiling / 2 + Math.random() * (ceiling / 2);
     this.attempt += 1;
     this.reconnectTimer = setTimeout(() => {

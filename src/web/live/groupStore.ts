@@ -20,7 +20,6 @@ import type {
   CounterPatchInput,
   Group,
   GroupPatchInput,
-  GroupSnapshot,
 } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
 import { CLOSE_CODES } from '../../shared/live.js';
@@ -30,6 +29,7 @@ import {
   adjustCounter,
   createCounter,
   deleteCounter,
+  fetchCounters,
   updateCounter,
   updateGroup,
 } from '../lib/api.js';
@@ -74,8 +74,13 @@ interface Lane {
 
 export interface GroupViewState {
   group: Group;
-  /** In creation order, pending changes applied, pending deletes hidden. */
-  counters: readonly Counter[];
+  /**
+   * In creation order, pending changes applied, pending deletes hidden; null until the list has
+   * loaded (SPEC §2 'Loading counters...').
+   */
+  counters: readonly Counter[] | null;
+  /** Loading the list failed and nothing has filled it since (the banner says why). */
+  countersFailed: boolean;
   status: LiveStatus;
   /** SPEC §8: the dismissible banner. */
   error: string | null;
@@ -115,25 +120,34 @@ export class GroupStore {
   private error: string | null = null;
   private fatal: string | null = null;
   private lastCreatedId: string | null = null;
+  /** The counter list has arrived (list answer or a live snapshot). */
+  private loaded = false;
+  /** The last list load failed (the grid offers Try again). */
+  private loadFailed = false;
+  /** The banner message of that failure, to take it down once the list arrives after all. */
+  private loadError: string | null = null;
   private disposed = false;
   private state: GroupViewState;
 
+  /**
+   * @param group the group as the join answer gave it, at change number `seq`
+   * @param counterList the counters' first load, already under way (lib/opening.ts)
+   */
   constructor(
     readonly slug: string,
     readonly key: string,
-    snapshot: GroupSnapshot,
+    group: Group,
+    seq: number,
+    private readonly counterList: Promise<readonly Counter[]>,
   ) {
-    this.group = snapshot.group;
-    this.groupSeq = snapshot.seq;
-    for (const counter of snapshot.counters) {
-      this.counters.set(counter.id, counter);
-      this.order.push(counter.id);
-    }
+    this.group = group;
+    this.groupSeq = seq;
     this.state = this.buildState();
   }
 
   start(): void {
     window.addEventListener('online', this.retryNow);
+    this.awaitCounterList(this.counterList);
     // The first paint needs only the join snapshot: the socket client loads right after it.
     import('./connection.js').then(
       ({ LiveConnection }) => {
@@ -205,7 +219,8 @@ export class GroupStore {
     for (const lane of this.lanes.values()) pendingCount += lane.ops.length;
     return {
       group: this.groupView(),
-      counters,
+      counters: this.loaded ? counters : null,
+      countersFailed: !this.loaded && this.loadFailed,
       status: this.status,
       error: this.error,
       fatal: this.fatal,
@@ -304,6 +319,47 @@ export class GroupStore {
     this.emit();
   }
 
+  /** Try again after the list failed to load. */
+  reloadCounters(): void {
+    if (this.loaded) return;
+    if (this.error === this.loadError) this.error = null;
+    this.loadFailed = false;
+    this.emit();
+    this.awaitCounterList(fetchCounters(this.slug, this.key));
+  }
+
+  // ---- counter list ----------------------------------------------------------------------------
+
+  private awaitCounterList(list: Promise<readonly Counter[]>): void {
+    list.then(
+      (counters) => {
+        // A live snapshot may have filled the grid first: it and the changes after it are newer.
+        if (this.disposed || this.loaded) return;
+        for (const counter of counters) this.absorbCounter(counter);
+        this.markLoaded();
+        this.emit();
+      },
+      (error: unknown) => {
+        if (this.disposed || this.loaded) return;
+        // SPEC §8: the error's message, else 'Failed to load counters'.
+        const message =
+          (error instanceof ApiRequestError ? error.serverMessage : undefined) ??
+          MESSAGES.failedToLoadCounters;
+        this.error = message;
+        this.loadError = message;
+        this.loadFailed = true;
+        this.emit();
+      },
+    );
+  }
+
+  private markLoaded(): void {
+    this.loaded = true;
+    // The list is here after all (e.g. from the live channel): its failure is no news anymore.
+    if (this.loadFailed && this.error === this.loadError) this.error = null;
+    this.loadFailed = false;
+  }
+
   // ---- server state ----------------------------------------------------------------------------
 
   /**
@@ -338,6 +394,7 @@ export class GroupStore {
       this.group = message.group;
       this.groupSeq = message.seq;
     }
+    this.markLoaded();
     this.emit();
   }
 

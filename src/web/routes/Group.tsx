@@ -1,9 +1,8 @@
 import { Check, CircleAlert, House, Loader, Plus, Share, WifiOff, X } from '../components/icons.js';
 import { lazy, Suspense, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
-import type { GroupSnapshot } from '../../shared/api.js';
 import { COPIED_MS, COPY_ERROR_MS } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
-import { isValidKeyFormat, parseGroupName, sanitizeText } from '../../shared/rules.js';
+import { sanitizeText } from '../../shared/rules.js';
 import { Avatar } from '../components/Avatar.js';
 import { CounterCard, prefetchCardEditors } from '../components/CounterCard.js';
 import { Footer } from '../components/Footer.js';
@@ -12,9 +11,9 @@ import { Logo } from '../components/Logo.js';
 import { whenIdle } from '../lib/idle.js';
 import type { LiveStatus } from '../live/connection.js';
 import { GroupStore } from '../live/groupStore.js';
-import { ApiRequestError, joinGroup } from '../lib/api.js';
+import { ApiRequestError } from '../lib/api.js';
 import { copyText } from '../lib/clipboard.js';
-import { takeHandOver } from '../lib/handoff.js';
+import { takeOpening } from '../lib/opening.js';
 import { groupUrl, navigate } from '../lib/router.js';
 import { ensureGuestName, saveGuestName } from '../lib/storage.js';
 import { card, mutedText, primaryButton, secondaryButton } from '../lib/ui.js';
@@ -36,43 +35,29 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
   useEffect(() => {
     let store: GroupStore | null = null;
     let cancelled = false;
-    const deny = (message: string) => {
-      setAccess({ phase: 'denied', message });
-    };
-    const key = accessKey?.trim() ?? '';
-    const parsed = parseGroupName(rawName);
-    if (rawName.trim() === '' || key === '') {
-      deny(MESSAGES.missingNameOrKey);
+    const opening = takeOpening(rawName, accessKey);
+    if (!opening.ok) {
+      setAccess({ phase: 'denied', message: opening.message });
       return;
     }
-    if (!isValidKeyFormat(key)) {
-      deny(MESSAGES.invalidKeyFormat);
-      return;
-    }
-    if (!parsed.ok) {
-      deny(parsed.message);
-      return;
-    }
-    const slug = parsed.value;
     setAccess({ phase: 'loading' });
-    const open = (snapshot: GroupSnapshot) => {
-      if (cancelled) return;
-      store = new GroupStore(snapshot.group.name, key, snapshot);
-      store.start();
-      // Canonical address (the slug), so Share URL and reloads use it.
-      const canonical = groupUrl(snapshot.group.name, key);
-      if (window.location.pathname + window.location.search !== canonical) {
-        window.history.replaceState(null, '', canonical);
-      }
-      setAccess({ phase: 'granted', store });
-    };
-    const handed = takeHandOver(slug, key);
-    if (handed) open(handed);
-    else {
-      joinGroup(slug, key).then(open, (error: unknown) => {
-        if (!cancelled) deny(accessError(error));
-      });
-    }
+    opening.group.then(
+      (snapshot) => {
+        if (cancelled) return;
+        const { group, seq } = snapshot;
+        store = new GroupStore(group.name, opening.key, group, seq, opening.counters);
+        store.start();
+        // Canonical address (the slug), so Share URL and reloads use it.
+        const canonical = groupUrl(group.name, opening.key);
+        if (window.location.pathname + window.location.search !== canonical) {
+          window.history.replaceState(null, '', canonical);
+        }
+        setAccess({ phase: 'granted', store });
+      },
+      (error: unknown) => {
+        if (!cancelled) setAccess({ phase: 'denied', message: accessError(error) });
+      },
+    );
     return () => {
       cancelled = true;
       store?.dispose();
@@ -87,13 +72,7 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
   if (access.phase === 'loading') {
     return (
       <Shell>
-        <div
-          role="status"
-          className={`flex flex-1 items-center justify-center gap-3 text-lg ${mutedText}`}
-        >
-          <Loader className="size-5 animate-spin" />
-          {MESSAGES.loadingGroup}
-        </div>
+        <Pending>{MESSAGES.loadingGroup}</Pending>
       </Shell>
     );
   }
@@ -291,7 +270,17 @@ function GroupView({ store }: { store: GroupStore }) {
         </div>
       )}
 
-      {counters.length === 0 ? (
+      {counters === null ? (
+        state.countersFailed ? (
+          <LoadFailed
+            onRetry={() => {
+              store.reloadCounters();
+            }}
+          />
+        ) : (
+          <Pending>{MESSAGES.loadingCounters}</Pending>
+        )
+      ) : counters.length === 0 ? (
         <EmptyState onCreate={addCounter} />
       ) : (
         <ul
@@ -321,6 +310,31 @@ function GroupView({ store }: { store: GroupStore }) {
         </Suspense>
       )}
     </Shell>
+  );
+}
+
+/** 'Loading group...' and 'Loading counters...' (SPEC §2). */
+function Pending({ children }: { children: ReactNode }) {
+  return (
+    <div
+      role="status"
+      className={`flex flex-1 items-center justify-center gap-3 py-10 text-lg ${mutedText}`}
+    >
+      <Loader className="size-5 animate-spin" />
+      {children}
+    </div>
+  );
+}
+
+/** The list did not load (the banner above says why) and nothing has filled it since. */
+function LoadFailed({ onRetry }: { onRetry: () => void }) {
+  return (
+    <div className="empty-state">
+      <p className={mutedText}>The counters could not be loaded.</p>
+      <button type="button" onClick={onRetry} className={`${secondaryButton} mt-4`}>
+        Try again
+      </button>
+    </div>
   );
 }
 

@@ -1,4 +1,4 @@
-import { ArrowRight, Key, Loader, Users } from '../components/icons.js';
+import { icon, Loader } from '../components/icons.js';
 import { useEffect, useId, useState, type SyntheticEvent } from 'react';
 import type { GroupPreview } from '../../shared/api.js';
 import { GROUP_LOOKUP_DEBOUNCE_MS, KEY_GENERATION_MS } from '../../shared/limits.js';
@@ -7,7 +7,7 @@ import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import { Footer } from '../components/Footer.js';
 import { Logo } from '../components/Logo.js';
 import { ApiRequestError, fetchGroupPreview, joinGroup } from '../lib/api.js';
-import { handOver } from '../lib/handoff.js';
+import { handOver } from '../lib/opening.js';
 import { whenIdle } from '../lib/idle.js';
 import { generateAccessKey } from '../lib/ids.js';
 import { groupUrl, navigate } from '../lib/router.js';
@@ -19,6 +19,12 @@ import {
   secondaryButton,
   textInput,
 } from '../lib/ui.js';
+
+const ArrowRight = icon('M5 12h14m-6-6 6 6-6 6');
+const Key = icon('M3 15.5a4.5 4.5 0 1 0 9 0a4.5 4.5 0 1 0-9 0M10.7 12.3 20 3m-4 4 3 3m-1-5 2 2');
+const Users = icon(
+  'M2 21v-2a4 4 0 0 1 4-4h6a4 4 0 0 1 4 4v2M5 7a4 4 0 1 0 8 0a4 4 0 1 0-8 0M22 21v-2a4 4 0 0 0-3-3.9M16 3.1a4 4 0 0 1 0 7.8',
+);
 
 type Lookup =
   | { state: 'idle' }

@@ -1,0 +1,74 @@
+/**
+ * Opening a group screen is two loads, as SPEC §4 and §7 describe them: the group (POST …/join:
+ * the key is checked, a group that does not exist yet is created), then its counters
+ * (GET …/counters). The screen shows 'Loading group...' during the first and, with the group's
+ * header already up, 'Loading counters...' during the second.
+ *
+ * Both start before the group screen needs them, so they run while its chunk downloads: from the
+ * entry script for a visit straight to a group link (App.tsx), and from the landing page, whose
+ * join (to check the key) is the group's first load.
+ */
+import type { Counter, GroupSnapshot } from '../../shared/api.js';
+import { MESSAGES } from '../../shared/messages.js';
+import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
+import { fetchCounters, joinGroup } from './api.js';
+
+export type Opening =
+  | { ok: false; message: string }
+  | { ok: true; key: string; group: Promise<GroupSnapshot>; counters: Promise<Counter[]> };
+
+/** An opening started ahead of its screen is used only this soon after it started, ms. */
+const EARLY_MAX_AGE_MS = 10_000;
+
+let early: { rawName: string; accessKey: string | null; opening: Opening; at: number } | null =
+  null;
+
+const ignore = () => undefined;
+
+function loads(key: string, group: Promise<GroupSnapshot>): Opening {
+  const counters = group.then((snapshot) => fetchCounters(snapshot.group.name, key));
+  // Whoever takes the opening handles its failures; until then they are not unhandled.
+  group.catch(ignore);
+  counters.catch(ignore);
+  return { ok: true, key, group, counters };
+}
+
+/** Checks the name and key as SPEC §5 says, then starts both loads. */
+function startOpening(rawName: string, accessKey: string | null): Opening {
+  const key = accessKey?.trim() ?? '';
+  if (rawName.trim() === '' || key === '') return { ok: false, message: MESSAGES.missingNameOrKey };
+  if (!isValidKeyFormat(key)) return { ok: false, message: MESSAGES.invalidKeyFormat };
+  const parsed = parseGroupName(rawName);
+  if (!parsed.ok) return { ok: false, message: parsed.message };
+  return loads(key, joinGroup(parsed.value, key));
+}
+
+/** The entry script's head start for the page's first URL (a group link). */
+export function openEarly(rawName: string, accessKey: string | null): void {
+  early = { rawName, accessKey, opening: startOpening(rawName, accessKey), at: Date.now() };
+}
+
+/** The landing page joined the group (to check the key) and is about to open its screen. */
+export function handOver(key: string, snapshot: GroupSnapshot): void {
+  const rawName = snapshot.group.name;
+  early = {
+    rawName,
+    accessKey: key,
+    opening: loads(key, Promise.resolve(snapshot)),
+    at: Date.now(),
+  };
+}
+
+/** The group screen's opening: the one started early for this very URL (once), else a new one. */
+export function takeOpening(rawName: string, accessKey: string | null): Opening {
+  const taken = early;
+  early = null;
+  if (
+    taken?.rawName === rawName &&
+    taken.accessKey === accessKey &&
+    Date.now() - taken.at <= EARLY_MAX_AGE_MS
+  ) {
+    return taken.opening;
+  }
+  return startOpening(rawName, accessKey);
+}
