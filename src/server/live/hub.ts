@@ -27,6 +27,8 @@ import { sendCorked } from './corked.js';
 export const AUTH_TIMEOUT_MS = 10_000;
 /** Server ping interval; a socket that missed the previous pong is dropped, ms. */
 export const HEARTBEAT_MS = 30_000;
+/** How long a peer that sent an invalid frame has to complete the close handshake, ms. */
+const CLOSE_GRACE_MS = 1_000;
 /** Messages a client may send while its authentication is still being checked. */
 const MAX_EARLY_MESSAGES = 100;
 
@@ -115,9 +117,13 @@ export class LiveHub {
     socket.on('close', () => {
       this.forget(client);
     });
-    // A broken connection (reset, invalid frame): drop it; 'close' follows and cleans up.
+    // An invalid frame (bad UTF-8, too big): ws has already sent the close frame with its code
+    // (1007, 1009); terminating at once could cut that frame off and leave the client with a
+    // bare 1006, so the peer gets a moment to finish the handshake. 'close' cleans up.
     socket.on('error', () => {
-      socket.terminate();
+      setTimeout(() => {
+        socket.terminate();
+      }, CLOSE_GRACE_MS).unref();
     });
   }
 
