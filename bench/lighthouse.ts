@@ -8,7 +8,9 @@
  * Each page is measured --runs times (default 3) per form factor; the median run by score is
  * shown (Lighthouse's own advice for a noisy machine).
  *
- *   npm run bench:lighthouse [-- --runs 5] [--form mobile|desktop|both] [--skip-build]
+ *   npm run bench:lighthouse [-- --runs 5] [--form mobile|desktop|both] [--skip-build] [--save]
+ *
+ * --save writes every run's full report (JSON) to /tmp/lh/reports, for the details behind a score.
  *
  * Mobile is Lighthouse's default (Moto G Power emulation, simulated slow 4G, 4x CPU slowdown);
  * desktop uses its desktop preset. Not part of `npm test`: scores on a shared machine move by a
@@ -59,6 +61,7 @@ const { values } = parseArgs({
     form: { type: 'string', default: 'both' },
     port: { type: 'string', default: process.env.PORT ?? '4321' },
     'skip-build': { type: 'boolean', default: false },
+    save: { type: 'boolean', default: false },
   },
 });
 const runs = Math.max(1, Number.parseInt(values.runs, 10) || 1);
@@ -100,15 +103,18 @@ async function main(): Promise<void> {
     chrome = started.process;
 
     const pages = [
-      { label: 'landing /', url: `${origin}/` },
-      { label: 'group screen /{name}?key=…', url: groupUrl },
+      { label: 'landing /', file: 'landing', url: `${origin}/` },
+      { label: 'group screen /{name}?key=…', file: 'group', url: groupUrl },
     ];
     const rows: { page: string; form: FormFactor; median: Measurement; scores: number[] }[] = [];
     for (const form of forms) {
       for (const page of pages) {
         const results: Measurement[] = [];
         for (let run = 0; run < runs; run += 1) {
-          results.push(await measure(page.url, started.port, form));
+          const report = values.save
+            ? path.join(WORK_DIR, 'reports', `${form}-${page.file}-${String(run + 1)}.json`)
+            : null;
+          results.push(await measure(page.url, started.port, form, report));
           const last = results.at(-1);
           if (last) {
             console.log(
@@ -212,7 +218,7 @@ function startChrome(userDataDir: string): Promise<{ process: ChildProcess; port
       chrome.kill('SIGKILL');
       reject(new Error(`${CHROME_PATH} did not open its DevTools port in time`));
     }, START_TIMEOUT_MS);
-    const lines = createInterface({ input: chrome.stderr ?? process.stdin });
+    const lines = createInterface({ input: chrome.stderr });
     lines.on('line', (line) => {
       const match = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(line);
       if (match?.[1]) {
@@ -227,7 +233,12 @@ function startChrome(userDataDir: string): Promise<{ process: ChildProcess; port
   });
 }
 
-async function measure(url: string, chromePort: number, form: FormFactor): Promise<Measurement> {
+async function measure(
+  url: string,
+  chromePort: number,
+  form: FormFactor,
+  reportFile: string | null,
+): Promise<Measurement> {
   const flags: Flags = {
     port: chromePort,
     output: 'json',
@@ -239,6 +250,10 @@ async function measure(url: string, chromePort: number, form: FormFactor): Promi
   if (!result) throw new Error(`Lighthouse returned no result for ${url}`);
   const { lhr } = result;
   if (lhr.runtimeError) throw new Error(`Lighthouse: ${lhr.runtimeError.message}`);
+  if (reportFile !== null) {
+    fs.mkdirSync(path.dirname(reportFile), { recursive: true });
+    fs.writeFileSync(reportFile, JSON.stringify(lhr));
+  }
   const numeric = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
   return {
     score: Math.round((lhr.categories.performance?.score ?? 0) * 100),
@@ -259,7 +274,10 @@ function lighthouseVersion(): string {
 
 function chromeVersion(): string {
   try {
-    return execFileSync(CHROME_PATH, ['--version'], { encoding: 'utf8' }).trim();
+    return execFileSync(CHROME_PATH, ['--version'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return CHROME_PATH;
   }
