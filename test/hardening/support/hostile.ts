@@ -137,11 +137,12 @@ export const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: hostileLeaf },
 );
 
+/** JSON.stringify's type says string, but it gives undefined for undefined and functions. */
+const stringify: (value: unknown) => string | undefined = JSON.stringify;
+
 /** JSON text of a value; `undefined` (which JSON.stringify gives for it) as that word. */
 export function jsonText(value: unknown): string {
-  // JSON.stringify's type says string, but it gives undefined for undefined and functions.
-  const text: string | undefined = JSON.stringify(value);
-  return text ?? 'undefined';
+  return stringify(value) ?? 'undefined';
 }
 
 const deep = (depth: number, open: string, close: string, leaf = '1') =>
