@@ -161,6 +161,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       root: webRoot,
       wildcard: false,
       index: false,
+      // scripts/precompress.mjs writes .br and .gz beside each file at build time.
+      preCompressed: true,
       setHeaders(reply, filePath) {
         // Vite names built assets by content hash: they never change under the same name.
         const immutable = filePath.includes(`${path.sep}assets${path.sep}`);

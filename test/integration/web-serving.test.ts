@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/shared/api.js';
 import { call, createGroup } from '../helpers/client.js';
@@ -17,6 +18,13 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(webRoot, 'index.html'), INDEX);
   fs.writeFileSync(path.join(webRoot, 'assets', 'app-abc123.js'), 'console.log(1)');
   fs.writeFileSync(path.join(webRoot, 'theme.js'), '/* theme */');
+  // What scripts/precompress.mjs writes at build time.
+  fs.writeFileSync(path.join(webRoot, 'index.html.br'), zlib.brotliCompressSync(INDEX));
+  fs.writeFileSync(path.join(webRoot, 'index.html.gz'), zlib.gzipSync(INDEX));
+  fs.writeFileSync(
+    path.join(webRoot, 'assets', 'app-abc123.js.br'),
+    zlib.brotliCompressSync('console.log(1)'),
+  );
   server = await startServer({ webRoot });
 });
 afterAll(async () => {
@@ -42,6 +50,23 @@ describe('serving the web app', () => {
     const theme = await fetch(`${server.url}/theme.js`);
     expect(await theme.text()).toBe('/* theme */');
     expect(theme.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it('sends the precompressed file when the browser accepts it', async () => {
+    const page = await fetch(`${server.url}/game-night`, { headers: { 'accept-encoding': 'br' } });
+    expect(page.headers.get('content-encoding')).toBe('br');
+    expect(await page.text()).toBe(INDEX);
+    const gzip = await fetch(`${server.url}/`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(gzip.headers.get('content-encoding')).toBe('gzip');
+    expect(await gzip.text()).toBe(INDEX);
+    const asset = await fetch(`${server.url}/assets/app-abc123.js`, {
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
+    expect(asset.headers.get('content-encoding')).toBe('br');
+    expect(await asset.text()).toBe('console.log(1)');
+    const plain = await fetch(`${server.url}/`, { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(await plain.text()).toBe(INDEX);
   });
 
   it('never serves files from outside the web root', async () => {
