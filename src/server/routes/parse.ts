@@ -10,7 +10,7 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.out
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue?.path.map(String).join('.');
-  const message = issue?.message ?? MESSAGES.invalidBody;
+  const message = issue ? messageOf(issue) : MESSAGES.invalidBody;
   throw new HttpError('validation_failed', field ? `${field}: ${message}` : message);
 }
 
@@ -18,7 +18,22 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.out
 export function parseExact<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new HttpError('validation_failed', result.error.issues[0]?.message ?? MESSAGES.invalidBody);
+  const issue = result.error.issues[0];
+  throw new HttpError('validation_failed', issue ? messageOf(issue) : MESSAGES.invalidBody);
+}
+
+/** Longest unknown field name an error message repeats: shorter than any access key (16). */
+const ECHOED_NAME_MAX = 15;
+
+/**
+ * The issue's message, except that unknown field names are named only when short: a client that
+ * put its key in a field name must not get it back in an error body.
+ */
+function messageOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys' && issue.keys.some((k) => k.length > ECHOED_NAME_MAX)) {
+    return 'Unrecognized field';
+  }
+  return issue.message;
 }
 
 /** `Authorization: Bearer <key>`; undefined when absent or another scheme. */
