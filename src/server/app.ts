@@ -21,6 +21,7 @@ import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
 import { logSerializers, redactPaths } from './logger.js';
 import { registerApiRoutes } from './routes/api.js';
+import { CSP_DIRECTIVES, rawSecurityHeaders } from './security/headers.js';
 import { KeyGuard, RateLimitedError } from './security/key-guard.js';
 import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from './security/policy.js';
 import { openBackend } from './store/index.js';
@@ -64,7 +65,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Errors raised before routing (a malformed %-escape in the URL) get the API error shape too.
     frameworkErrors: (_error, _request, reply) => {
-      reply.raw.writeHead(400, { 'content-type': 'application/json; charset=utf-8' });
+      reply.raw.writeHead(400, {
+        'content-type': 'application/json; charset=utf-8',
+        ...rawSecurityHeaders(),
+      });
       reply.raw.end(JSON.stringify(errorBody('validation_failed', 'Malformed URL')));
     },
     routerOptions: { maxParamLength: 200 },
@@ -116,20 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(helmet, {
     contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        // Thumbnails and profile pictures are user-supplied http(s) URLs.
-        imgSrc: ["'self'", 'https:', 'http:'],
-        connectSrc: ["'self'"],
-        frameAncestors: ["'none'"],
-        objectSrc: ["'none'"],
-        baseUri: ["'self'"],
-        formAction: ["'self'"],
-        // Self-hosted on plain http (a LAN box) must keep working: no forced https upgrade.
-        upgradeInsecureRequests: null,
-      },
+      directives: CSP_DIRECTIVES,
     },
     // The page URL carries the key: never send it to image hosts.
     referrerPolicy: { policy: 'no-referrer' },

@@ -1,0 +1,81 @@
+/**
+ * Security headers on every kind of API answer — success, each error path, rate-limited,
+ * too large, unknown path, malformed URL — not only on the happy path the integration suite
+ * checks: scripts only from self (no inline, no eval), images from http(s) (thumbnails are user
+ * URLs), no referrer (the page URL carries the key), nosniff, no framing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createGroup, newKey } from '../helpers/client.js';
+import { callFrom } from './support/from.js';
+import { startHardenedServer, type HardenedServer } from './support/server.js';
+
+let server: HardenedServer;
+beforeAll(async () => {
+  server = await startHardenedServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+function expectSecurityHeaders(headers: Headers | Record<string, unknown>, label: string) {
+  const get = (name: string) =>
+    headers instanceof Headers ? headers.get(name) : (headers[name] as string | undefined);
+  const csp = get('content-security-policy') ?? '';
+  const directives = new Map(
+    csp.split(';').map((part) => {
+      const [name = '', ...values] = part.trim().split(/\s+/);
+      return [name, values] as const;
+    }),
+  );
+  expect(directives.get('script-src'), label).toEqual(["'self'"]);
+  expect(directives.get('img-src'), label).toEqual(expect.arrayContaining(['https:', 'http:']));
+  expect(directives.get('frame-ancestors'), label).toEqual(["'none'"]);
+  expect(directives.get('object-src'), label).toEqual(["'none'"]);
+  expect(get('referrer-policy'), label).toBe('no-referrer');
+  expect(get('x-content-type-options'), label).toBe('nosniff');
+}
+
+describe('security headers', () => {
+  it('are on every kind of API answer, errors included', async () => {
+    const member = await createGroup(server.url);
+    const counter = await member.addCounter();
+    const answers = {
+      ok: await call(server.url, 'GET', `${member.base}/counters`, { key: member.key }),
+      created: await call(server.url, 'POST', `${member.base}/counters`, { key: member.key }),
+      noKey: await call(server.url, 'GET', `${member.base}/counters`),
+      wrongKey: await call(server.url, 'GET', `${member.base}/counters`, { key: newKey() }),
+      invalid: await call(server.url, 'PATCH', `${member.base}/counters/${counter.id}`, {
+        key: member.key,
+        body: { value: 'x' },
+      }),
+      notJson: await call(server.url, 'POST', `${member.base}/counters`, {
+        key: member.key,
+        headers: { 'content-type': 'text/plain' },
+        rawBody: 'x',
+      }),
+      tooLarge: await call(server.url, 'POST', `${member.base}/counters`, {
+        key: member.key,
+        body: { name: 'x'.repeat(20_000) },
+      }),
+      unknownPath: await call(server.url, 'GET', '/api/nothing'),
+      malformedUrl: await call(server.url, 'GET', '/api/groups/%E0%A4%A/counters'),
+      health: await call(server.url, 'GET', '/api/health'),
+    };
+    for (const [label, answer] of Object.entries(answers)) {
+      expect(answer.status, label).toBeGreaterThan(0);
+      expectSecurityHeaders(answer.headers, label);
+    }
+    expect(answers.malformedUrl.status).toBe(400);
+    for (let i = 0; i < 11; i++) {
+      const guess = await callFrom('127.0.0.11', server.url, 'GET', `${member.base}/counters`, {
+        key: newKey(),
+      });
+      if (guess.status === 429) {
+        expectSecurityHeaders(guess.headers, 'rate limited');
+        expect(guess.headers['retry-after']).toMatch(/^\d+$/);
+        return;
+      }
+    }
+    throw new Error('never rate-limited');
+  });
+});
