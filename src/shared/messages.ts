@@ -55,6 +55,7 @@ export const MESSAGES = {
   invalidBody: 'Invalid request body',
   bodyTooLarge: 'Request body is too large',
   invalidOperationId: 'Operation id must be 1 to 64 letters, digits, hyphens or underscores',
+  operationIdReused: 'This operation id was already used for a different change',
   internalError: 'Something went wrong on our side. Please try again.',
   rateLimited: (seconds: number) =>
     `Too many attempts with a wrong access key. Please try again in ${seconds} s.`,

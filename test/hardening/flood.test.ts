@@ -1,5 +1,5 @@
 /**
- * Live flood control (ADR 0005): a socket may send 200 messages at once, then 50 per second;
+ * Live flood control (ADR 0005): a socket may send 500 messages at once, then 100 per second;
  * beyond that it is closed with 4429 (the web app reconnects after a back-off). Whatever it got
  * through before is applied like any other change, and other groups carry on undisturbed.
  * Oversized messages and bodies are refused outright.
@@ -101,7 +101,7 @@ describe('a flooding live socket', () => {
   it('is closed with 4429 for a flood of pings too, and the member can reconnect', async () => {
     const member = await createGroup(server.url);
     const socket = await joinLive(server.wsUrl, member.group.name, member.key);
-    for (let i = 0; i < 1_000; i++) socket.send({ type: 'ping', t: i });
+    for (let i = 0; i < 2_000; i++) socket.send({ type: 'ping', t: i });
     expect((await socket.closed).code).toBe(CLOSE_CODES.tooManyMessages);
     const again = await joinLive(server.wsUrl, member.group.name, member.key);
     again.send({ type: 'ping', t: 1 });
@@ -113,9 +113,9 @@ describe('a flooding live socket', () => {
     const member = await createGroup(server.url);
     const counter = await member.addCounter();
     const socket = await joinLive(server.wsUrl, member.group.name, member.key);
-    // 300 messages: more than the burst, sent at about 40 per second in bursts of 20.
-    for (let round = 0; round < 15; round++) {
-      for (let i = 0; i < 20; i++) {
+    // 640 messages: more than the burst, sent at about 80 per second in bursts of 40.
+    for (let round = 0; round < 16; round++) {
+      for (let i = 0; i < 40; i++) {
         socket.send({
           type: 'mutate',
           opId: `steady-${round}-${i}`,
@@ -124,9 +124,9 @@ describe('a flooding live socket', () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    await socket.waitUntil(() => socket.messages.filter(isAck).length === 300, 10_000);
+    await socket.waitUntil(() => socket.messages.filter(isAck).length === 640, 10_000);
     expect(socket.socket.readyState).toBe(socket.socket.OPEN);
-    expect((await member.counters())[0]?.value).toBe(300);
+    expect((await member.counters())[0]?.value).toBe(640);
     socket.close();
   });
 });

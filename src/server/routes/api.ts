@@ -13,6 +13,7 @@ import {
   type Counter,
   type MutationResult,
 } from '../../shared/api.js';
+import { MESSAGES } from '../../shared/messages.js';
 import type { TallyService } from '../core/service.js';
 import { HttpError } from '../errors.js';
 import type { GroupRecord } from '../store/types.js';
@@ -43,7 +44,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
       { kind: 'updateGroup', patch },
       operationId(request),
     );
-    if (result.kind !== 'group') throw unexpected(result);
+    if (result.kind !== 'group') throw reusedOperationId();
     return result.group;
   });
 
@@ -71,7 +72,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
       { kind: 'updateCounter', counterId: request.params.id, patch },
       operationId(request),
     );
-    return counterOf(result);
+    return counterOf(result, request.params.id);
   });
 
   const adjust =
@@ -84,7 +85,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
         { kind: 'adjustCounter', counterId: request.params.id, direction, times },
         operationId(request, opId),
       );
-      return counterOf(result);
+      return counterOf(result, request.params.id);
     };
   app.post<CounterParams>('/api/groups/:name/counters/:id/increment', adjust('increment'));
   app.post<CounterParams>('/api/groups/:name/counters/:id/decrement', adjust('decrement'));
@@ -93,21 +94,29 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     '/api/groups/:name/counters/:id',
     async (request, reply: FastifyReply) => {
       const group = await authorize(request);
-      await service.mutate(
+      const result = await service.mutate(
         group.id,
         { kind: 'deleteCounter', counterId: request.params.id },
         operationId(request),
       );
+      if (result.kind !== 'deleted' || result.counterId !== request.params.id)
+        throw reusedOperationId();
       return reply.code(204).send();
     },
   );
 }
 
-function counterOf(result: MutationResult): Counter {
-  if (result.kind !== 'counter') throw unexpected(result);
+/**
+ * The counter a mutation answered with. A retry (same operation id) is answered with the first
+ * answer; if that was another kind of change or another counter, the id was reused for a
+ * different change, which is refused (and nothing was applied).
+ */
+function counterOf(result: MutationResult, counterId?: string): Counter {
+  if (result.kind !== 'counter') throw reusedOperationId();
+  if (counterId !== undefined && result.counter.id !== counterId) throw reusedOperationId();
   return result.counter;
 }
 
-function unexpected(result: MutationResult): HttpError {
-  return new HttpError('internal_error', `unexpected mutation result ${result.kind}`);
+function reusedOperationId(): HttpError {
+  return new HttpError('validation_failed', MESSAGES.operationIdReused, 422);
 }

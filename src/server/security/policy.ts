@@ -24,11 +24,12 @@ export const DEFAULT_KEY_FAILURE_POLICY: KeyFailurePolicy = {
 };
 
 /**
- * Messages one live socket may send: 200 at once, then 50 per second. The web app coalesces taps
- * on a counter while one is in flight, so a person never comes near this; a socket beyond it is
- * closed with 4429 and the web app reconnects after a back-off.
+ * Messages one live socket may send: 500 at once, then 100 per second. The web app coalesces taps
+ * on a counter while one is in flight, so a person never comes near this, and a script may
+ * pipeline a few hundred taps; a socket beyond it is closed with 4429 and the web app reconnects
+ * after a back-off.
  */
-export const DEFAULT_LIVE_MESSAGE_POLICY: BucketPolicy = { burst: 200, refillMs: 20 };
+export const DEFAULT_LIVE_MESSAGE_POLICY: BucketPolicy = { burst: 500, refillMs: 10 };
 
 export interface SecurityPolicy {
   keyFailures: KeyFailurePolicy;

@@ -1,0 +1,141 @@
+/**
+ * Retries: a mutation retried with the same operation id (after a lost answer or a dropped
+ * connection) is applied once and answered like the first time — over REST and over the live
+ * channel, one after the other or at the same moment. An id reused for a *different* change is
+ * refused with 422 and applies nothing (found by the fuzz suite: it used to be a 500, or a
+ * silent 204/200 answering for the wrong change).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiError, Counter } from '../../src/shared/api.js';
+import { MESSAGES } from '../../src/shared/messages.js';
+import type { ServerMessage } from '../../src/shared/protocol.js';
+import { call, createGroup } from '../helpers/client.js';
+import { joinLive } from '../helpers/live.js';
+import { startHardenedServer, type HardenedServer } from './support/server.js';
+
+let server: HardenedServer;
+beforeAll(async () => {
+  server = await startHardenedServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('retried mutations', () => {
+  it('apply once: sequential and concurrent REST retries, and a live retry after the socket dropped', async () => {
+    const member = await createGroup(server.url);
+    const counter = await member.addCounter();
+    const increment = `${member.base}/counters/${counter.id}/increment`;
+    const first = await call<Counter>(server.url, 'POST', increment, {
+      key: member.key,
+      body: { opId: 'tap-1', times: 5 },
+    });
+    const again = await call<Counter>(server.url, 'POST', increment, {
+      key: member.key,
+      body: { opId: 'tap-1', times: 5 },
+    });
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(again.body.value).toBe(5);
+
+    // Ten copies of one request at the same moment.
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        call<Counter>(server.url, 'POST', increment, {
+          key: member.key,
+          headers: { 'idempotency-key': 'tap-2' },
+        }),
+      ),
+    );
+    expect(burst.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+    expect((await member.counters())[0]?.value).toBe(6);
+
+    // Over the live channel: sent, socket cut before the ack, sent again on a new socket.
+    const socket = await joinLive(server.wsUrl, member.group.name, member.key);
+    const tap = {
+      type: 'mutate',
+      opId: 'tap-3',
+      mutation: { kind: 'adjustCounter', counterId: counter.id, direction: 'increment', times: 2 },
+    } as const;
+    socket.send(tap);
+    socket.socket.terminate();
+    const again2 = await joinLive(server.wsUrl, member.group.name, member.key);
+    again2.send(tap);
+    const ack = await again2.waitFor(
+      (m: ServerMessage): m is Extract<ServerMessage, { type: 'ack' }> =>
+        m.type === 'ack' && m.opId === 'tap-3',
+    );
+    expect(ack.result.kind).toBe('counter');
+    expect((await member.counters())[0]?.value).toBe(8);
+    // The same id on REST is the same operation too.
+    await call(server.url, 'POST', increment, {
+      key: member.key,
+      body: { opId: 'tap-3', times: 2 },
+    });
+    expect((await member.counters())[0]?.value).toBe(8);
+    again2.close();
+  });
+
+  it('refuse an operation id reused for a different change with 422, applying nothing', async () => {
+    const member = await createGroup(server.url);
+    const [one, two] = [await member.addCounter(), await member.addCounter()];
+    const path = (id: string) => `${member.base}/counters/${id}`;
+    const rename = await call(server.url, 'PATCH', member.base, {
+      key: member.key,
+      headers: { 'idempotency-key': 'op-x' },
+      body: { displayName: 'Renamed' },
+    });
+    expect(rename.status).toBe(200);
+    const tapOne = await call(server.url, 'POST', `${path(one.id)}/increment`, {
+      key: member.key,
+      body: { opId: 'op-y' },
+    });
+    expect(tapOne.status).toBe(200);
+    const before = await member.counters();
+
+    const reuses = [
+      // A group change's id on a tap, an edit and a delete.
+      call<ApiError>(server.url, 'POST', `${path(one.id)}/increment`, {
+        key: member.key,
+        body: { opId: 'op-x' },
+      }),
+      call<ApiError>(server.url, 'PATCH', path(one.id), {
+        key: member.key,
+        headers: { 'idempotency-key': 'op-x' },
+        body: { value: 100 },
+      }),
+      call<ApiError>(server.url, 'DELETE', path(two.id), {
+        key: member.key,
+        headers: { 'idempotency-key': 'op-x' },
+      }),
+      // A tap's id on another counter's tap, on a delete, and on a group change.
+      call<ApiError>(server.url, 'POST', `${path(two.id)}/decrement`, {
+        key: member.key,
+        body: { opId: 'op-y' },
+      }),
+      call<ApiError>(server.url, 'DELETE', path(two.id), {
+        key: member.key,
+        headers: { 'idempotency-key': 'op-y' },
+      }),
+      call<ApiError>(server.url, 'PATCH', member.base, {
+        key: member.key,
+        headers: { 'idempotency-key': 'op-y' },
+        body: { displayName: 'Other' },
+      }),
+    ];
+    for (const answer of await Promise.all(reuses)) {
+      expect(answer.status).toBe(422);
+      expect(answer.body.error).toEqual({
+        code: 'validation_failed',
+        message: MESSAGES.operationIdReused,
+      });
+    }
+    expect(await member.counters()).toEqual(before);
+    const group = await call<{ group: { displayName: string } }>(
+      server.url,
+      'POST',
+      `${member.base}/join`,
+      { body: { key: member.key } },
+    );
+    expect(group.body.group.displayName).toBe('Renamed');
+  });
+});
