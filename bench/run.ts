@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { idleMemory, openLoop, populate, type LoadResult } from './load.js';
+import { idleMemory, openLoop, populate, sleep, type LoadResult } from './load.js';
 import { naiveBaseline, tally, wsBaseline, type Target } from './targets.js';
 
 /** G groups of M members; the first T members of each group tap, `rate` taps/s in all. */
@@ -38,8 +38,8 @@ const PRESETS: Record<string, Preset> = {
   },
   full: {
     idle: { groups: 1_000, members: 10 },
-    throughput: { groups: 300, members: 5, tappers: 5, rate: 60_000, durationMs: 10_000 },
-    fanout: { groups: 1_000, members: 10, tappers: 2, rate: 20_000, durationMs: 10_000 },
+    throughput: { groups: 400, members: 5, tappers: 5, rate: 30_000, durationMs: 10_000 },
+    fanout: { groups: 500, members: 10, tappers: 2, rate: 10_000, durationMs: 10_000 },
     latency: { groups: 100, members: 10, tappers: 2, rate: 2_000, durationMs: 10_000 },
   },
 };
@@ -66,6 +66,9 @@ if (!chosen) {
 }
 const preset: Preset = chosen;
 
+/** Pause between scenarios so one's backlog and garbage do not weigh on the next, ms. */
+const SETTLE_MS = 3_000;
+
 async function measure(target: Target): Promise<TargetResult> {
   const running = await target.start();
   try {
@@ -82,6 +85,7 @@ async function measure(target: Target): Promise<TargetResult> {
     );
     const throughput = await openLoop(population, running, target, preset.throughput);
     for (const client of population.clients) client.close();
+    await sleep(SETTLE_MS);
 
     log(`${target.name}: fan-out, open loop ${preset.fanout.rate}/s`);
     population = await populate(
@@ -93,6 +97,7 @@ async function measure(target: Target): Promise<TargetResult> {
     );
     const fanout = await openLoop(population, running, target, preset.fanout);
     for (const client of population.clients) client.close();
+    await sleep(SETTLE_MS);
 
     log(`${target.name}: latency, open loop ${preset.latency.rate}/s`);
     population = await populate(

@@ -26,7 +26,7 @@ function streamOf(socket: WebSocket): Duplex | undefined {
  * waiting it is closed (1013, "try again later"); the client reconnects and gets a fresh
  * snapshot, so it loses nothing but the backlog.
  */
-export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
 const TRY_AGAIN_LATER = 1013;
 
 export function sendCorked(socket: WebSocket, frame: string): void {
