@@ -9,6 +9,7 @@ import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import type { Batcher } from '../batcher.js';
 import { HttpError, errors } from '../errors.js';
 import { KeyGuard } from '../security/key-guard.js';
+import { refuseNulCharacters } from '../security/nul.js';
 import type { GroupRecord, GroupState, Store } from '../store/types.js';
 import { hashKey, keyMatches } from './access.js';
 
@@ -92,6 +93,7 @@ export class TallyService {
 
   /** Applies one mutation through group commit; resolves after it is durable and announced. */
   async mutate(groupId: string, mutation: Mutation, opId?: string): Promise<MutationResult> {
+    refuseNulCharacters(mutation);
     const outcome = await this.batcher.submit({ groupId, opId, mutation });
     if (!outcome.ok) throw new HttpError(outcome.code, outcome.message);
     return outcome.result;
