@@ -27,7 +27,7 @@ interface Preset {
 }
 
 const PRESETS: Record<string, Preset> = {
-  // Every tapper stays under the live channel's 50 messages/s per socket (security/policy.ts):
+  // Every tapper stays under the live channel's 100 messages/s per socket (security/policy.ts):
   // load is spread over many members, as it is in real groups.
   // smoke finishes in well under 60 s for all three servers: CI's smoke run (no timing assertions).
   smoke: {
