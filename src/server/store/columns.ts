@@ -1,5 +1,6 @@
 /** Column names shared by the SQL stores: the only columns a patch can ever write. */
-import type { CounterPatch, GroupPatch } from '../../shared/api.js';
+import type { Counter, CounterPatch, GroupPatch } from '../../shared/api.js';
+import type { GroupRecord } from './types.js';
 
 export const COUNTER_COLUMNS = {
   name: 'name',
@@ -18,3 +19,46 @@ export const GROUP_COLUMNS = {
 /** The counter columns every read returns. */
 export const COUNTER_FIELDS =
   'id, name, description, value, increment_step, decrement_step, thumbnail_url, created_at, version';
+
+/** A counter_groups row as both SQL stores read it. */
+export interface GroupRow {
+  id: string;
+  name: string;
+  display_name: string;
+  profile_image_url: string | null;
+  access_key_hash: string;
+  seq: number;
+}
+
+/** A counters row (COUNTER_FIELDS); created_at is epoch ms in SQLite, a Date in PostgreSQL. */
+export interface CounterRow {
+  id: string;
+  name: string;
+  description: string;
+  value: number;
+  increment_step: number;
+  decrement_step: number;
+  thumbnail_url: string | null;
+  created_at: number | Date;
+  version: number;
+}
+
+export const toGroup = (row: GroupRow): GroupRecord => ({
+  id: row.id,
+  name: row.name,
+  displayName: row.display_name,
+  profileImageUrl: row.profile_image_url,
+  keyHash: row.access_key_hash,
+});
+
+export const toCounter = (row: CounterRow): Counter => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  value: row.value,
+  incrementStep: row.increment_step,
+  decrementStep: row.decrement_step,
+  thumbnailUrl: row.thumbnail_url,
+  createdAt: new Date(row.created_at).toISOString(),
+  version: row.version,
+});

@@ -14,7 +14,15 @@ import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
 import { encodeAnnouncements } from '../bus/notify.js';
-import { COUNTER_COLUMNS, COUNTER_FIELDS, GROUP_COLUMNS } from './columns.js';
+import {
+  COUNTER_COLUMNS,
+  COUNTER_FIELDS,
+  GROUP_COLUMNS,
+  toCounter,
+  toGroup,
+  type CounterRow,
+  type GroupRow,
+} from './columns.js';
 import {
   counterNotFound,
   counterOutcome,
@@ -108,47 +116,6 @@ export function clientConfig(
 
 /** The NOTIFY channel of a schema, so two deployments on one database never hear each other. */
 export const notifyChannelOf = (schema: string) => `tally_changes_${schema}`;
-
-interface GroupRow {
-  id: string;
-  name: string;
-  display_name: string;
-  profile_image_url: string | null;
-  access_key_hash: string;
-  seq: number;
-}
-
-interface CounterRow {
-  id: string;
-  name: string;
-  description: string;
-  value: number;
-  increment_step: number;
-  decrement_step: number;
-  thumbnail_url: string | null;
-  created_at: Date;
-  version: number;
-}
-
-const toGroup = (row: GroupRow): GroupRecord => ({
-  id: row.id,
-  name: row.name,
-  displayName: row.display_name,
-  profileImageUrl: row.profile_image_url,
-  keyHash: row.access_key_hash,
-});
-
-const toCounter = (row: CounterRow): Counter => ({
-  id: row.id,
-  name: row.name,
-  description: row.description,
-  value: row.value,
-  incrementStep: row.increment_step,
-  decrementStep: row.decrement_step,
-  thumbnailUrl: row.thumbnail_url,
-  createdAt: row.created_at.toISOString(),
-  version: row.version,
-});
 
 /** One batch's transaction and what it has decided so far. */
 interface PostgresBatch {

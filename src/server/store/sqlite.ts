@@ -11,12 +11,20 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Counter, CounterPatch, GroupPatch, Mutation } from '../../shared/api.js';
+import type { CounterPatch, GroupPatch, Mutation } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { SqliteSynchronous } from '../config.js';
 import type { GroupRecord, GroupState, Operation, OperationOutcome, Store } from './types.js';
-import { COUNTER_COLUMNS, COUNTER_FIELDS, GROUP_COLUMNS } from './columns.js';
+import {
+  COUNTER_COLUMNS,
+  COUNTER_FIELDS,
+  GROUP_COLUMNS,
+  toCounter,
+  toGroup,
+  type CounterRow,
+  type GroupRow,
+} from './columns.js';
 import {
   counterNotFound,
   counterOutcome,
@@ -68,47 +76,6 @@ const MIGRATIONS: readonly string[] = [
    ) STRICT, WITHOUT ROWID;
    CREATE INDEX operation_ids_by_age ON operation_ids (created_at);`,
 ];
-
-interface GroupRow {
-  id: string;
-  name: string;
-  display_name: string;
-  profile_image_url: string | null;
-  access_key_hash: string;
-  seq: number;
-}
-
-interface CounterRow {
-  id: string;
-  name: string;
-  description: string;
-  value: number;
-  increment_step: number;
-  decrement_step: number;
-  thumbnail_url: string | null;
-  created_at: number;
-  version: number;
-}
-
-const toGroup = (row: GroupRow): GroupRecord => ({
-  id: row.id,
-  name: row.name,
-  displayName: row.display_name,
-  profileImageUrl: row.profile_image_url,
-  keyHash: row.access_key_hash,
-});
-
-const toCounter = (row: CounterRow): Counter => ({
-  id: row.id,
-  name: row.name,
-  description: row.description,
-  value: row.value,
-  incrementStep: row.increment_step,
-  decrementStep: row.decrement_step,
-  thumbnailUrl: row.thumbnail_url,
-  createdAt: new Date(row.created_at).toISOString(),
-  version: row.version,
-});
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
