@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
 import type { Config, DatabaseConfig } from '../../src/server/config.js';
+import type { SecurityPolicy } from '../../src/server/security/policy.js';
 
 export interface TestServer {
   app: FastifyInstance;
@@ -31,6 +32,8 @@ export interface TestServerOptions {
   database?: DatabaseConfig;
   /** A built web app to serve; none by default. */
   webRoot?: string;
+  /** Rate and flood limits; the server's defaults unless given. */
+  security?: Partial<SecurityPolicy>;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -52,6 +55,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     },
     logStream,
     webRoot: options.webRoot ?? null,
+    ...(options.security === undefined ? {} : { security: options.security }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
