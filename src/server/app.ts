@@ -14,12 +14,13 @@ import { BODY_LIMIT_BYTES } from '../shared/limits.js';
 import { MESSAGES } from '../shared/messages.js';
 import { CLOSE_CODES } from '../shared/protocol.js';
 import { Batcher } from './batcher.js';
-import type { Config } from './config.js';
+import { DEFAULT_ACTIVITY_RETENTION_DAYS, type Config } from './config.js';
 import { TallyService } from './core/service.js';
 import { HttpError } from './errors.js';
 import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
 import { logSerializers, redactPaths } from './logger.js';
+import { registerActivityRoutes } from './routes/activity.js';
 import { registerApiRoutes } from './routes/api.js';
 import { CSP_DIRECTIVES, rawSecurityHeaders } from './security/headers.js';
 import { KeyGuard, RateLimitedError } from './security/key-guard.js';
@@ -33,6 +34,7 @@ export const DEFAULT_WEB_ROOT = path.join(PROJECT_ROOT, 'dist/web');
 /** Operation ids are remembered this long for retries, ms. */
 const OPERATION_ID_TTL_MS = 24 * 60 * 60 * 1000;
 const OPERATION_ID_PRUNE_EVERY_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface AppOptions {
   config: Config;
@@ -88,10 +90,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   app.decorate('tally', { store, hub, service });
 
+  const retentionDays = options.config.activityRetentionDays ?? DEFAULT_ACTIVITY_RETENTION_DAYS;
   const prune = setInterval(() => {
     store.pruneOperationIds(OPERATION_ID_TTL_MS).catch((error: unknown) => {
       app.log.warn({ err: error }, 'pruning operation ids failed');
     });
+    if (retentionDays > 0) {
+      store.pruneActivity(retentionDays * DAY_MS).catch((error: unknown) => {
+        app.log.warn({ err: error }, 'pruning the activity log failed');
+      });
+    }
   }, OPERATION_ID_PRUNE_EVERY_MS);
   prune.unref();
 
@@ -143,6 +151,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
   registerApiRoutes(app, service);
+  registerActivityRoutes(app, service);
 
   const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
   const indexHtml = webRoot === null ? null : path.join(webRoot, 'index.html');

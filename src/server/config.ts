@@ -22,6 +22,22 @@ export interface Config {
   host: string;
   database: DatabaseConfig;
   logLevel: LogLevel;
+  /** Activity entries older than this are pruned, days; 0 keeps them forever. */
+  activityRetentionDays?: number;
+}
+
+/** ACTIVITY_RETENTION_DAYS default: a year of history (ADR 0007 has the sizes). */
+export const DEFAULT_ACTIVITY_RETENTION_DAYS = 365;
+
+function parseRetentionDays(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_ACTIVITY_RETENTION_DAYS;
+  const days = Number(raw);
+  if (!/^\d+$/.test(raw) || days > 100_000) {
+    throw new ConfigError(
+      `ACTIVITY_RETENTION_DAYS must be a whole number of days, 0 to keep forever (got "${raw}")`,
+    );
+  }
+  return days;
 }
 
 export class ConfigError extends Error {
@@ -124,5 +140,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       parseSynchronous(env.SQLITE_SYNCHRONOUS),
     ),
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    activityRetentionDays: parseRetentionDays(env.ACTIVITY_RETENTION_DAYS),
   };
 }

@@ -13,6 +13,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   value_out_of_range: 422,
   payload_too_large: 413,
   rate_limited: 429,
+  activity_not_found: 404,
+  already_undone: 409,
   not_found: 404,
   internal_error: 500,
 };

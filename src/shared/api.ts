@@ -68,6 +68,8 @@ export const ErrorCodeSchema = z.enum([
   'value_out_of_range',
   'payload_too_large',
   'rate_limited',
+  'activity_not_found',
+  'already_undone',
   'not_found',
   'internal_error',
 ]);
@@ -201,6 +203,13 @@ export const MutationSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({ kind: z.literal('deleteCounter'), counterId: z.string().max(64) }),
   z.strictObject({ kind: z.literal('updateGroup'), patch: GroupPatchSchema }),
+  /** Takes back one activity entry by applying its inverse (see store/undo.ts). */
+  z.strictObject({
+    kind: z.literal('undoEntry'),
+    entryId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  }),
+  /** Takes back the activity entry that the given operation id of this group made. */
+  z.strictObject({ kind: z.literal('undoOperation'), opId: OperationIdSchema }),
 ]);
 export type MutationInput = z.input<typeof MutationSchema>;
 export type Mutation = z.output<typeof MutationSchema>;

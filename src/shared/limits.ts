@@ -39,3 +39,11 @@ export const MAX_TIMES = 1_000_000;
 export const BODY_LIMIT_BYTES = 16 * 1024;
 /** Tally: client operation ids, characters. */
 export const OPERATION_ID_MAX_LENGTH = 64;
+/** Tally: member names in the activity log, characters (a display label, cut, never refused). */
+export const MEMBER_NAME_MAX_LENGTH = 100;
+/** Tally: most activity entries one page may hold. */
+export const ACTIVITY_PAGE_MAX = 200;
+/** Tally: most points one history answer may hold. */
+export const HISTORY_POINTS_MAX = 1_000;
+/** Tally: points of a card's sparkline (the most recent values). */
+export const SPARKLINE_POINTS = 30;

@@ -60,4 +60,7 @@ export const MESSAGES = {
   rateLimited: (seconds: number) =>
     `Too many attempts with a wrong access key. Please try again in ${seconds} s.`,
   notFound: 'Not found',
+  activityNotFound: 'Change not found',
+  alreadyUndone: 'This change was already undone',
+  invalidMemberName: 'Tally-Member must be a percent-encoded name of at most 1000 characters',
 } as const;

@@ -16,6 +16,7 @@ import {
   MutationSchema,
   OperationIdSchema,
 } from './api.js';
+import { TEXT_MAX_LENGTH } from './limits.js';
 export { CLOSE_CODES, PROTOCOL_VERSION, livePath } from './live.js';
 
 // ---- Client → server -------------------------------------------------------------------------
@@ -27,7 +28,13 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
     key: z.string().max(256),
   }),
   z.strictObject({ type: z.literal('ping'), t: z.number().optional() }),
-  z.strictObject({ type: z.literal('mutate'), opId: OperationIdSchema, mutation: MutationSchema }),
+  z.strictObject({
+    type: z.literal('mutate'),
+    opId: OperationIdSchema,
+    mutation: MutationSchema,
+    /** The member's display name, for the activity log (cut to 100 characters). */
+    actor: z.string().max(TEXT_MAX_LENGTH).optional(),
+  }),
 ]);
 export type ClientMessage = z.input<typeof ClientMessageSchema>;
 export type ParsedClientMessage = z.output<typeof ClientMessageSchema>;

@@ -2,6 +2,7 @@ import { afterAll, describe } from 'vitest';
 import { parsePostgresUrl, PostgresStore } from '../../src/server/store/postgres.js';
 import type { Store } from '../../src/server/store/types.js';
 import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
+import { describeActivityContract } from './activity.suite.js';
 import { describeStoreContract } from './store.suite.js';
 
 const schemas = new Map<Store, string>();
@@ -23,6 +24,8 @@ describe.skipIf(postgresUrl === undefined)('on PostgreSQL', () => {
   afterAll(async () => {
     await dropSchemas(new Set(schemas.values()));
   });
+
+  describeActivityContract('PostgreSQL', () => open(uniqueSchema()));
 
   describeStoreContract('PostgreSQL', {
     create: () => open(uniqueSchema()),

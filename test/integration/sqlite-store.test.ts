@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll } from 'vitest';
 import { SqliteStore } from '../../src/server/store/sqlite.js';
 import type { Store } from '../../src/server/store/types.js';
+import { describeActivityContract } from './activity.suite.js';
 import { describeStoreContract } from './store.suite.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-sqlite-'));
@@ -29,3 +30,5 @@ describeStoreContract('SQLite', {
     return open(file);
   },
 });
+
+describeActivityContract('SQLite', () => open(path.join(dir, `activity-${++count}.sqlite`)));

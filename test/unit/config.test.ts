@@ -13,6 +13,11 @@ describe('configuration from the environment', () => {
       synchronous: 'normal',
     });
     expect(config.logLevel).toBe('info');
+    expect(config.activityRetentionDays).toBe(365);
+  });
+
+  it('keeps the activity log forever with ACTIVITY_RETENTION_DAYS=0', () => {
+    expect(loadConfig({ ACTIVITY_RETENTION_DAYS: '0' }).activityRetentionDays).toBe(0);
   });
 
   it('reads PORT, HOST, LOG_LEVEL and a file: DATABASE_URL', () => {
@@ -22,11 +27,13 @@ describe('configuration from the environment', () => {
       LOG_LEVEL: 'warn',
       DATABASE_URL: 'file:/tmp/elsewhere.sqlite',
       SQLITE_SYNCHRONOUS: 'full',
+      ACTIVITY_RETENTION_DAYS: '30',
     });
     expect(config).toEqual({
       port: 8080,
       host: '127.0.0.1',
       logLevel: 'warn',
+      activityRetentionDays: 30,
       database: { kind: 'sqlite', file: '/tmp/elsewhere.sqlite', synchronous: 'full' },
     });
   });
@@ -48,6 +55,10 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ PORT: 'abc' })).toThrow(/^PORT must be/);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/^PORT/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL/);
+    expect(() => loadConfig({ ACTIVITY_RETENTION_DAYS: '-1' })).toThrow(/^ACTIVITY_RETENTION_DAYS/);
+    expect(() => loadConfig({ ACTIVITY_RETENTION_DAYS: '1.5' })).toThrow(
+      /^ACTIVITY_RETENTION_DAYS/,
+    );
     expect(() => loadConfig({ SQLITE_SYNCHRONOUS: 'off' })).toThrow(/^SQLITE_SYNCHRONOUS/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/^DATABASE_URL/);
     expect(() => loadConfig({ DATABASE_URL: 'file:' })).toThrow(/^DATABASE_URL/);

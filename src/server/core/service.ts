@@ -3,6 +3,14 @@
  * passed the shared schemas, a key string) and throw HttpError for anything a caller must hear
  * about. The REST routes, the live channel and the tests all go through here.
  */
+import {
+  memberName,
+  type ActivityEntry,
+  type ActivityPage,
+  type ActivityQuery,
+  type CounterHistory,
+  type GroupHistory,
+} from '../../shared/activity.js';
 import type { GroupPreview, GroupSnapshot, Mutation, MutationResult } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
@@ -91,14 +99,89 @@ export class TallyService {
     return toSnapshot(state);
   }
 
-  /** Applies one mutation through group commit; resolves after it is durable and announced. */
-  async mutate(groupId: string, mutation: Mutation, opId?: string): Promise<MutationResult> {
+  /**
+   * Applies one mutation through group commit; resolves after it is durable and announced.
+   * `actor` is the member's display name for the activity log (cleaned by memberName).
+   */
+  async mutate(
+    groupId: string,
+    mutation: Mutation,
+    opId?: string,
+    actor?: string,
+  ): Promise<MutationResult> {
     refuseNulCharacters(mutation);
-    const outcome = await this.batcher.submit({ groupId, opId, mutation });
+    const outcome = await this.batcher.submit({
+      groupId,
+      opId,
+      mutation,
+      actor: memberName(actor),
+    });
     if (!outcome.ok) throw new HttpError(outcome.code, outcome.message);
     return outcome.result;
   }
+
+  /** The answer for an entry id that cannot exist (not a positive whole number). */
+  missingEntry(): never {
+    throw new HttpError('activity_not_found', MESSAGES.activityNotFound);
+  }
+
+  /** A page of the activity log, newest first (GET …/activity). */
+  async activity(groupId: string, query: ActivityQuery): Promise<ActivityPage> {
+    const { before, after, limit, counter } = query;
+    if (after !== undefined) {
+      // Catching up: the oldest entries after `after` first, so a client far behind can go on
+      // from the newest it got; shown newest first like every page.
+      const entries = await this.store.listActivity(groupId, {
+        after,
+        limit,
+        counterId: counter,
+        order: 'oldest',
+      });
+      return { entries: entries.reverse(), next: null };
+    }
+    const entries = await this.store.listActivity(groupId, {
+      before,
+      limit,
+      counterId: counter,
+      order: 'newest',
+    });
+    const last = entries[entries.length - 1];
+    return { entries, next: entries.length === limit && last ? last.id : null };
+  }
+
+  async counterHistory(
+    groupId: string,
+    counterId: string,
+    points: number,
+  ): Promise<CounterHistory> {
+    const history = await this.store.counterHistory(groupId, counterId, points);
+    if (!history) throw errors.counterNotFound();
+    return { counterId, points: history };
+  }
+
+  async recentValues(groupId: string, points: number): Promise<GroupHistory> {
+    return { series: await this.store.recentValues(groupId, points) };
+  }
+
+  /** Every activity entry of a group, oldest first, read in pages (exports stream this). */
+  async *allActivity(groupId: string): AsyncGenerator<ActivityEntry> {
+    let after = 0;
+    for (;;) {
+      const page = await this.store.listActivity(groupId, {
+        after,
+        limit: EXPORT_PAGE,
+        order: 'oldest',
+      });
+      yield* page;
+      const last = page[page.length - 1];
+      if (!last || page.length < EXPORT_PAGE) return;
+      after = last.id;
+    }
+  }
 }
+
+/** Entries read per query while exporting: bounds memory for a log of any length. */
+const EXPORT_PAGE = 1_000;
 
 function checkKey(group: GroupRecord, key: string): void {
   if (!keyMatches(key, group.keyHash)) throw new HttpError('wrong_key', MESSAGES.wrongKey);

@@ -173,8 +173,8 @@ export class LiveHub {
         );
         return;
       case 'mutate': {
-        const { opId, mutation } = message;
-        this.service.mutate(groupId, mutation, opId).then(
+        const { opId, mutation, actor } = message;
+        this.service.mutate(groupId, mutation, opId, actor).then(
           (result) => {
             if (client.state.phase !== 'closed') sendCorked(client.socket, ackFrame(opId, result));
           },

@@ -17,7 +17,7 @@ import { MESSAGES } from '../../shared/messages.js';
 import type { TallyService } from '../core/service.js';
 import { HttpError } from '../errors.js';
 import type { GroupRecord } from '../store/types.js';
-import { bearerKey, operationId, parseExact, parseWith } from './parse.js';
+import { bearerKey, memberHeader, operationId, parseExact, parseWith } from './parse.js';
 
 type GroupParams = { Params: { name: string } };
 type CounterParams = { Params: { name: string; id: string } };
@@ -43,6 +43,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
       group.id,
       { kind: 'updateGroup', patch },
       operationId(request),
+      memberHeader(request),
     );
     if (result.kind !== 'group') throw reusedOperationId();
     return result.group;
@@ -60,6 +61,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
       group.id,
       { kind: 'createCounter', fields },
       operationId(request, opId),
+      memberHeader(request),
     );
     return reply.code(201).send(counterOf(result));
   });
@@ -71,6 +73,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
       group.id,
       { kind: 'updateCounter', counterId: request.params.id, patch },
       operationId(request),
+      memberHeader(request),
     );
     return counterOf(result, request.params.id);
   });
@@ -84,6 +87,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
         group.id,
         { kind: 'adjustCounter', counterId: request.params.id, direction, times },
         operationId(request, opId),
+        memberHeader(request),
       );
       return counterOf(result, request.params.id);
     };
@@ -98,6 +102,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
         group.id,
         { kind: 'deleteCounter', counterId: request.params.id },
         operationId(request),
+        memberHeader(request),
       );
       if (result.kind !== 'deleted' || result.counterId !== request.params.id)
         throw reusedOperationId();

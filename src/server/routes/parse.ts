@@ -2,6 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { OperationIdSchema } from '../../shared/api.js';
+import { TEXT_MAX_LENGTH } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { HttpError } from '../errors.js';
 
@@ -50,4 +51,27 @@ export function operationId(request: FastifyRequest, bodyOpId?: string): string 
   const raw = Array.isArray(header) ? header[0] : header;
   if (raw === undefined) return bodyOpId;
   return parseExact(OperationIdSchema, raw);
+}
+
+/** Longest raw Tally-Member header, characters (percent-encoding triples each byte). */
+const MEMBER_HEADER_MAX = 9 * TEXT_MAX_LENGTH;
+
+/**
+ * The member's display name from `Tally-Member` (percent-encoded UTF-8, as headers carry only
+ * ASCII safely); undefined when absent. It labels activity entries and proves nothing.
+ */
+export function memberHeader(request: FastifyRequest): string | undefined {
+  const header = request.headers['tally-member'];
+  const raw = Array.isArray(header) ? header[0] : header;
+  if (raw === undefined) return undefined;
+  let name: string;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    throw new HttpError('validation_failed', MESSAGES.invalidMemberName);
+  }
+  if (raw.length > MEMBER_HEADER_MAX || name.length > TEXT_MAX_LENGTH) {
+    throw new HttpError('validation_failed', MESSAGES.invalidMemberName);
+  }
+  return name;
 }

@@ -75,6 +75,11 @@ export function planBatch(
     if (mutation.kind === 'updateCounter' || mutation.kind === 'deleteCounter') {
       close(`${groupId}\u0000${mutation.counterId}`);
     }
+    if (mutation.kind === 'undoEntry' || mutation.kind === 'undoOperation') {
+      // Which counter an undo touches is known only once its entry is read: end every open
+      // run of the group, so taps before the undo are applied (and logged) before it.
+      for (const key of [...open.keys()]) if (key.startsWith(`${groupId}\u0000`)) close(key);
+    }
     steps.push({ kind: 'single', index });
   });
   for (const key of [...open.keys()]) close(key);

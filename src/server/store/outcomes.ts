@@ -1,7 +1,8 @@
 import type { Counter } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
-import type { OperationOutcome } from './types.js';
+import { counterDraft, groupDraft, type ActivityDraft } from './activity.js';
+import type { GroupRecord, Operation, OperationOutcome } from './types.js';
 
 /**
  * Marks each change with the client operation id that caused it, so the client that sent it
@@ -54,4 +55,73 @@ export function definedEntries<T extends object>(patch: T): [keyof T & string, u
   return (Object.entries(patch) as [keyof T & string, unknown][]).filter(
     ([, value]) => value !== undefined,
   );
+}
+
+export function activityNotFound(): OperationOutcome {
+  return { ok: false, code: 'activity_not_found', message: MESSAGES.activityNotFound };
+}
+
+export function alreadyUndone(): OperationOutcome {
+  return { ok: false, code: 'already_undone', message: MESSAGES.alreadyUndone };
+}
+
+/** One applied mutation: its outcome and the activity entries it makes. */
+export interface Applied {
+  outcome: OperationOutcome;
+  drafts: ActivityDraft[];
+  /** The entry this mutation took back (set its undone_by once the new entry has an id). */
+  undoes?: number;
+}
+
+export const failed = (outcome: OperationOutcome): Applied => ({ outcome, drafts: [] });
+
+export function created(operation: Operation, counter: Counter, seq: number): Applied {
+  return {
+    outcome: counterOutcome(counter, true, { type: 'counter.created', seq, counter }),
+    drafts: [counterDraft(operation, 'counter.created', counter, seq)],
+  };
+}
+
+/** One tap (or `times` taps) applied on its own: the entry's delta is what the value moved. */
+export function adjusted(operation: Operation, counter: Counter, seq: number): Applied {
+  const { mutation } = operation;
+  const delta =
+    mutation.kind !== 'adjustCounter'
+      ? 0
+      : mutation.direction === 'increment'
+        ? mutation.times * counter.incrementStep
+        : -mutation.times * counter.decrementStep;
+  return {
+    outcome: counterOutcome(counter, false, { type: 'counter.updated', seq, counter }),
+    drafts: [{ ...counterDraft(operation, 'counter.adjusted', counter, seq), delta }],
+  };
+}
+
+export function groupUpdated(
+  operation: Operation,
+  before: GroupRecord,
+  after: GroupRecord,
+  seq: number,
+): Applied {
+  const { keyHash: _hidden, ...group } = after;
+  const { keyHash: _before, ...previous } = before;
+  return {
+    outcome: {
+      ok: true,
+      result: { kind: 'group', group },
+      changes: [{ type: 'group.updated', seq, group }],
+      replayed: false,
+    },
+    drafts: [groupDraft(operation, previous, group, seq)],
+  };
+}
+
+/** An applied undo: its entry points back at the entry it took back. */
+export function markUndo(applied: Applied, entryId: number): Applied {
+  if (!applied.outcome.ok) return applied;
+  return {
+    ...applied,
+    drafts: applied.drafts.map((draft) => ({ ...draft, undoOf: entryId })),
+    undoes: entryId,
+  };
 }

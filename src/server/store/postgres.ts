@@ -9,7 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Counter, CounterPatch, GroupPatch, Mutation } from '../../shared/api.js';
+import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
+import type { Counter, CounterPatch, GroupPatch } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
@@ -24,13 +25,21 @@ import {
   type GroupRow,
 } from './columns.js';
 import {
+  activityNotFound,
+  adjusted,
+  alreadyUndone,
   counterNotFound,
   counterOutcome,
+  created,
   definedEntries,
   deletedOutcome,
+  failed,
   groupNotFound,
+  groupUpdated,
+  markUndo,
   tagWithOperationId,
   valueOutOfRange,
+  type Applied,
 } from './outcomes.js';
 import {
   adjustOutcomes,
@@ -40,7 +49,27 @@ import {
   type Step,
   type StoredAnswer,
 } from './batch.js';
-import type { GroupRecord, GroupState, Operation, OperationOutcome, Store } from './types.js';
+import {
+  ACTIVITY_FIELDS,
+  adjustDrafts,
+  bucketWidthMs,
+  historyPoints,
+  counterDraft,
+  detailText,
+  toActivityEntry,
+  updateDraft,
+  type ActivityDraft,
+  type ActivityRow,
+} from './activity.js';
+import { inverseOf } from './undo.js';
+import type {
+  ActivityListQuery,
+  GroupRecord,
+  GroupState,
+  Operation,
+  OperationOutcome,
+  Store,
+} from './types.js';
 
 /** Counter values are bounded to ±(2^53 − 1), so a bigint always fits a JS number exactly. */
 const BIGINT_AS_NUMBER = new pg.TypeOverrides();
@@ -79,6 +108,27 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (group_id, op_id)
    );
    CREATE INDEX operation_ids_by_age ON operation_ids (created_at);`,
+  // 2: the activity log (shared/activity.ts, ADR 0007). BRIN on `at`: entries arrive in time
+  // order, so a few kilobytes of index serve the age-based pruning.
+  `CREATE TABLE activity (
+     id bigserial PRIMARY KEY,
+     group_id text NOT NULL,
+     seq bigint NOT NULL,
+     at timestamptz NOT NULL DEFAULT now(),
+     actor text NOT NULL,
+     kind text NOT NULL,
+     counter_id text,
+     counter_name text,
+     value_after bigint,
+     delta bigint,
+     detail text,
+     undo_of bigint,
+     undone_by bigint
+   );
+   CREATE INDEX activity_by_group ON activity (group_id, id);
+   CREATE INDEX activity_by_counter ON activity (counter_id, id) WHERE counter_id IS NOT NULL;
+   CREATE INDEX activity_by_age ON activity USING brin (at);
+   ALTER TABLE operation_ids ADD COLUMN activity_id bigint;`,
 ];
 
 export interface PostgresConnection {
@@ -124,7 +174,17 @@ interface PostgresBatch {
   /** Each locked group's latest change number. */
   seqs: Map<string, number>;
   /** Operation ids to store with their answers, written in one statement at the end. */
-  remembered: { groupId: string; opId: string; result: string }[];
+  remembered: {
+    groupId: string;
+    opId: string;
+    result: string;
+    draft?: ActivityDraft | undefined;
+  }[];
+  /** Activity entries of the batch, written at its end (writeActivity). */
+  drafts: ActivityDraft[];
+  /** Entries taken back in this batch, and the entries that took them back. */
+  undone: Set<number>;
+  undos: { draft: ActivityDraft; target: number }[];
 }
 
 export interface PostgresStoreOptions {
@@ -263,6 +323,9 @@ export class PostgresStore implements Store {
         operations,
         seqs: new Map(locked.rows.map((row) => [row.id, row.seq])),
         remembered: [],
+        drafts: [],
+        undone: new Set(),
+        undos: [],
       };
       const startSeqs = new Map(batch.seqs);
       const outcomes = new Array<OperationOutcome | undefined>(operations.length);
@@ -283,17 +346,7 @@ export class PostgresStore implements Store {
       for (const [index, first] of plan.duplicates) {
         outcomes[index] = duplicateOutcome(outcomes[first]);
       }
-      if (batch.remembered.length > 0) {
-        await client.query(
-          `INSERT INTO operation_ids (group_id, op_id, result)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[])`,
-          [
-            batch.remembered.map((entry) => entry.groupId),
-            batch.remembered.map((entry) => entry.opId),
-            batch.remembered.map((entry) => entry.result),
-          ],
-        );
-      }
+      await this.writeActivity(batch);
       const changed = [...batch.seqs].filter(([id, seq]) => startSeqs.get(id) !== seq);
       if (changed.length > 0) {
         await client.query(
@@ -317,6 +370,88 @@ export class PostgresStore implements Store {
   async pruneOperationIds(olderThanMs: number): Promise<number> {
     const result = await this.pool.query(
       `DELETE FROM operation_ids WHERE created_at < now() - ($1::double precision * interval '1 millisecond')`,
+      [olderThanMs],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
+    const where = ['group_id = $1'];
+    const params: unknown[] = [groupId];
+    const add = (condition: string, value: unknown) => {
+      params.push(value);
+      where.push(condition.replace('?', `$${params.length}`));
+    };
+    if (query.before !== undefined) add('id < ?', query.before);
+    if (query.after !== undefined) add('id > ?', query.after);
+    if (query.counterId !== undefined) add('counter_id = ?', query.counterId);
+    params.push(query.limit);
+    const { rows } = await this.pool.query<ActivityRow>(
+      `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE ${where.join(' AND ')}
+       ORDER BY id ${query.order === 'newest' ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(toActivityEntry);
+  }
+
+  async counterHistory(
+    groupId: string,
+    counterId: string,
+    points: number,
+  ): Promise<HistoryPoint[] | null> {
+    const counter = await this.loadCounter(groupId, counterId);
+    if (!counter) return null;
+    const now = Date.now();
+    const current = { t: now, v: counter.value };
+    const first = await this.pool.query<{ id: number; at: Date; value_after: number }>(
+      `SELECT id, at, value_after FROM activity
+       WHERE counter_id = $1 AND group_id = $2 AND value_after IS NOT NULL ORDER BY id LIMIT 1`,
+      [counterId, groupId],
+    );
+    const firstRow = first.rows[0];
+    if (!firstRow) return [current];
+    const firstAt = firstRow.at.getTime();
+    const width = bucketWidthMs(firstAt, now, points);
+    const { rows } = await this.pool.query<{ id: number; at: Date; value_after: number }>(
+      `SELECT id, at, value_after FROM activity WHERE id IN (
+         SELECT max(id) FROM activity
+         WHERE counter_id = $1 AND group_id = $2 AND value_after IS NOT NULL
+         GROUP BY floor((extract(epoch FROM at) * 1000 - $3) / $4))
+       ORDER BY id`,
+      [counterId, groupId, firstAt, width],
+    );
+    const asMs = (row: { id: number; at: Date; value_after: number }) => ({
+      ...row,
+      at: row.at.getTime(),
+    });
+    return historyPoints(asMs(firstRow), rows.map(asMs), current);
+  }
+
+  async recentValues(groupId: string, points: number): Promise<Record<string, HistoryPoint[]>> {
+    // One statement: each counter's newest entries through a lateral index scan.
+    const { rows } = await this.pool.query<{ id: string; at: Date; value_after: number }>(
+      `SELECT c.id, a.at, a.value_after FROM counters c
+       CROSS JOIN LATERAL (
+         SELECT id AS entry_id, at, value_after FROM activity
+         WHERE counter_id = c.id AND group_id = c.group_id AND value_after IS NOT NULL
+         ORDER BY id DESC LIMIT $2) a
+       WHERE c.group_id = $1
+       ORDER BY c.id, a.entry_id`,
+      [groupId, points],
+    );
+    const { rows: counters } = await this.pool.query<{ id: string }>(
+      'SELECT id FROM counters WHERE group_id = $1',
+      [groupId],
+    );
+    const series: Record<string, HistoryPoint[]> = {};
+    for (const { id } of counters) series[id] = [];
+    for (const row of rows) series[row.id]?.push({ t: row.at.getTime(), v: row.value_after });
+    return series;
+  }
+
+  async pruneActivity(olderThanMs: number): Promise<number> {
+    const result = await this.pool.query(
+      `DELETE FROM activity WHERE at < now() - ($1::double precision * interval '1 millisecond')`,
       [olderThanMs],
     );
     return result.rowCount ?? 0;
@@ -405,18 +540,23 @@ export class PostgresStore implements Store {
   }
 
   private async applyOne(batch: PostgresBatch, index: number): Promise<OperationOutcome> {
-    const { groupId, opId, mutation } = batch.operations[index] as Operation;
+    const operation = batch.operations[index] as Operation;
+    const { groupId, opId } = operation;
     const current = batch.seqs.get(groupId);
     if (current === undefined) return groupNotFound();
     const seq = current + 1;
-    const outcome = tagWithOperationId(
-      await this.applyMutation(batch.client, groupId, mutation, seq),
-      opId,
-    );
+    const applied = await this.applyMutation(batch, operation, seq);
+    const outcome = tagWithOperationId(applied.outcome, opId);
     if (outcome.ok) {
       batch.seqs.set(groupId, seq);
+      batch.drafts.push(...applied.drafts);
+      const draft = applied.drafts[0];
+      if (applied.undoes !== undefined && draft) {
+        batch.undone.add(applied.undoes);
+        batch.undos.push({ draft, target: applied.undoes });
+      }
       if (opId !== undefined) {
-        batch.remembered.push({ groupId, opId, result: JSON.stringify(outcome.result) });
+        batch.remembered.push({ groupId, opId, result: JSON.stringify(outcome.result), draft });
       }
     }
     return outcome;
@@ -444,18 +584,15 @@ export class PostgresStore implements Store {
     const row = rows[0];
     if (row) {
       batch.seqs.set(groupId, seq);
+      const counter = toCounter(row);
       const result = counterRef(counterId);
-      for (const index of step.indices) {
-        const opId = batch.operations[index]?.opId;
-        if (opId !== undefined) batch.remembered.push({ groupId, opId, result });
+      for (const draft of adjustDrafts(step, batch.operations, counter, seq)) {
+        batch.drafts.push(draft);
+        for (const opId of draft.opIds) batch.remembered.push({ groupId, opId, result, draft });
       }
-      return adjustOutcomes(step, batch.operations, toCounter(row), seq);
+      return adjustOutcomes(step, batch.operations, counter, seq);
     }
-    const exists = await batch.client.query(
-      'SELECT 1 FROM counters WHERE id = $1 AND group_id = $2',
-      [counterId, groupId],
-    );
-    if (!exists.rowCount) {
+    if (!(await this.readCounter(batch.client, groupId, counterId))) {
       return new Map(step.indices.map((index) => [index, counterNotFound()]));
     }
     // Together the taps would leave the exact range: apply them one by one.
@@ -464,12 +601,69 @@ export class PostgresStore implements Store {
     return outcomes;
   }
 
+  /**
+   * Writes the batch's activity entries (ids taken from the sequence first, so operation ids
+   * and undone entries can point at them), then the operation ids with their entries.
+   */
+  private async writeActivity(batch: PostgresBatch): Promise<void> {
+    const { client, drafts } = batch;
+    const ids = new Map<ActivityDraft, number>();
+    if (drafts.length > 0) {
+      const allocated = await client.query<{ id: number }>(
+        `SELECT nextval(pg_get_serial_sequence('activity', 'id'))::bigint AS id
+         FROM generate_series(1, $1)`,
+        [drafts.length],
+      );
+      drafts.forEach((draft, index) => ids.set(draft, Number(allocated.rows[index]?.id)));
+      await client.query(
+        `INSERT INTO activity (id, group_id, seq, actor, kind, counter_id, counter_name,
+           value_after, delta, detail, undo_of)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[],
+           $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::bigint[])`,
+        [
+          drafts.map((draft) => ids.get(draft)),
+          drafts.map((draft) => draft.groupId),
+          drafts.map((draft) => draft.seq),
+          drafts.map((draft) => draft.actor),
+          drafts.map((draft) => draft.kind),
+          drafts.map((draft) => draft.counterId),
+          drafts.map((draft) => draft.counterName),
+          drafts.map((draft) => draft.value),
+          drafts.map((draft) => draft.delta),
+          drafts.map(detailText),
+          drafts.map((draft) => draft.undoOf),
+        ],
+      );
+    }
+    if (batch.undos.length > 0) {
+      await client.query(
+        `UPDATE activity SET undone_by = v.by
+         FROM unnest($1::bigint[], $2::bigint[]) AS v(id, by) WHERE activity.id = v.id`,
+        [batch.undos.map((undo) => undo.target), batch.undos.map((undo) => ids.get(undo.draft))],
+      );
+    }
+    if (batch.remembered.length > 0) {
+      const { remembered } = batch;
+      await client.query(
+        `INSERT INTO operation_ids (group_id, op_id, result, activity_id)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::bigint[])`,
+        [
+          remembered.map((entry) => entry.groupId),
+          remembered.map((entry) => entry.opId),
+          remembered.map((entry) => entry.result),
+          remembered.map((entry) => (entry.draft ? (ids.get(entry.draft) ?? null) : null)),
+        ],
+      );
+    }
+  }
+
   private async applyMutation(
-    client: pg.PoolClient,
-    groupId: string,
-    mutation: Mutation,
+    batch: PostgresBatch,
+    operation: Operation,
     seq: number,
-  ): Promise<OperationOutcome> {
+  ): Promise<Applied> {
+    const { client } = batch;
+    const { groupId, mutation } = operation;
     switch (mutation.kind) {
       case 'createCounter': {
         const fields = mutation.fields;
@@ -489,20 +683,19 @@ export class PostgresStore implements Store {
             seq,
           ],
         );
-        const counter = toCounter(rows[0] as CounterRow);
-        return counterOutcome(counter, true, { type: 'counter.created', seq, counter });
+        return created(operation, toCounter(rows[0] as CounterRow), seq);
       }
       case 'updateCounter': {
         const entries = definedEntries<CounterPatch>(mutation.patch);
-        const sets = entries.map(([field], index) => `${COUNTER_COLUMNS[field]} = $${index + 4}`);
-        const { rows } = await client.query<CounterRow>(
-          `UPDATE counters SET ${[...sets, 'version = $3'].join(', ')}
-           WHERE id = $1 AND group_id = $2 RETURNING ${COUNTER_FIELDS}`,
-          [mutation.counterId, groupId, seq, ...entries.map(([, value]) => value)],
+        return this.patchCounter(
+          client,
+          operation,
+          mutation.counterId,
+          entries,
+          0,
+          seq,
+          'counter.updated',
         );
-        if (!rows[0]) return counterNotFound();
-        const counter = toCounter(rows[0]);
-        return counterOutcome(counter, false, { type: 'counter.updated', seq, counter });
       }
       case 'adjustCounter': {
         const column = mutation.direction === 'increment' ? 'increment_step' : 'decrement_step';
@@ -517,39 +710,180 @@ export class PostgresStore implements Store {
           [mutation.counterId, groupId, seq, mutation.times, MIN_VALUE, MAX_VALUE],
         );
         if (!rows[0]) {
-          const exists = await client.query(
-            'SELECT 1 FROM counters WHERE id = $1 AND group_id = $2',
-            [mutation.counterId, groupId],
-          );
-          return exists.rowCount ? valueOutOfRange() : counterNotFound();
+          const exists = await this.readCounter(client, groupId, mutation.counterId);
+          return failed(exists ? valueOutOfRange() : counterNotFound());
         }
-        const counter = toCounter(rows[0]);
-        return counterOutcome(counter, false, { type: 'counter.updated', seq, counter });
+        return adjusted(operation, toCounter(rows[0]), seq);
       }
-      case 'deleteCounter': {
-        const { rows } = await client.query<{ id: string }>(
-          'DELETE FROM counters WHERE id = $1 AND group_id = $2 RETURNING id',
-          [mutation.counterId, groupId],
+      case 'deleteCounter':
+        return this.deleteCounter(client, operation, mutation.counterId, seq);
+      case 'updateGroup':
+        return this.patchGroup(client, operation, mutation.patch, seq);
+      case 'undoEntry':
+        return this.undo(batch, operation, mutation.entryId, seq);
+      case 'undoOperation': {
+        const { rows } = await client.query<{ activity_id: number | null }>(
+          'SELECT activity_id FROM operation_ids WHERE group_id = $1 AND op_id = $2',
+          [groupId, mutation.opId],
         );
-        const deleted = rows[0];
-        if (!deleted) return counterNotFound();
-        return deletedOutcome(deleted.id, seq);
-      }
-      case 'updateGroup': {
-        const entries = definedEntries<GroupPatch>(mutation.patch);
-        const sets = entries.map(([field], index) => `${GROUP_COLUMNS[field]} = $${index + 2}`);
-        const { rows } = await client.query<GroupRow>(
-          `UPDATE counter_groups SET ${sets.join(', ')} WHERE id = $1 RETURNING *`,
-          [groupId, ...entries.map(([, value]) => value)],
-        );
-        const { keyHash: _hidden, ...group } = toGroup(rows[0] as GroupRow);
-        return {
-          ok: true,
-          result: { kind: 'group', group },
-          changes: [{ type: 'group.updated', seq, group }],
-          replayed: false,
-        };
+        const entryId = rows[0]?.activity_id;
+        if (entryId == null) return failed(activityNotFound());
+        return this.undo(batch, operation, entryId, seq);
       }
     }
+  }
+
+  /** Sets fields and adds `valueDelta` to the value in one statement (edits and their undo). */
+  private async patchCounter(
+    client: pg.PoolClient,
+    operation: Operation,
+    counterId: string,
+    entries: [string, unknown][],
+    valueDelta: number,
+    seq: number,
+    entryKind: 'counter.updated' | 'counter.adjusted',
+  ): Promise<Applied> {
+    const { groupId } = operation;
+    const before = await this.readCounter(client, groupId, counterId);
+    if (!before) return failed(counterNotFound());
+    const sets = entries.map(
+      ([field], index) => `${COUNTER_COLUMNS[field as keyof CounterPatch]} = $${index + 7}`,
+    );
+    // numeric: the range check itself must not overflow bigint. A typed value is set as is.
+    const next = '(value::numeric + $4::numeric)';
+    const addToValue = entries.some(([field]) => field === 'value')
+      ? []
+      : [`value = ${next}::bigint`];
+    const { rows } = await client.query<CounterRow>(
+      `UPDATE counters SET ${[...sets, ...addToValue, 'version = $3'].join(', ')}
+       WHERE id = $1 AND group_id = $2 AND ${next} BETWEEN $5 AND $6
+       RETURNING ${COUNTER_FIELDS}`,
+      [counterId, groupId, seq, valueDelta, MIN_VALUE, MAX_VALUE, ...entries.map(([, v]) => v)],
+    );
+    if (!rows[0]) return failed(valueOutOfRange());
+    const after = toCounter(rows[0]);
+    const draft =
+      entryKind === 'counter.adjusted'
+        ? { ...counterDraft(operation, entryKind, after, seq), delta: valueDelta }
+        : updateDraft(operation, before, after, seq);
+    return {
+      outcome: counterOutcome(after, false, { type: 'counter.updated', seq, counter: after }),
+      drafts: [draft],
+    };
+  }
+
+  private async deleteCounter(
+    client: pg.PoolClient,
+    operation: Operation,
+    counterId: string,
+    seq: number,
+  ): Promise<Applied> {
+    const { rows } = await client.query<CounterRow>(
+      `DELETE FROM counters WHERE id = $1 AND group_id = $2 RETURNING ${COUNTER_FIELDS}`,
+      [counterId, operation.groupId],
+    );
+    if (!rows[0]) return failed(counterNotFound());
+    const counter = toCounter(rows[0]);
+    return {
+      outcome: deletedOutcome(counter.id, seq),
+      drafts: [counterDraft(operation, 'counter.deleted', counter, seq)],
+    };
+  }
+
+  private async patchGroup(
+    client: pg.PoolClient,
+    operation: Operation,
+    patch: GroupPatch,
+    seq: number,
+  ): Promise<Applied> {
+    const { groupId } = operation;
+    const before = await client.query<GroupRow>('SELECT * FROM counter_groups WHERE id = $1', [
+      groupId,
+    ]);
+    if (!before.rows[0]) return failed(groupNotFound());
+    const entries = definedEntries<GroupPatch>(patch);
+    const sets = entries.map(([field], index) => `${GROUP_COLUMNS[field]} = $${index + 2}`);
+    const { rows } = await client.query<GroupRow>(
+      `UPDATE counter_groups SET ${sets.join(', ')} WHERE id = $1 RETURNING *`,
+      [groupId, ...entries.map(([, value]) => value)],
+    );
+    return groupUpdated(operation, toGroup(before.rows[0]), toGroup(rows[0] as GroupRow), seq);
+  }
+
+  /** Takes back one entry of this group by applying its inverse (store/undo.ts). */
+  private async undo(
+    batch: PostgresBatch,
+    operation: Operation,
+    entryId: number,
+    seq: number,
+  ): Promise<Applied> {
+    const { client } = batch;
+    const { groupId } = operation;
+    const { rows } = await client.query<ActivityRow>(
+      `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE id = $1 AND group_id = $2`,
+      [entryId, groupId],
+    );
+    const row = rows[0];
+    if (!row) return failed(activityNotFound());
+    if (row.undone_by !== null || batch.undone.has(entryId)) return failed(alreadyUndone());
+    const inverse = inverseOf(toActivityEntry(row));
+    let applied: Applied;
+    switch (inverse.kind) {
+      case 'counter':
+        applied = await this.patchCounter(
+          client,
+          operation,
+          inverse.counterId,
+          definedEntries(inverse.patch),
+          inverse.valueDelta,
+          seq,
+          inverse.entryKind,
+        );
+        break;
+      case 'delete':
+        applied = await this.deleteCounter(client, operation, inverse.counterId, seq);
+        break;
+      case 'restore': {
+        const { counter } = inverse;
+        const restored = await client.query<CounterRow>(
+          `INSERT INTO counters (id, group_id, name, description, value, increment_step,
+             decrement_step, thumbnail_url, created_at, created_seq, version)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (id) DO NOTHING
+           RETURNING ${COUNTER_FIELDS}`,
+          [
+            counter.id,
+            groupId,
+            counter.name,
+            counter.description,
+            counter.value,
+            counter.incrementStep,
+            counter.decrementStep,
+            counter.thumbnailUrl,
+            new Date(counter.createdAt),
+            seq,
+          ],
+        );
+        applied = restored.rows[0]
+          ? created(operation, toCounter(restored.rows[0]), seq)
+          : failed(alreadyUndone());
+        break;
+      }
+      case 'group':
+        applied = await this.patchGroup(client, operation, inverse.patch, seq);
+        break;
+    }
+    return markUndo(applied, entryId);
+  }
+
+  private async readCounter(
+    client: pg.PoolClient,
+    groupId: string,
+    counterId: string,
+  ): Promise<Counter | null> {
+    const { rows } = await client.query<CounterRow>(
+      `SELECT ${COUNTER_FIELDS} FROM counters WHERE id = $1 AND group_id = $2`,
+      [counterId, groupId],
+    );
+    return rows[0] ? toCounter(rows[0]) : null;
   }
 }

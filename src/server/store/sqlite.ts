@@ -11,11 +11,19 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { CounterPatch, GroupPatch, Mutation } from '../../shared/api.js';
+import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
+import type { Counter, CounterPatch, GroupPatch } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { SqliteSynchronous } from '../config.js';
-import type { GroupRecord, GroupState, Operation, OperationOutcome, Store } from './types.js';
+import type {
+  ActivityListQuery,
+  GroupRecord,
+  GroupState,
+  Operation,
+  OperationOutcome,
+  Store,
+} from './types.js';
 import {
   COUNTER_COLUMNS,
   COUNTER_FIELDS,
@@ -26,13 +34,21 @@ import {
   type GroupRow,
 } from './columns.js';
 import {
+  activityNotFound,
+  adjusted,
+  alreadyUndone,
   counterNotFound,
   counterOutcome,
+  created,
   definedEntries,
   deletedOutcome,
+  failed,
   groupNotFound,
+  groupUpdated,
+  markUndo,
   tagWithOperationId,
   valueOutOfRange,
+  type Applied,
 } from './outcomes.js';
 import {
   adjustOutcomes,
@@ -42,6 +58,19 @@ import {
   type Step,
   type StoredAnswer,
 } from './batch.js';
+import {
+  ACTIVITY_FIELDS,
+  adjustDrafts,
+  bucketWidthMs,
+  historyPoints,
+  counterDraft,
+  detailText,
+  toActivityEntry,
+  updateDraft,
+  type ActivityDraft,
+  type ActivityRow,
+} from './activity.js';
+import { inverseOf } from './undo.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE counter_groups (
@@ -75,6 +104,27 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (group_id, op_id)
    ) STRICT, WITHOUT ROWID;
    CREATE INDEX operation_ids_by_age ON operation_ids (created_at);`,
+  // 2: the activity log (shared/activity.ts, ADR 0007). AUTOINCREMENT: an id is never reused
+  // after pruning, so "newer than id N" stays true for every client.
+  `CREATE TABLE activity (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     group_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     at INTEGER NOT NULL,
+     actor TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     counter_id TEXT,
+     counter_name TEXT,
+     value_after INTEGER,
+     delta INTEGER,
+     detail TEXT,
+     undo_of INTEGER,
+     undone_by INTEGER
+   ) STRICT;
+   CREATE INDEX activity_by_group ON activity (group_id, id);
+   CREATE INDEX activity_by_counter ON activity (counter_id, id) WHERE counter_id IS NOT NULL;
+   CREATE INDEX activity_by_age ON activity (at);
+   ALTER TABLE operation_ids ADD COLUMN activity_id INTEGER;`,
 ];
 
 export class SqliteStore implements Store {
@@ -183,6 +233,85 @@ export class SqliteStore implements Store {
     return Promise.resolve(info.changes);
   }
 
+  listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
+    const where = ['group_id = ?'];
+    const params: unknown[] = [groupId];
+    if (query.before !== undefined) {
+      where.push('id < ?');
+      params.push(query.before);
+    }
+    if (query.after !== undefined) {
+      where.push('id > ?');
+      params.push(query.after);
+    }
+    if (query.counterId !== undefined) {
+      where.push('counter_id = ?');
+      params.push(query.counterId);
+    }
+    const rows = this.prepare(
+      `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE ${where.join(' AND ')}
+       ORDER BY id ${query.order === 'newest' ? 'DESC' : 'ASC'} LIMIT ?`,
+    ).all(...params, query.limit) as ActivityRow[];
+    return Promise.resolve(rows.map(toActivityEntry));
+  }
+
+  counterHistory(
+    groupId: string,
+    counterId: string,
+    points: number,
+  ): Promise<HistoryPoint[] | null> {
+    const read = this.db.transaction((): HistoryPoint[] | null => {
+      const counter = this.readCounter(groupId, counterId);
+      if (!counter) return null;
+      const now = Date.now();
+      const current = { t: now, v: counter.value };
+      const first = this.prepare(
+        `SELECT id, at, value_after FROM activity
+         WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL ORDER BY id LIMIT 1`,
+      ).get(counterId, groupId) as { id: number; at: number; value_after: number } | undefined;
+      if (!first) return [current];
+      const width = bucketWidthMs(first.at, now, points);
+      const rows = this.prepare(
+        `SELECT id, at, value_after FROM activity WHERE id IN (
+           SELECT max(id) FROM activity
+           WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL
+           GROUP BY CAST((at - ?) / ? AS INTEGER))
+         ORDER BY id`,
+      ).all(counterId, groupId, first.at, width) as {
+        id: number;
+        at: number;
+        value_after: number;
+      }[];
+      return historyPoints(first, rows, current);
+    });
+    return Promise.resolve(read.deferred());
+  }
+
+  recentValues(groupId: string, points: number): Promise<Record<string, HistoryPoint[]>> {
+    const read = this.db.transaction(() => {
+      const ids = this.prepare('SELECT id FROM counters WHERE group_id = ?').all(groupId) as {
+        id: string;
+      }[];
+      const recent = this.prepare(
+        `SELECT at, value_after FROM activity
+         WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL
+         ORDER BY id DESC LIMIT ?`,
+      );
+      const series: Record<string, HistoryPoint[]> = {};
+      for (const { id } of ids) {
+        const rows = recent.all(id, groupId, points) as { at: number; value_after: number }[];
+        series[id] = rows.reverse().map((row) => ({ t: row.at, v: row.value_after }));
+      }
+      return series;
+    });
+    return Promise.resolve(read.deferred());
+  }
+
+  pruneActivity(olderThanMs: number): Promise<number> {
+    const info = this.prepare('DELETE FROM activity WHERE at < ?').run(Date.now() - olderThanMs);
+    return Promise.resolve(info.changes);
+  }
+
   ping(): Promise<void> {
     this.prepare('SELECT 1').get();
     return Promise.resolve();
@@ -233,21 +362,53 @@ export class SqliteStore implements Store {
     return current === undefined ? undefined : current + 1;
   }
 
-  private remember(groupId: string, opId: string | undefined, result: string): void {
+  private remember(
+    groupId: string,
+    opId: string | undefined,
+    result: string,
+    activityId: number | null,
+  ): void {
     if (opId === undefined) return;
     this.prepare(
-      'INSERT INTO operation_ids (group_id, op_id, result, created_at) VALUES (?, ?, ?, ?)',
-    ).run(groupId, opId, result, Date.now());
+      'INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id) VALUES (?, ?, ?, ?, ?)',
+    ).run(groupId, opId, result, Date.now(), activityId);
+  }
+
+  /** Writes an entry of the activity log; returns its id. */
+  private log(draft: ActivityDraft, groupId: string): number {
+    const info = this.prepare(
+      `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
+         value_after, delta, detail, undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      groupId,
+      draft.seq,
+      Date.now(),
+      draft.actor,
+      draft.kind,
+      draft.counterId,
+      draft.counterName,
+      draft.value,
+      draft.delta,
+      detailText(draft),
+      draft.undoOf,
+    );
+    return Number(info.lastInsertRowid);
   }
 
   private applyOne(operation: Operation, seqs: Map<string, number>): OperationOutcome {
     const { groupId, opId } = operation;
     const seq = this.nextSeq(groupId, seqs);
     if (seq === undefined) return groupNotFound();
-    const outcome = tagWithOperationId(this.applyMutation(groupId, operation.mutation, seq), opId);
+    const applied = this.applyMutation(operation, seq);
+    const outcome = tagWithOperationId(applied.outcome, opId);
     if (outcome.ok) {
       seqs.set(groupId, seq);
-      this.remember(groupId, opId, JSON.stringify(outcome.result));
+      const ids = applied.drafts.map((draft) => this.log(draft, groupId));
+      const entryId = ids[0] ?? null;
+      if (applied.undoes !== undefined && entryId !== null) {
+        this.prepare('UPDATE activity SET undone_by = ? WHERE id = ?').run(entryId, applied.undoes);
+      }
+      this.remember(groupId, opId, JSON.stringify(outcome.result), entryId);
     }
     return outcome;
   }
@@ -279,11 +440,15 @@ export class SqliteStore implements Store {
     ) as CounterRow | undefined;
     if (row) {
       seqs.set(groupId, seq);
+      const counter = toCounter(row);
       const reference = counterRef(counterId);
-      for (const index of step.indices) this.remember(groupId, operations[index]?.opId, reference);
-      return adjustOutcomes(step, operations, toCounter(row), seq);
+      for (const draft of adjustDrafts(step, operations, counter, seq)) {
+        const entryId = this.log(draft, groupId);
+        for (const opId of draft.opIds) this.remember(groupId, opId, reference, entryId);
+      }
+      return adjustOutcomes(step, operations, counter, seq);
     }
-    if (!this.counterExists(groupId, counterId)) {
+    if (!this.readCounter(groupId, counterId)) {
       return new Map(step.indices.map((index) => [index, counterNotFound()]));
     }
     // Together the taps would leave the exact range: apply them one by one, so each is
@@ -293,7 +458,8 @@ export class SqliteStore implements Store {
     );
   }
 
-  private applyMutation(groupId: string, mutation: Mutation, seq: number): OperationOutcome {
+  private applyMutation(operation: Operation, seq: number): Applied {
+    const { groupId, mutation } = operation;
     switch (mutation.kind) {
       case 'createCounter': {
         const fields = mutation.fields;
@@ -314,20 +480,11 @@ export class SqliteStore implements Store {
           seq,
           seq,
         ) as CounterRow;
-        const counter = toCounter(row);
-        return counterOutcome(counter, true, { type: 'counter.created', seq, counter });
+        return created(operation, toCounter(row), seq);
       }
       case 'updateCounter': {
         const entries = definedEntries<CounterPatch>(mutation.patch);
-        const sets = entries.map(([field]) => `${COUNTER_COLUMNS[field]} = ?`);
-        const row = this.prepare(
-          `UPDATE counters SET ${[...sets, 'version = ?'].join(', ')}
-             WHERE id = ? AND group_id = ? RETURNING ${COUNTER_FIELDS}`,
-        ).get(...entries.map(([, v]) => v), seq, mutation.counterId, groupId) as
-          CounterRow | undefined;
-        if (!row) return counterNotFound();
-        const counter = toCounter(row);
-        return counterOutcome(counter, false, { type: 'counter.updated', seq, counter });
+        return this.patchCounter(operation, mutation.counterId, entries, 0, seq, 'counter.updated');
       }
       case 'adjustCounter': {
         const column = mutation.direction === 'increment' ? 'increment_step' : 'decrement_step';
@@ -348,43 +505,152 @@ export class SqliteStore implements Store {
           MIN_VALUE,
           MAX_VALUE,
         ) as CounterRow | undefined;
-        if (!row)
-          return this.counterExists(groupId, mutation.counterId)
-            ? valueOutOfRange()
-            : counterNotFound();
-        const counter = toCounter(row);
-        return counterOutcome(counter, false, { type: 'counter.updated', seq, counter });
+        if (!row) {
+          const exists = this.readCounter(groupId, mutation.counterId);
+          return failed(exists ? valueOutOfRange() : counterNotFound());
+        }
+        return adjusted(operation, toCounter(row), seq);
       }
-      case 'deleteCounter': {
+      case 'deleteCounter':
+        return this.deleteCounter(operation, mutation.counterId, seq);
+      case 'updateGroup':
+        return this.patchGroup(operation, mutation.patch, seq);
+      case 'undoEntry':
+        return this.undo(operation, mutation.entryId, seq);
+      case 'undoOperation': {
         const row = this.prepare(
-          'DELETE FROM counters WHERE id = ? AND group_id = ? RETURNING id',
-        ).get(mutation.counterId, groupId) as { id: string } | undefined;
-        if (!row) return counterNotFound();
-        return deletedOutcome(row.id, seq);
-      }
-      case 'updateGroup': {
-        const entries = definedEntries<GroupPatch>(mutation.patch);
-        const sets = entries.map(([field]) => `${GROUP_COLUMNS[field]} = ?`);
-        const row = this.prepare(
-          `UPDATE counter_groups SET ${sets.join(', ')} WHERE id = ? RETURNING *`,
-        ).get(...entries.map(([, v]) => v), groupId) as GroupRow;
-        const { keyHash: _hidden, ...group } = toGroup(row);
-        return {
-          ok: true,
-          result: { kind: 'group', group },
-          changes: [{ type: 'group.updated', seq, group }],
-          replayed: false,
-        };
+          'SELECT activity_id FROM operation_ids WHERE group_id = ? AND op_id = ?',
+        ).get(groupId, mutation.opId) as { activity_id: number | null } | undefined;
+        if (row?.activity_id == null) return failed(activityNotFound());
+        return this.undo(operation, row.activity_id, seq);
       }
     }
   }
 
-  private counterExists(groupId: string, counterId: string): boolean {
-    return (
-      this.prepare('SELECT 1 FROM counters WHERE id = ? AND group_id = ?').get(
-        counterId,
-        groupId,
-      ) !== undefined
-    );
+  /** Sets fields and adds `valueDelta` to the value in one statement (edits and their undo). */
+  private patchCounter(
+    operation: Operation,
+    counterId: string,
+    entries: [string, unknown][],
+    valueDelta: number,
+    seq: number,
+    entryKind: 'counter.updated' | 'counter.adjusted',
+  ): Applied {
+    const { groupId } = operation;
+    const before = this.readCounter(groupId, counterId);
+    if (!before) return failed(counterNotFound());
+    const sets = entries.map(([field]) => `${COUNTER_COLUMNS[field as keyof CounterPatch]} = ?`);
+    // A typed value is set as is; otherwise the value moves by the delta (undo).
+    const setsValue = entries.some(([field]) => field === 'value');
+    const addToValue = setsValue ? [] : ['value = value + ?'];
+    const row = this.prepare(
+      `UPDATE counters SET ${[...sets, ...addToValue, 'version = ?'].join(', ')}
+         WHERE id = ? AND group_id = ? AND value + ? BETWEEN ? AND ? RETURNING ${COUNTER_FIELDS}`,
+    ).get(
+      ...entries.map(([, v]) => v),
+      ...(setsValue ? [] : [valueDelta]),
+      seq,
+      counterId,
+      groupId,
+      valueDelta,
+      MIN_VALUE,
+      MAX_VALUE,
+    ) as CounterRow | undefined;
+    if (!row) return failed(valueOutOfRange());
+    const after = toCounter(row);
+    const draft =
+      entryKind === 'counter.adjusted'
+        ? { ...counterDraft(operation, entryKind, after, seq), delta: valueDelta }
+        : updateDraft(operation, before, after, seq);
+    return {
+      outcome: counterOutcome(after, false, { type: 'counter.updated', seq, counter: after }),
+      drafts: [draft],
+    };
+  }
+
+  private deleteCounter(operation: Operation, counterId: string, seq: number): Applied {
+    const row = this.prepare(
+      `DELETE FROM counters WHERE id = ? AND group_id = ? RETURNING ${COUNTER_FIELDS}`,
+    ).get(counterId, operation.groupId) as CounterRow | undefined;
+    if (!row) return failed(counterNotFound());
+    const counter = toCounter(row);
+    return {
+      outcome: deletedOutcome(counter.id, seq),
+      drafts: [counterDraft(operation, 'counter.deleted', counter, seq)],
+    };
+  }
+
+  private patchGroup(operation: Operation, patch: GroupPatch, seq: number): Applied {
+    const { groupId } = operation;
+    const beforeRow = this.prepare('SELECT * FROM counter_groups WHERE id = ?').get(groupId) as
+      GroupRow | undefined;
+    if (!beforeRow) return failed(groupNotFound());
+    const entries = definedEntries<GroupPatch>(patch);
+    const sets = entries.map(([field]) => `${GROUP_COLUMNS[field]} = ?`);
+    const row = this.prepare(
+      `UPDATE counter_groups SET ${sets.join(', ')} WHERE id = ? RETURNING *`,
+    ).get(...entries.map(([, v]) => v), groupId) as GroupRow;
+    return groupUpdated(operation, toGroup(beforeRow), toGroup(row), seq);
+  }
+
+  /** Takes back one entry of this group by applying its inverse (store/undo.ts). */
+  private undo(operation: Operation, entryId: number, seq: number): Applied {
+    const { groupId } = operation;
+    const row = this.prepare(
+      `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE id = ? AND group_id = ?`,
+    ).get(entryId, groupId) as ActivityRow | undefined;
+    if (!row) return failed(activityNotFound());
+    if (row.undone_by !== null) return failed(alreadyUndone());
+    const inverse = inverseOf(toActivityEntry(row));
+    let applied: Applied;
+    switch (inverse.kind) {
+      case 'counter':
+        applied = this.patchCounter(
+          operation,
+          inverse.counterId,
+          definedEntries(inverse.patch),
+          inverse.valueDelta,
+          seq,
+          inverse.entryKind,
+        );
+        break;
+      case 'delete':
+        applied = this.deleteCounter(operation, inverse.counterId, seq);
+        break;
+      case 'restore': {
+        const { counter } = inverse;
+        const restored = this.prepare(
+          `INSERT INTO counters (id, group_id, name, description, value, increment_step,
+               decrement_step, thumbnail_url, created_at, created_seq, version)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
+             RETURNING ${COUNTER_FIELDS}`,
+        ).get(
+          counter.id,
+          groupId,
+          counter.name,
+          counter.description,
+          counter.value,
+          counter.incrementStep,
+          counter.decrementStep,
+          counter.thumbnailUrl,
+          Date.parse(counter.createdAt),
+          seq,
+          seq,
+        ) as CounterRow | undefined;
+        applied = restored ? created(operation, toCounter(restored), seq) : failed(alreadyUndone());
+        break;
+      }
+      case 'group':
+        applied = this.patchGroup(operation, inverse.patch, seq);
+        break;
+    }
+    return markUndo(applied, entryId);
+  }
+
+  private readCounter(groupId: string, counterId: string): Counter | null {
+    const row = this.prepare(
+      `SELECT ${COUNTER_FIELDS} FROM counters WHERE id = ? AND group_id = ?`,
+    ).get(counterId, groupId) as CounterRow | undefined;
+    return row ? toCounter(row) : null;
   }
 }

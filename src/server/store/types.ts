@@ -3,6 +3,7 @@
  * only talk to this, so SQLite and PostgreSQL are interchangeable; test/integration/store.suite.ts
  * is the contract every implementation passes.
  */
+import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
 import type { Counter, ErrorCode, Group, Mutation, MutationResult } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
 
@@ -25,6 +26,20 @@ export interface Operation {
   /** Client operation id: a retried operation with the same id is applied once. */
   opId?: string | undefined;
   mutation: Mutation;
+  /** The member's display name for the activity log (already cleaned: shared memberName). */
+  actor?: string | undefined;
+}
+
+/** Which activity entries to read, always one group's. */
+export interface ActivityListQuery {
+  /** Entries older than this id (paging back). */
+  before?: number | undefined;
+  /** Entries newer than this id (catching up, exporting). */
+  after?: number | undefined;
+  limit: number;
+  counterId?: string | undefined;
+  /** 'newest' first (the panel) or 'oldest' first (export). */
+  order: 'newest' | 'oldest';
 }
 
 export type OperationOutcome =
@@ -52,6 +67,21 @@ export interface Store {
    * means nothing of this call was applied.
    */
   commit(operations: readonly Operation[]): Promise<OperationOutcome[]>;
+  /** One group's activity entries (shared/activity.ts), by id. */
+  listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]>;
+  /**
+   * A counter's value over its whole life in at most `points` time buckets (the last value of
+   * each), oldest first, ending with its current value; null if the group has no such counter.
+   */
+  counterHistory(
+    groupId: string,
+    counterId: string,
+    points: number,
+  ): Promise<HistoryPoint[] | null>;
+  /** Each counter's last `points` values, oldest first (sparklines). */
+  recentValues(groupId: string, points: number): Promise<Record<string, HistoryPoint[]>>;
+  /** Forgets activity entries older than the given age. */
+  pruneActivity(olderThanMs: number): Promise<number>;
   /** Forgets operation ids older than the given age, so the table stays bounded. */
   pruneOperationIds(olderThanMs: number): Promise<number>;
   /** Resolves when the database answers. */

@@ -1,0 +1,98 @@
+/**
+ * CSV exports (RFC 4180 via csv-stringify: quoted where needed, CRLF, UTF-8 with a byte-order
+ * mark so spreadsheet apps read names in any script correctly).
+ */
+import { stringify } from 'csv-stringify';
+import type { Readable } from 'node:stream';
+import type { ActivityEntry, FieldChange } from '../../shared/activity.js';
+import type { Counter } from '../../shared/api.js';
+
+/**
+ * A text cell a spreadsheet would run as a formula (=, +, -, @, tab, CR first) is prefixed
+ * with an apostrophe (OWASP "CSV injection"): names come from any member of the group.
+ */
+export function neutraliseFormula(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+type Cell = string | number | null;
+
+const cell = (value: Cell): Cell => (typeof value === 'string' ? neutraliseFormula(value) : value);
+
+export const COUNTER_COLUMNS = [
+  'id',
+  'name',
+  'description',
+  'value',
+  'incrementStep',
+  'decrementStep',
+  'thumbnailUrl',
+  'createdAt',
+] as const;
+
+export function counterRecord(counter: Counter): Cell[] {
+  return COUNTER_COLUMNS.map((column) => cell(counter[column]));
+}
+
+export const ACTIVITY_COLUMNS = [
+  'id',
+  'at',
+  'actor',
+  'action',
+  'counterId',
+  'counterName',
+  'delta',
+  'changes',
+  'value',
+  'undoOf',
+  'undoneBy',
+] as const;
+
+const describeChange = (change: FieldChange): string =>
+  `${change.field}: ${String(change.from ?? '')} → ${String(change.to ?? '')}`;
+
+export function activityRecord(entry: ActivityEntry): Cell[] {
+  const changes =
+    entry.kind === 'counter.updated' || entry.kind === 'group.updated'
+      ? entry.changes.map(describeChange).join('; ')
+      : '';
+  return [
+    entry.id,
+    entry.at,
+    entry.actor,
+    entry.kind,
+    entry.counterId,
+    entry.counterName,
+    entry.kind === 'counter.adjusted' ? entry.delta : null,
+    changes,
+    entry.value,
+    entry.undoOf,
+    entry.undoneBy,
+  ].map(cell);
+}
+
+/** Streams records as CSV with a header row; the source is read as the client takes the file. */
+export function csvStream(
+  columns: readonly string[],
+  records: AsyncIterable<Cell[]> | Iterable<Cell[]>,
+): Readable {
+  const stringifier = stringify({
+    header: true,
+    columns: [...columns],
+    record_delimiter: 'windows',
+    bom: true,
+  });
+  void (async () => {
+    try {
+      for await (const record of records) {
+        if (!stringifier.write(record)) {
+          await new Promise((resolve) => stringifier.once('drain', resolve));
+        }
+      }
+      stringifier.end();
+    } catch (error) {
+      stringifier.destroy(error instanceof Error ? error : new Error(String(error)));
+    }
+  })();
+  return stringifier;
+}

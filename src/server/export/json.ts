@@ -1,0 +1,26 @@
+/**
+ * The JSON export (shared GroupExportSchema), streamed: the activity log is written entry by
+ * entry as it is read in pages, so a group with years of history never sits in memory at once.
+ */
+import { Readable } from 'node:stream';
+import type { ActivityEntry } from '../../shared/activity.js';
+import type { Counter, Group } from '../../shared/api.js';
+
+export function jsonExportStream(
+  group: Group,
+  counters: readonly Counter[],
+  activity: AsyncIterable<ActivityEntry>,
+): Readable {
+  async function* chunks(): AsyncGenerator<string> {
+    const head = JSON.stringify({ exportedAt: new Date().toISOString(), group, counters });
+    // The head's closing brace is replaced by the activity array.
+    yield `${head.slice(0, -1)},"activity":[`;
+    let first = true;
+    for await (const entry of activity) {
+      yield `${first ? '' : ','}${JSON.stringify(entry)}`;
+      first = false;
+    }
+    yield ']}';
+  }
+  return Readable.from(chunks());
+}

@@ -1,0 +1,105 @@
+/**
+ * Activity log, undo, history and export routes (docs/api.md). Like every route: parse with the
+ * shared schemas, check the key, call the core service.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  ActivityQuerySchema,
+  ExportQuerySchema,
+  HistoryQuerySchema,
+  UndoOperationBodySchema,
+} from '../../shared/activity.js';
+import type { Mutation } from '../../shared/api.js';
+import { SPARKLINE_POINTS } from '../../shared/limits.js';
+import type { TallyService } from '../core/service.js';
+import {
+  ACTIVITY_COLUMNS,
+  COUNTER_COLUMNS,
+  activityRecord,
+  counterRecord,
+  csvStream,
+} from '../export/csv.js';
+import { jsonExportStream } from '../export/json.js';
+import type { GroupRecord } from '../store/types.js';
+import { bearerKey, memberHeader, operationId, parseWith } from './parse.js';
+
+type GroupParams = { Params: { name: string } };
+type EntryParams = { Params: { name: string; entryId: string } };
+type CounterParams = { Params: { name: string; id: string } };
+
+export function registerActivityRoutes(app: FastifyInstance, service: TallyService): void {
+  const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupRecord> =>
+    service.authorize(request.params.name, bearerKey(request), request.ip);
+
+  const undo = async (
+    request: FastifyRequest<{ Params: { name: string } }>,
+    mutation: Mutation,
+  ) => {
+    const group = await authorize(request);
+    return service.mutate(group.id, mutation, operationId(request), memberHeader(request));
+  };
+
+  app.get<GroupParams>('/api/groups/:name/activity', async (request) => {
+    const group = await authorize(request);
+    return service.activity(group.id, parseWith(ActivityQuerySchema, request.query));
+  });
+
+  app.post<EntryParams>('/api/groups/:name/activity/:entryId/undo', async (request) => {
+    const entryId = Number(request.params.entryId);
+    if (!/^[1-9]\d{0,15}$/.test(request.params.entryId) || !Number.isSafeInteger(entryId)) {
+      await authorize(request);
+      return service.missingEntry();
+    }
+    return undo(request, { kind: 'undoEntry', entryId });
+  });
+
+  app.post<GroupParams>('/api/groups/:name/undo', async (request) => {
+    const { opId } = parseWith(UndoOperationBodySchema, request.body ?? {});
+    return undo(request, { kind: 'undoOperation', opId });
+  });
+
+  app.get<GroupParams>('/api/groups/:name/history', async (request) => {
+    const group = await authorize(request);
+    const { points } = parseWith(HistoryQuerySchema, {
+      points: SPARKLINE_POINTS,
+      ...(request.query as object),
+    });
+    return service.recentValues(group.id, points);
+  });
+
+  app.get<CounterParams>('/api/groups/:name/counters/:id/history', async (request) => {
+    const group = await authorize(request);
+    const { points } = parseWith(HistoryQuerySchema, request.query);
+    return service.counterHistory(group.id, request.params.id, points);
+  });
+
+  app.get<GroupParams>('/api/groups/:name/export', async (request, reply) => {
+    const group = await authorize(request);
+    const { format, data } = parseWith(ExportQuerySchema, request.query);
+    const snapshot = await service.snapshot(group.id);
+    // Exports are files of this moment: never cached anywhere.
+    void reply.header('Cache-Control', 'no-store');
+    if (format === 'json') {
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('Content-Disposition', attachment(`${group.name}-export.json`))
+        .send(jsonExportStream(snapshot.group, snapshot.counters, service.allActivity(group.id)));
+    }
+    const table = data ?? 'counters';
+    const stream =
+      table === 'counters'
+        ? csvStream(COUNTER_COLUMNS, snapshot.counters.map(counterRecord))
+        : csvStream(ACTIVITY_COLUMNS, mapAsync(service.allActivity(group.id), activityRecord));
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('Content-Disposition', attachment(`${group.name}-${table}.csv`))
+      .send(stream);
+  });
+}
+
+/** Group names are slugs (a-z, 0-9, _ and -), so the file name needs no escaping. */
+const attachment = (fileName: string) => `attachment; filename="${fileName}"`;
+
+async function* mapAsync<T, U>(source: AsyncIterable<T>, map: (item: T) => U): AsyncGenerator<U> {
+  for await (const item of source) yield map(item);
+}

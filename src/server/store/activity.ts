@@ -1,0 +1,251 @@
+/**
+ * Store-independent parts of the activity log: what entry a change makes, how entries are
+ * stored in a row, and read back. Both SQL stores write these drafts inside the batch
+ * transaction that applies the change, so the log never disagrees with the counters.
+ *
+ * Storage (docs/decisions/0007-activity-log.md): one row per change, except that the taps of
+ * one member on one counter committed in one batch make one row ("Ada +5"), so a hot counter
+ * costs at most one row per member per batch.
+ */
+import type { Counter, Group } from '../../shared/api.js';
+import {
+  CounterSnapshotSchema,
+  FieldChangeSchema,
+  UNKNOWN_MEMBER,
+  type ActivityEntry,
+  type ActivityKind,
+  type HistoryPoint,
+  type CounterSnapshot,
+  type FieldChange,
+} from '../../shared/activity.js';
+import { z } from 'zod';
+import type { Step } from './batch.js';
+import type { Operation } from './types.js';
+
+/** An entry before it has an id; `opIds` are the operations it records (for undo by op id). */
+export interface ActivityDraft {
+  groupId: string;
+  seq: number;
+  actor: string;
+  kind: ActivityKind;
+  counterId: string | null;
+  counterName: string | null;
+  value: number | null;
+  delta: number | null;
+  /** Field changes, or the counter snapshot of a create or delete. */
+  detail: FieldChange[] | CounterSnapshot | null;
+  undoOf: number | null;
+  opIds: string[];
+}
+
+/** An activity row as both SQL stores read it; `at` is epoch ms in SQLite, a Date in PostgreSQL. */
+export interface ActivityRow {
+  id: number;
+  group_id: string;
+  seq: number;
+  at: number | Date;
+  actor: string;
+  kind: string;
+  counter_id: string | null;
+  counter_name: string | null;
+  value_after: number | null;
+  delta: number | null;
+  detail: string | null;
+  undo_of: number | null;
+  undone_by: number | null;
+}
+
+/** The columns every activity read returns. */
+export const ACTIVITY_FIELDS =
+  'id, group_id, seq, at, actor, kind, counter_id, counter_name, value_after, delta, detail, undo_of, undone_by';
+
+const actorOf = (operation: Operation | undefined): string => operation?.actor ?? UNKNOWN_MEMBER;
+const opIdsOf = (operation: Operation | undefined): string[] =>
+  operation?.opId === undefined ? [] : [operation.opId];
+
+export const snapshotOf = ({ version: _version, ...snapshot }: Counter): CounterSnapshot =>
+  snapshot;
+
+/** Taps of a coalesced step: one entry per member, with the value delta of their taps. */
+export function adjustDrafts(
+  step: Extract<Step, { kind: 'adjust' }>,
+  operations: readonly Operation[],
+  counter: Counter,
+  seq: number,
+): ActivityDraft[] {
+  const byActor = new Map<string, ActivityDraft>();
+  for (const index of step.indices) {
+    const operation = operations[index];
+    if (operation?.mutation.kind !== 'adjustCounter') continue;
+    const { direction, times } = operation.mutation;
+    const delta =
+      direction === 'increment' ? times * counter.incrementStep : -times * counter.decrementStep;
+    const actor = actorOf(operation);
+    const draft = byActor.get(actor);
+    if (draft) {
+      draft.delta = (draft.delta ?? 0) + delta;
+      draft.opIds.push(...opIdsOf(operation));
+      continue;
+    }
+    byActor.set(actor, {
+      ...counterDraft(operation, 'counter.adjusted', counter, seq),
+      delta,
+    });
+  }
+  return [...byActor.values()];
+}
+
+/** The entry of one applied mutation, from the rows before and after it. */
+export function counterDraft(
+  operation: Operation | undefined,
+  kind: ActivityKind,
+  counter: Counter,
+  seq: number,
+): ActivityDraft {
+  return {
+    groupId: operation?.groupId ?? '',
+    seq,
+    actor: actorOf(operation),
+    kind,
+    counterId: counter.id,
+    counterName: counter.name,
+    value: kind === 'counter.deleted' ? null : counter.value,
+    delta: null,
+    detail: kind === 'counter.created' || kind === 'counter.deleted' ? snapshotOf(counter) : null,
+    undoOf: null,
+    opIds: opIdsOf(operation),
+  };
+}
+
+const COUNTER_DIFF_FIELDS = [
+  'name',
+  'description',
+  'value',
+  'incrementStep',
+  'decrementStep',
+  'thumbnailUrl',
+] as const;
+
+/** A counter edit: the fields whose value changed, old → new. */
+export function updateDraft(
+  operation: Operation | undefined,
+  before: Counter,
+  after: Counter,
+  seq: number,
+): ActivityDraft {
+  const changes: FieldChange[] = COUNTER_DIFF_FIELDS.filter(
+    (field) => before[field] !== after[field],
+  ).map((field) => ({ field, from: before[field], to: after[field] }));
+  return {
+    ...counterDraft(operation, 'counter.updated', after, seq),
+    // The name it had when the member acted on it: "renamed Coffees → Teas" reads from `changes`.
+    counterName: before.name,
+    detail: changes,
+  };
+}
+
+/** A group edit: display name and picture, old → new. */
+export function groupDraft(
+  operation: Operation | undefined,
+  before: Group,
+  after: Group,
+  seq: number,
+): ActivityDraft {
+  const changes: FieldChange[] = (['displayName', 'profileImageUrl'] as const)
+    .filter((field) => before[field] !== after[field])
+    .map((field) => ({ field, from: before[field], to: after[field] }));
+  return {
+    groupId: operation?.groupId ?? before.id,
+    seq,
+    actor: actorOf(operation),
+    kind: 'group.updated',
+    counterId: null,
+    counterName: null,
+    value: null,
+    delta: null,
+    detail: changes,
+    undoOf: null,
+    opIds: opIdsOf(operation),
+  };
+}
+
+export const detailText = (draft: ActivityDraft): string | null =>
+  draft.detail === null ? null : JSON.stringify(draft.detail);
+
+const ChangesSchema = z.array(FieldChangeSchema);
+
+/** A stored row as the API shows it. Throws if the row is not a valid entry (never expected). */
+export function toActivityEntry(row: ActivityRow): ActivityEntry {
+  const base = {
+    id: row.id,
+    seq: row.seq,
+    at: new Date(row.at).toISOString(),
+    actor: row.actor,
+    undoOf: row.undo_of,
+    undoneBy: row.undone_by,
+  };
+  const detail: unknown = row.detail === null ? null : JSON.parse(row.detail);
+  const counterId = row.counter_id ?? '';
+  const counterName = row.counter_name ?? '';
+  const value = row.value_after;
+  switch (row.kind) {
+    case 'counter.adjusted':
+      return { kind: row.kind, ...base, counterId, counterName, value, delta: row.delta ?? 0 };
+    case 'counter.updated':
+      return {
+        kind: row.kind,
+        ...base,
+        counterId,
+        counterName,
+        value,
+        changes: ChangesSchema.parse(detail),
+      };
+    case 'counter.created':
+    case 'counter.deleted':
+      return {
+        kind: row.kind,
+        ...base,
+        counterId,
+        counterName,
+        value,
+        counter: CounterSnapshotSchema.parse(detail),
+      };
+    case 'group.updated':
+      return {
+        kind: row.kind,
+        ...base,
+        counterId: null,
+        counterName: null,
+        value: null,
+        changes: ChangesSchema.parse(detail),
+      };
+    default:
+      throw new Error(`unknown activity kind ${row.kind}`);
+  }
+}
+
+/**
+ * Evenly spaced time buckets over a counter's life: the width, ms, that turns the span between
+ * its first entry and now into `points − 2` buckets, leaving room for the first and the current
+ * value (historyPoints), so a chart has at most `points` points.
+ */
+export function bucketWidthMs(firstAt: number, now: number, points: number): number {
+  return Math.max(1, Math.ceil((now - firstAt + 1) / Math.max(1, points - 2)));
+}
+
+interface ValueRow {
+  id: number;
+  /** Epoch ms. */
+  at: number;
+  value_after: number;
+}
+
+/** The chart's points: the first value ever, each bucket's last value, the value now. */
+export function historyPoints(
+  first: ValueRow,
+  buckets: readonly ValueRow[],
+  current: HistoryPoint,
+): HistoryPoint[] {
+  const rest = buckets.filter((row) => row.id !== first.id);
+  return [first, ...rest].map((row) => ({ t: row.at, v: row.value_after })).concat(current);
+}

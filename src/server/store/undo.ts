@@ -1,0 +1,63 @@
+/**
+ * Undo as an inverse operation (issue 7): taking back an entry never restores an old snapshot of
+ * a value, it applies the opposite change atomically, so what other members did in between
+ * stays. An increment of +5 is undone by −5; a typed value from 3 to 10 is undone by −7; a
+ * rename is undone by renaming back; a created counter is deleted; a deleted counter comes back
+ * with the value it had.
+ */
+import type { ActivityEntry, CounterSnapshot } from '../../shared/activity.js';
+import type { CounterPatch, GroupPatch } from '../../shared/api.js';
+
+type RestorablePatch = Omit<CounterPatch, 'value'>;
+
+export type Inverse =
+  | {
+      kind: 'counter';
+      counterId: string;
+      /** Fields set back to what they were. */
+      patch: RestorablePatch;
+      /** Added to the value (the opposite of what the entry added). */
+      valueDelta: number;
+      /** The new entry reads like the old one: an undone tap is a tap the other way. */
+      entryKind: 'counter.adjusted' | 'counter.updated';
+    }
+  | { kind: 'delete'; counterId: string }
+  | { kind: 'restore'; counter: CounterSnapshot }
+  | { kind: 'group'; patch: GroupPatch };
+
+export function inverseOf(entry: ActivityEntry): Inverse {
+  switch (entry.kind) {
+    case 'counter.adjusted':
+      return {
+        kind: 'counter',
+        counterId: entry.counterId,
+        patch: {},
+        valueDelta: -entry.delta,
+        entryKind: 'counter.adjusted',
+      };
+    case 'counter.updated': {
+      const patch: Record<string, unknown> = {};
+      let valueDelta = 0;
+      for (const change of entry.changes) {
+        if (change.field === 'value') valueDelta = Number(change.from) - Number(change.to);
+        else patch[change.field] = change.from;
+      }
+      return {
+        kind: 'counter',
+        counterId: entry.counterId,
+        patch,
+        valueDelta,
+        entryKind: 'counter.updated',
+      };
+    }
+    case 'counter.created':
+      return { kind: 'delete', counterId: entry.counterId };
+    case 'counter.deleted':
+      return { kind: 'restore', counter: entry.counter };
+    case 'group.updated': {
+      const patch: Record<string, unknown> = {};
+      for (const change of entry.changes) patch[change.field] = change.from;
+      return { kind: 'group', patch };
+    }
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * The activity log: who changed what, when, in a group. Entries are written by the server in the
+ * same transaction as the change they describe, so the log and the counters never disagree.
+ * Shapes of the activity, undo, history and export endpoints live here, one definition for the
+ * server, the web app and the tests.
+ */
+import { z } from 'zod';
+import { CounterSchema, GroupSchema, OperationIdSchema } from './api.js';
+import { ACTIVITY_PAGE_MAX, HISTORY_POINTS_MAX, MEMBER_NAME_MAX_LENGTH } from './limits.js';
+import { sanitizeText } from './rules.js';
+
+/** A counter field an `counter.updated` entry can name. */
+export const CounterFieldSchema = z.enum([
+  'name',
+  'description',
+  'value',
+  'incrementStep',
+  'decrementStep',
+  'thumbnailUrl',
+]);
+export type CounterField = z.infer<typeof CounterFieldSchema>;
+
+export const GroupFieldSchema = z.enum(['displayName', 'profileImageUrl']);
+export type GroupField = z.infer<typeof GroupFieldSchema>;
+
+/** One field's value before and after a change. */
+export const FieldChangeSchema = z.object({
+  field: z.union([CounterFieldSchema, GroupFieldSchema]),
+  from: z.union([z.string(), z.number(), z.null()]),
+  to: z.union([z.string(), z.number(), z.null()]),
+});
+export type FieldChange = z.infer<typeof FieldChangeSchema>;
+
+/** What a created or deleted counter looked like: enough to restore it on undo. */
+export const CounterSnapshotSchema = CounterSchema.omit({ version: true });
+export type CounterSnapshot = z.infer<typeof CounterSnapshotSchema>;
+
+const entryBase = {
+  /** Increasing across the whole database: newer entries have larger ids. */
+  id: z.number().int(),
+  /** The group change number of the change this entry records. */
+  seq: z.number().int(),
+  /** ISO 8601 time of the commit. */
+  at: z.string(),
+  /** The member's display name, as their browser sent it with the change. */
+  actor: z.string(),
+  /** The entry this one took back, when it is an undo. */
+  undoOf: z.number().int().nullable(),
+  /** The entry that took this one back, if any: an entry is undone at most once. */
+  undoneBy: z.number().int().nullable(),
+};
+
+const counterEntryBase = {
+  ...entryBase,
+  counterId: z.string(),
+  /** The counter's name when the entry was made ("Ada +5 on Coffees"). */
+  counterName: z.string(),
+  /** The counter's value right after this change, for history charts. */
+  value: z.number().int().nullable(),
+};
+
+export const ActivityEntrySchema = z.discriminatedUnion('kind', [
+  /** Increments and decrements of one member on one counter in one commit, added up. */
+  z.object({ kind: z.literal('counter.adjusted'), ...counterEntryBase, delta: z.number().int() }),
+  z.object({
+    kind: z.literal('counter.updated'),
+    ...counterEntryBase,
+    changes: z.array(FieldChangeSchema),
+  }),
+  z.object({
+    kind: z.literal('counter.created'),
+    ...counterEntryBase,
+    counter: CounterSnapshotSchema,
+  }),
+  z.object({
+    kind: z.literal('counter.deleted'),
+    ...counterEntryBase,
+    counter: CounterSnapshotSchema,
+  }),
+  z.object({
+    kind: z.literal('group.updated'),
+    ...entryBase,
+    counterId: z.null(),
+    counterName: z.null(),
+    value: z.null(),
+    changes: z.array(FieldChangeSchema),
+  }),
+]);
+export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
+export type ActivityKind = ActivityEntry['kind'];
+
+/** GET /api/groups/{name}/activity answer: newest first. */
+export const ActivityPageSchema = z.object({
+  entries: z.array(ActivityEntrySchema),
+  /** Pass as `before` for the next (older) page; null when this page reaches the beginning. */
+  next: z.number().int().nullable(),
+});
+export type ActivityPage = z.infer<typeof ActivityPageSchema>;
+
+const positiveId = z.coerce
+  .number({ error: 'must be a whole number' })
+  .int({ error: 'must be a whole number' })
+  .positive({ error: 'must be a positive whole number' });
+
+/** Query of GET …/activity: a page older than `before`, or everything newer than `after`. */
+export const ActivityQuerySchema = z
+  .strictObject({
+    before: positiveId.optional(),
+    after: z.coerce
+      .number({ error: 'must be a whole number' })
+      .int({ error: 'must be a whole number' })
+      .min(0, { error: 'must be 0 or more' })
+      .optional(),
+    limit: z.coerce
+      .number({ error: 'must be a whole number' })
+      .int({ error: 'must be a whole number' })
+      .min(1, { error: 'must be at least 1' })
+      .max(ACTIVITY_PAGE_MAX, { error: `must be at most ${ACTIVITY_PAGE_MAX}` })
+      .default(50),
+    counter: z.string().max(64).optional(),
+  })
+  .refine((query) => query.before === undefined || query.after === undefined, {
+    error: 'Use either before or after, not both',
+  });
+export type ActivityQuery = z.output<typeof ActivityQuerySchema>;
+
+/** A point of a counter's value history: epoch ms and the value at that time. */
+export const HistoryPointSchema = z.object({ t: z.number(), v: z.number().int() });
+export type HistoryPoint = z.infer<typeof HistoryPointSchema>;
+
+export const HistoryQuerySchema = z.strictObject({
+  points: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int({ error: 'must be a whole number' })
+    .min(3, { error: 'must be at least 3' })
+    .max(HISTORY_POINTS_MAX, { error: `must be at most ${HISTORY_POINTS_MAX}` })
+    .default(200),
+});
+
+/** GET …/counters/{id}/history: the value over the counter's whole life, oldest first. */
+export const CounterHistorySchema = z.object({
+  counterId: z.string(),
+  points: z.array(HistoryPointSchema),
+});
+export type CounterHistory = z.infer<typeof CounterHistorySchema>;
+
+/** GET …/history: each counter's most recent values (sparklines), oldest first. */
+export const GroupHistorySchema = z.object({
+  series: z.record(z.string(), z.array(HistoryPointSchema)),
+});
+export type GroupHistory = z.infer<typeof GroupHistorySchema>;
+
+export const ExportQuerySchema = z.strictObject({
+  format: z.enum(['csv', 'json'], { error: 'format must be csv or json' }).default('json'),
+  /** CSV holds one table: the counters (default) or the activity log. JSON holds both. */
+  data: z.enum(['counters', 'activity'], { error: 'data must be counters or activity' }).optional(),
+});
+export type ExportQuery = z.output<typeof ExportQuerySchema>;
+
+/** The JSON export: everything a group is, except its key. */
+export const GroupExportSchema = z.object({
+  exportedAt: z.string(),
+  group: GroupSchema,
+  counters: z.array(CounterSchema),
+  activity: z.array(ActivityEntrySchema),
+});
+export type GroupExport = z.infer<typeof GroupExportSchema>;
+
+/** Who made a change, when the client did not say. */
+export const UNKNOWN_MEMBER = 'Someone';
+
+/**
+ * A member name as sent with a change: sanitised like every text, cut to a display length. It
+ * labels log entries only; it proves nothing (there are no accounts).
+ */
+export function memberName(raw: string | undefined): string {
+  const clean = sanitizeText(raw ?? '')
+    .slice(0, MEMBER_NAME_MAX_LENGTH)
+    .trim();
+  return clean === '' ? UNKNOWN_MEMBER : clean;
+}
+
+/** Body of POST …/undo: take back the change your operation made. */
+export const UndoOperationBodySchema = z.strictObject({ opId: OperationIdSchema });
