@@ -31,11 +31,13 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
   const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupRecord> =>
     service.authorize(request.params.name, bearerKey(request), request.ip);
 
+  /** Key first, then the body: a caller without the key learns nothing from a 400. */
   const undo = async (
     request: FastifyRequest<{ Params: { name: string } }>,
-    mutation: Mutation,
+    mutationOf: () => Mutation,
   ) => {
     const group = await authorize(request);
+    const mutation = mutationOf();
     return service.mutate(group.id, mutation, operationId(request), memberHeader(request));
   };
 
@@ -44,19 +46,22 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
     return service.activity(group.id, parseWith(ActivityQuerySchema, request.query));
   });
 
-  app.post<EntryParams>('/api/groups/:name/activity/:entryId/undo', async (request) => {
-    const entryId = Number(request.params.entryId);
-    if (!/^[1-9]\d{0,15}$/.test(request.params.entryId) || !Number.isSafeInteger(entryId)) {
-      await authorize(request);
-      return service.missingEntry();
-    }
-    return undo(request, { kind: 'undoEntry', entryId });
-  });
+  app.post<EntryParams>('/api/groups/:name/activity/:entryId/undo', async (request) =>
+    undo(request, () => {
+      const entryId = Number(request.params.entryId);
+      if (!/^[1-9]\d{0,15}$/.test(request.params.entryId) || !Number.isSafeInteger(entryId)) {
+        return service.missingEntry();
+      }
+      return { kind: 'undoEntry', entryId };
+    }),
+  );
 
-  app.post<GroupParams>('/api/groups/:name/undo', async (request) => {
-    const { opId } = parseWith(UndoOperationBodySchema, request.body ?? {});
-    return undo(request, { kind: 'undoOperation', opId });
-  });
+  app.post<GroupParams>('/api/groups/:name/undo', async (request) =>
+    undo(request, () => ({
+      kind: 'undoOperation',
+      opId: parseWith(UndoOperationBodySchema, request.body ?? {}).opId,
+    })),
+  );
 
   app.get<GroupParams>('/api/groups/:name/history', async (request) => {
     const group = await authorize(request);
