@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --preset smoke|full] [-- --only tally]`: runs the same load against Tally
- * and two baselines in one run and prints one table with Tally's ratio to each. Numbers go into
+ * (with its activity log, and without it to show the log's cost) and two baselines in one run and prints one table with Tally's ratio to each. Numbers go into
  * BENCHMARKS.md by hand, with the machine described.
  */
 import { execFileSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { idleMemory, openLoop, populate, sleep, type LoadResult } from './load.js';
-import { naiveBaseline, tally, wsBaseline, type Target } from './targets.js';
+import { naiveBaseline, tally, tallyWithoutLog, wsBaseline, type Target } from './targets.js';
 
 /** G groups of M members; the first T members of each group tap, `rate` taps/s in all. */
 interface OpenLoopShape {
@@ -20,6 +20,10 @@ interface OpenLoopShape {
 }
 
 interface Preset {
+  /** Pause between scenarios so one's backlog and garbage do not weigh on the next, ms. */
+  settleMs: number;
+  /** Also run Tally with its activity log off, to show what the log costs. */
+  withoutLog: boolean;
   idle: { groups: number; members: number };
   throughput: OpenLoopShape;
   fanout: OpenLoopShape;
@@ -29,14 +33,18 @@ interface Preset {
 const PRESETS: Record<string, Preset> = {
   // Every tapper stays under the live channel's 100 messages/s per socket (security/policy.ts):
   // load is spread over many members, as it is in real groups.
-  // smoke finishes in well under 60 s for all three servers: CI's smoke run (no timing assertions).
+  // smoke finishes in under 60 s for the three servers: CI's smoke run (no timing assertions).
   smoke: {
+    settleMs: 1_000,
+    withoutLog: false,
     idle: { groups: 50, members: 10 },
     throughput: { groups: 20, members: 5, tappers: 5, rate: 3_000, durationMs: 2_000 },
     fanout: { groups: 50, members: 10, tappers: 2, rate: 2_000, durationMs: 2_000 },
     latency: { groups: 20, members: 10, tappers: 1, rate: 500, durationMs: 2_000 },
   },
   full: {
+    settleMs: 3_000,
+    withoutLog: true,
     idle: { groups: 1_000, members: 10 },
     throughput: { groups: 400, members: 5, tappers: 5, rate: 30_000, durationMs: 10_000 },
     fanout: { groups: 500, members: 10, tappers: 2, rate: 10_000, durationMs: 10_000 },
@@ -66,9 +74,6 @@ if (!chosen) {
 }
 const preset: Preset = chosen;
 
-/** Pause between scenarios so one's backlog and garbage do not weigh on the next, ms. */
-const SETTLE_MS = 3_000;
-
 async function measure(target: Target): Promise<TargetResult> {
   const running = await target.start();
   try {
@@ -85,7 +90,7 @@ async function measure(target: Target): Promise<TargetResult> {
     );
     const throughput = await openLoop(population, running, target, preset.throughput);
     for (const client of population.clients) client.close();
-    await sleep(SETTLE_MS);
+    await sleep(preset.settleMs);
 
     log(`${target.name}: fan-out, open loop ${preset.fanout.rate}/s`);
     population = await populate(
@@ -97,7 +102,7 @@ async function measure(target: Target): Promise<TargetResult> {
     );
     const fanout = await openLoop(population, running, target, preset.fanout);
     for (const client of population.clients) client.close();
-    await sleep(SETTLE_MS);
+    await sleep(preset.settleMs);
 
     log(`${target.name}: latency, open loop ${preset.latency.rate}/s`);
     population = await populate(
@@ -221,7 +226,10 @@ async function main(): Promise<void> {
       stdio: 'inherit',
     },
   );
-  const targets = [tally, wsBaseline, naiveBaseline].filter(
+  const candidates = preset.withoutLog
+    ? [tally, tallyWithoutLog, wsBaseline, naiveBaseline]
+    : [tally, wsBaseline, naiveBaseline];
+  const targets = candidates.filter(
     (target) =>
       values.only === undefined || target.name.toLowerCase().includes(values.only.toLowerCase()),
   );
@@ -237,12 +245,11 @@ async function main(): Promise<void> {
     0,
   );
   if (errors > 0) console.log(`\n${errors} client errors`);
-  const tallyResult = results.find((r) => r.target === tally);
-  if (tallyResult) {
-    const lost = [tallyResult.throughput, tallyResult.fanout, tallyResult.latency].reduce(
-      (sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0),
-      0,
-    );
+  const tallyResults = results.filter((r) => r.target === tally || r.target === tallyWithoutLog);
+  if (tallyResults.length > 0) {
+    const lost = tallyResults
+      .flatMap((result) => [result.throughput, result.fanout, result.latency])
+      .reduce((sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0), 0);
     console.log(
       `\nTally correctness: ${lost === 0 ? 'every counter ends at exactly the increments sent' : `${lost} increments lost or duplicated`}`,
     );

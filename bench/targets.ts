@@ -98,54 +98,62 @@ async function json<T>(url: string, init?: RequestInit): Promise<T> {
   return (await response.json()) as T;
 }
 
-export const tally: Target = {
-  name: 'Tally',
-  keepsState: true,
-  ackIsEcho: false,
-  sendsValue: false,
-  async start() {
-    const port = await freePort();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
-    const nodeOptions = process.env.TALLY_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
-    const child = launch([...nodeOptions, 'dist/server/main.js'], {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${path.join(dir, 'bench.sqlite')}`,
-      LOG_LEVEL: 'warn',
-    });
-    await waitForPort(port, child);
-    const base = `http://127.0.0.1:${port}`;
-    return {
-      pid: child.pid ?? 0,
-      wsUrl: (group) => `ws://127.0.0.1:${port}/api/groups/${group.name}/live`,
-      async setupGroup(name) {
-        const key = randomBytes(32).toString('hex');
-        await json(`${base}/api/groups/${name}/join`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ key }),
-        });
-        const counter = await json<{ id: string }>(`${base}/api/groups/${name}/counters`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}` },
-        });
-        return { name, key, counterId: counter.id };
-      },
-      authMessage: (group) => JSON.stringify({ type: 'auth', protocol: 1, key: group.key }),
-      async finalValue(group) {
-        const counters = await json<{ value: number }[]>(
-          `${base}/api/groups/${group.name}/counters`,
-          { headers: { authorization: `Bearer ${group.key}` } },
-        );
-        return counters[0]?.value ?? null;
-      },
-      async stop() {
-        await stopChild(child);
-        fs.rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  },
-};
+/** Tally built from dist/, on a throwaway SQLite file; `env` adds settings (ACTIVITY_LOG). */
+function tallyTarget(name: string, env: Record<string, string>): Target {
+  return {
+    name,
+    keepsState: true,
+    ackIsEcho: false,
+    sendsValue: false,
+    async start() {
+      const port = await freePort();
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
+      const nodeOptions = process.env.TALLY_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
+      const child = launch([...nodeOptions, 'dist/server/main.js'], {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `file:${path.join(dir, 'bench.sqlite')}`,
+        LOG_LEVEL: 'warn',
+        ...env,
+      });
+      await waitForPort(port, child);
+      const base = `http://127.0.0.1:${port}`;
+      return {
+        pid: child.pid ?? 0,
+        wsUrl: (group) => `ws://127.0.0.1:${port}/api/groups/${group.name}/live`,
+        async setupGroup(name) {
+          const key = randomBytes(32).toString('hex');
+          await json(`${base}/api/groups/${name}/join`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ key }),
+          });
+          const counter = await json<{ id: string }>(`${base}/api/groups/${name}/counters`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}` },
+          });
+          return { name, key, counterId: counter.id };
+        },
+        authMessage: (group) => JSON.stringify({ type: 'auth', protocol: 1, key: group.key }),
+        async finalValue(group) {
+          const counters = await json<{ value: number }[]>(
+            `${base}/api/groups/${group.name}/counters`,
+            { headers: { authorization: `Bearer ${group.key}` } },
+          );
+          return counters[0]?.value ?? null;
+        },
+        async stop() {
+          await stopChild(child);
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+export const tally = tallyTarget('Tally', {});
+/** The same server with the activity log off: the ratio between the two is the log's cost. */
+export const tallyWithoutLog = tallyTarget('Tally, activity log off', { ACTIVITY_LOG: 'off' });
 
 function baseline(name: string, script: string, keepsState: boolean, sendsValue: boolean): Target {
   return {

@@ -76,7 +76,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 200 },
   });
 
-  const { store, bus } = await openBackend(config.database, app.log);
+  const { store, bus } = await openBackend(config.database, app.log, {
+    activityLog: config.activityLog ?? true,
+  });
   const batcher = new Batcher(store, bus);
   const security = { ...DEFAULT_SECURITY_POLICY, ...options.security };
   const service = new TallyService(store, batcher, new KeyGuard(security.keyFailures));

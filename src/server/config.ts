@@ -24,10 +24,18 @@ export interface Config {
   logLevel: LogLevel;
   /** Activity entries older than this are pruned, days; 0 keeps them forever. */
   activityRetentionDays?: number;
+  /** false turns the activity log (and with it undo) off: the benchmark measures its cost. */
+  activityLog?: boolean;
 }
 
 /** ACTIVITY_RETENTION_DAYS default: a year of history (ADR 0007 has the sizes). */
 export const DEFAULT_ACTIVITY_RETENTION_DAYS = 365;
+
+function parseActivityLog(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw.toLowerCase() === 'on') return true;
+  if (raw.toLowerCase() === 'off') return false;
+  throw new ConfigError(`ACTIVITY_LOG must be on or off (got "${raw}")`);
+}
 
 function parseRetentionDays(raw: string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_ACTIVITY_RETENTION_DAYS;
@@ -141,5 +149,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     logLevel: parseLogLevel(env.LOG_LEVEL),
     activityRetentionDays: parseRetentionDays(env.ACTIVITY_RETENTION_DAYS),
+    activityLog: parseActivityLog(env.ACTIVITY_LOG),
   };
 }

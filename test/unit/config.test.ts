@@ -20,6 +20,12 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ ACTIVITY_RETENTION_DAYS: '0' }).activityRetentionDays).toBe(0);
   });
 
+  it('turns the activity log off only when ACTIVITY_LOG=off', () => {
+    expect(loadConfig({}).activityLog).toBe(true);
+    expect(loadConfig({ ACTIVITY_LOG: 'OFF' }).activityLog).toBe(false);
+    expect(() => loadConfig({ ACTIVITY_LOG: 'no' })).toThrow(/^ACTIVITY_LOG must be on or off/);
+  });
+
   it('reads PORT, HOST, LOG_LEVEL and a file: DATABASE_URL', () => {
     const config = loadConfig({
       PORT: '8080',
@@ -34,6 +40,7 @@ describe('configuration from the environment', () => {
       host: '127.0.0.1',
       logLevel: 'warn',
       activityRetentionDays: 30,
+      activityLog: true,
       database: { kind: 'sqlite', file: '/tmp/elsewhere.sqlite', synchronous: 'full' },
     });
   });

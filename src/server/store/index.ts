@@ -18,15 +18,25 @@ export interface Backend {
 export async function openBackend(
   database: DatabaseConfig,
   log: FastifyBaseLogger,
+  options: { activityLog?: boolean } = {},
 ): Promise<Backend> {
+  const activityLog = options.activityLog ?? true;
   if (database.kind === 'sqlite') {
-    const store = new SqliteStore(database.file, { synchronous: database.synchronous });
+    const store = new SqliteStore(database.file, {
+      synchronous: database.synchronous,
+      activityLog,
+    });
     await store.migrate();
     return { store, bus: new MemoryBus() };
   }
   const connection = parsePostgresUrl(database.url);
   const instanceId = randomUUID();
-  const store = new PostgresStore({ connection, poolSize: database.poolSize, instanceId });
+  const store = new PostgresStore({
+    connection,
+    poolSize: database.poolSize,
+    instanceId,
+    activityLog,
+  });
   try {
     await store.migrate();
     const bus = new PostgresBus({

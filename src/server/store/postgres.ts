@@ -193,6 +193,8 @@ export interface PostgresStoreOptions {
   poolSize: number;
   /** This instance's id, carried in announcements so it can skip its own. */
   instanceId: string;
+  /** Whether changes are written to the activity log (ACTIVITY_LOG); on by default. */
+  activityLog?: boolean;
 }
 
 export class PostgresStore implements Store {
@@ -201,11 +203,13 @@ export class PostgresStore implements Store {
   readonly schema: string;
   readonly notifyChannel: string;
   private readonly instanceId: string;
+  private readonly activityLog: boolean;
 
   constructor(options: PostgresStoreOptions) {
     this.schema = options.connection.schema;
     this.notifyChannel = notifyChannelOf(this.schema);
     this.instanceId = options.instanceId;
+    this.activityLog = options.activityLog ?? true;
     this.pool = new pg.Pool({
       ...clientConfig(options.connection, 'tally'),
       max: options.poolSize,
@@ -606,7 +610,8 @@ export class PostgresStore implements Store {
    * and undone entries can point at them), then the operation ids with their entries.
    */
   private async writeActivity(batch: PostgresBatch): Promise<void> {
-    const { client, drafts } = batch;
+    const { client } = batch;
+    const drafts = this.activityLog ? batch.drafts : [];
     const ids = new Map<ActivityDraft, number>();
     if (drafts.length > 0) {
       const allocated = await client.query<{ id: number }>(
@@ -635,7 +640,7 @@ export class PostgresStore implements Store {
         ],
       );
     }
-    if (batch.undos.length > 0) {
+    if (drafts.length > 0 && batch.undos.length > 0) {
       await client.query(
         `UPDATE activity SET undone_by = v.by
          FROM unnest($1::bigint[], $2::bigint[]) AS v(id, by) WHERE activity.id = v.id`,

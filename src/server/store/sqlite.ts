@@ -133,7 +133,14 @@ export class SqliteStore implements Store {
   /** Prepared statements by SQL text; patches have a bounded number of column combinations. */
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(file: string, options: { synchronous?: SqliteSynchronous } = {}) {
+  /** Whether changes are written to the activity log (ACTIVITY_LOG). */
+  private readonly activityLog: boolean;
+
+  constructor(
+    file: string,
+    options: { synchronous?: SqliteSynchronous; activityLog?: boolean } = {},
+  ) {
+    this.activityLog = options.activityLog ?? true;
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -374,8 +381,9 @@ export class SqliteStore implements Store {
     ).run(groupId, opId, result, Date.now(), activityId);
   }
 
-  /** Writes an entry of the activity log; returns its id. */
-  private log(draft: ActivityDraft, groupId: string): number {
+  /** Writes an entry of the activity log; returns its id (null with the log turned off). */
+  private log(draft: ActivityDraft, groupId: string): number | null {
+    if (!this.activityLog) return null;
     const info = this.prepare(
       `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
          value_after, delta, detail, undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
