@@ -118,22 +118,18 @@ describe('activity entries read at a glance', () => {
 describe('undo toast texts', () => {
   const op = (fields: Partial<Op>): Op => ({ opId: 'x', sent: true, ...fields }) as Op;
   it('describes this tab’s own changes', () => {
-    expect(describeOp(op({ kind: 'adjust', name: 'Coffees', delta: 5 } as Partial<Op>))).toBe(
-      '+5 on Coffees',
+    expect(describeOp(op({ kind: 'adjust', name: 'Coffees', delta: 5 }))).toBe('+5 on Coffees');
+    expect(describeOp(op({ kind: 'delete', name: 'Coffees' }))).toBe('Deleted Coffees');
+    expect(describeOp(op({ kind: 'patch', name: 'Coffees', patch: { name: 'Teas' } }))).toBe(
+      'Renamed Coffees → Teas',
     );
-    expect(describeOp(op({ kind: 'delete', name: 'Coffees' } as Partial<Op>))).toBe(
-      'Deleted Coffees',
+    expect(describeOp(op({ kind: 'patch', name: 'Coffees', patch: { value: 12 } }))).toBe(
+      'Set Coffees to 12',
     );
-    expect(
-      describeOp(op({ kind: 'patch', name: 'Coffees', patch: { name: 'Teas' } } as Partial<Op>)),
-    ).toBe('Renamed Coffees → Teas');
-    expect(
-      describeOp(op({ kind: 'patch', name: 'Coffees', patch: { value: 12 } } as Partial<Op>)),
-    ).toBe('Set Coffees to 12');
-    expect(
-      describeOp(op({ kind: 'group', patch: { displayName: 'Book club' } } as Partial<Op>)),
-    ).toBe('Changed the group name to Book club');
-    expect(describeOp(op({ kind: 'create' } as Partial<Op>))).toBe('Added a counter');
+    expect(describeOp(op({ kind: 'group', patch: { displayName: 'Book club' } }))).toBe(
+      'Changed the group name to Book club',
+    );
+    expect(describeOp(op({ kind: 'create' }))).toBe('Added a counter');
   });
 
   it('explains why an undo did not happen', () => {

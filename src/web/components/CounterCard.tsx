@@ -16,6 +16,10 @@ const ThumbnailEditor = lazy(() =>
   loadThumbnailEditor().then((m) => ({ default: m.ThumbnailEditor })),
 );
 
+// Issue 7: sparklines and the undo toast (Group.tsx), one chunk loaded right after first paint.
+export const loadExtras = () => import('./GroupExtras.js');
+const Sparkline = lazy(() => loadExtras().then((m) => ({ default: m.Sparkline })));
+
 export function prefetchCardEditors(): void {
   void loadConfirmDialog();
   void loadThumbnailEditor();
@@ -144,6 +148,10 @@ export const CounterCard = memo(function CounterCard({
           <span>{counter.incrementStep}</span>
         </button>
       </div>
+
+      <Suspense fallback={<div className="h-9" />}>
+        <Sparkline counter={counter} store={store} />
+      </Suspense>
 
       <div className="steps-row">
         <Step

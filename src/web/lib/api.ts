@@ -38,7 +38,13 @@ export class ApiRequestError extends Error {
   }
 }
 
-interface RequestOptions {
+/**
+ * The member's display name, sent with every change for the activity log (issue 7). Set by
+ * main.tsx (lib/storage.ts's 'Signed in as' name) rather than imported: see lib/activity.ts.
+ */
+export const member = { name: () => '' };
+
+export interface RequestOptions {
   key?: string;
   body?: unknown;
   /** Idempotency-Key: a retried mutation is applied once. */
@@ -46,11 +52,19 @@ interface RequestOptions {
   signal?: AbortSignal;
 }
 
-async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+export async function request<T>(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
-  if (options.opId !== undefined) headers['idempotency-key'] = options.opId;
+  if (options.opId !== undefined) {
+    headers['idempotency-key'] = options.opId;
+    // Every change is logged with who made it: the 'Signed in as' name (issue 7).
+    headers['tally-member'] = encodeURIComponent(member.name());
+  }
   let response: Response;
   try {
     response = await fetch(path, {
@@ -104,7 +118,7 @@ function errorOf(body: unknown): ApiError['error'] | null {
   return null;
 }
 
-const groupPath = (name: string) => `/api/groups/${encodeURIComponent(name)}`;
+export const groupPath = (name: string) => `/api/groups/${encodeURIComponent(name)}`;
 const counterPath = (name: string, id: string) =>
   `${groupPath(name)}/counters/${encodeURIComponent(id)}`;
 

@@ -49,6 +49,8 @@ interface OpBase {
   opId: string;
   /** Handed to the network at least once: its content is frozen from then on. */
   sent: boolean;
+  /** The counter's name as shown when the change was made ("Renamed Coffees → Teas"). */
+  name?: string | undefined;
 }
 type AdjustOp = OpBase & {
   kind: 'adjust';
@@ -62,7 +64,7 @@ type PatchOp = OpBase & { kind: 'patch'; counterId: string; patch: CounterPatch 
 type DeleteOp = OpBase & { kind: 'delete'; counterId: string };
 type CreateOp = OpBase & { kind: 'create' };
 type GroupOp = OpBase & { kind: 'group'; patch: GroupPatch };
-type Op = AdjustOp | PatchOp | DeleteOp | CreateOp | GroupOp;
+export type Op = AdjustOp | PatchOp | DeleteOp | CreateOp | GroupOp;
 
 interface Lane {
   key: string;
@@ -105,8 +107,13 @@ export class GroupStore {
   private groupSeq: number;
   private readonly counters = new Map<string, Counter>();
   private order: string[] = [];
-  /** Counter ids deleted for good (ids are never reused): late events for them are ignored. */
-  private readonly deleted = new Set<string>();
+  /**
+   * Deleted counter ids and the change number that deleted them (Infinity until known): events
+   * no newer than that are late and ignored; a newer one is the counter coming back (an undo).
+   */
+  private readonly deleted = new Map<string, number>();
+  /** This tab's confirmed operations, oldest first: what "undo my last change" walks back. */
+  readonly done: Op[] = [];
   private readonly lanes = new Map<string, Lane>();
   private readonly byOpId = new Map<string, Lane>();
   private readonly viewCache = new Map<
@@ -370,7 +377,8 @@ export class GroupStore {
     const next = new Map<string, Counter>();
     const order: string[] = [];
     for (const counter of message.counters) {
-      if (this.deleted.has(counter.id)) continue;
+      if (this.gone(counter)) continue;
+      this.deleted.delete(counter.id);
       const held = this.counters.get(counter.id);
       next.set(counter.id, held && held.version > counter.version ? held : counter);
       order.push(counter.id);
@@ -382,7 +390,7 @@ export class GroupStore {
         // Created after the snapshot was taken (this tab saw it in an HTTP answer first).
         next.set(id, held);
         order.push(id);
-      } else this.deleted.add(id);
+      } else this.deleted.set(id, message.seq);
     }
     this.counters.clear();
     for (const [id, counter] of next) this.counters.set(id, counter);
@@ -406,7 +414,7 @@ export class GroupStore {
           this.absorbCounter(change.counter);
           break;
         case 'counter.deleted':
-          this.removeCounter(change.counterId);
+          this.removeCounter(change.counterId, change.seq);
           break;
         case 'group.updated':
           if (change.seq > this.groupSeq) {
@@ -422,7 +430,8 @@ export class GroupStore {
 
   /** Inserts a counter (skipping duplicates) or applies it if newer than the one held. */
   private absorbCounter(counter: Counter): void {
-    if (this.deleted.has(counter.id)) return;
+    if (this.gone(counter)) return;
+    this.deleted.delete(counter.id);
     const held = this.counters.get(counter.id);
     if (held) {
       if (counter.version > held.version) this.counters.set(counter.id, counter);
@@ -439,8 +448,13 @@ export class GroupStore {
     this.order.splice(index, 0, counter.id);
   }
 
-  private removeCounter(id: string): void {
-    this.deleted.add(id);
+  /** Deleted at or after this counter's version: it is a late event of a deleted counter. */
+  private gone(counter: Counter): boolean {
+    return counter.version <= (this.deleted.get(counter.id) ?? -1);
+  }
+
+  private removeCounter(id: string, seq = Infinity): void {
+    this.deleted.set(id, Math.min(seq, this.deleted.get(id) ?? seq));
     this.counters.delete(id);
     this.viewCache.delete(id);
     this.order = this.order.filter((other) => other !== id);
@@ -459,6 +473,7 @@ export class GroupStore {
   }
 
   private enqueue(lane: Lane, op: Op): void {
+    op.name = this.counterView(lane.key)?.name;
     lane.ops.push(op);
     this.byOpId.set(op.opId, lane);
   }
@@ -503,6 +518,7 @@ export class GroupStore {
         lane.inflight = null;
         lane.attempt = 0;
         if (this.disposed) return;
+        this.done.push(op);
         this.succeeded(op, result);
         this.emit();
         this.pump(lane);

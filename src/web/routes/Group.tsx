@@ -4,7 +4,7 @@ import { COPIED_MS, COPY_ERROR_MS } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { sanitizeText } from '../../shared/rules.js';
 import { Avatar } from '../components/Avatar.js';
-import { CounterCard, prefetchCardEditors } from '../components/CounterCard.js';
+import { CounterCard, loadExtras, prefetchCardEditors } from '../components/CounterCard.js';
 import { Footer } from '../components/Footer.js';
 import { InlineEdit } from '../components/InlineEdit.js';
 import { Logo } from '../components/Logo.js';
@@ -22,6 +22,8 @@ const loadProfilePictureDialog = () => import('../components/ProfilePictureDialo
 const ProfilePictureDialog = lazy(() =>
   loadProfilePictureDialog().then((m) => ({ default: m.ProfilePictureDialog })),
 );
+// Issue 7: the Activity button and its panel, the undo toast and Ctrl+Z: right after first paint.
+const GroupTools = lazy(() => loadExtras().then((m) => ({ default: m.GroupTools })));
 
 type Access =
   | { phase: 'loading' }
@@ -240,7 +242,10 @@ function GroupView({ store }: { store: GroupStore }) {
             </div>
           </div>
         </div>
-        <div className="flex gap-2 sm:shrink-0">
+        <div className="flex gap-1.5 sm:shrink-0 sm:gap-2">
+          <Suspense fallback={<span className="activity-btn" />}>
+            <GroupTools store={store} />
+          </Suspense>
           <ShareButton url={window.location.origin + groupUrl(store.slug, store.key)} />
           <button
             type="button"

@@ -1,0 +1,442 @@
+/**
+ * The activity panel (issue 7): who did what, newest first, live, one page of 50 at a time (a
+ * group that has run for a year still opens with one small answer), older pages on scroll or
+ * "Load older", Undo on every entry that can still be taken back, and the exports. A side panel
+ * on wide screens, full width on phones; not modal, so the counters stay usable beside it.
+ */
+import { useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { ActivityEntry } from '../../shared/activity.js';
+import {
+  ACTIVITY_CATCH_UP,
+  downloadExport,
+  fetchActivity,
+  undoEntry,
+  type ExportKind,
+} from '../lib/activity.js';
+import { ApiRequestError } from '../lib/api.js';
+import { describeEntry, relativeTime, undoErrorMessage } from '../lib/describe.js';
+import type { GroupStore } from '../live/groupStore.js';
+import { CircleAlert, icon, Loader, Minus, Plus, Trash, X } from './icons.js';
+
+const Undo = icon('M9 14 4 9l5-5M4 9h10.5a5.5 5.5 0 0 1 0 11H11');
+const Pencil = icon('M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4z');
+const Download = icon('M12 3v12m-5-5 5 5 5-5M5 21h14');
+
+/** Live changes are fetched this long after the first one of a burst, ms. */
+export const CATCH_UP_DELAY_MS = 250;
+/** Relative times ("2 min ago") are refreshed this often, ms. */
+const CLOCK_MS = 20_000;
+
+const EXPORTS: { kind: ExportKind; label: string }[] = [
+  { kind: 'counters', label: 'Counters (CSV)' },
+  { kind: 'activity', label: 'Activity log (CSV)' },
+  { kind: 'json', label: 'Everything (JSON)' },
+];
+
+/** Newer entries merged in front of the ones held, each id once, undo marks applied. */
+export function mergeEntries(
+  held: readonly ActivityEntry[],
+  incoming: readonly ActivityEntry[],
+  where: 'newer' | 'older',
+): ActivityEntry[] {
+  const seen = new Set(held.map((entry) => entry.id));
+  const fresh = incoming.filter((entry) => !seen.has(entry.id));
+  const all = where === 'newer' ? [...fresh, ...held] : [...held, ...fresh];
+  const undoneBy = new Map<number, number>();
+  for (const entry of all) if (entry.undoOf !== null) undoneBy.set(entry.undoOf, entry.id);
+  return all.map((entry) => {
+    const by = undoneBy.get(entry.id);
+    return by !== undefined && entry.undoneBy === null ? { ...entry, undoneBy: by } : entry;
+  });
+}
+
+function errorText(error: unknown, fallback: string): string {
+  return error instanceof ApiRequestError && error.serverMessage ? error.serverMessage : fallback;
+}
+
+export function ActivityPanel({ store, onClose }: { store: GroupStore; onClose: () => void }) {
+  const titleId = useId();
+  const [entries, setEntries] = useState<ActivityEntry[]>([]);
+  /** The `before` of the next older page; null at the beginning; undefined until loaded. */
+  const [next, setNext] = useState<number | null | undefined>(undefined);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [undoing, setUndoing] = useState<ReadonlySet<number>>(new Set());
+  const [now, setNow] = useState(Date.now);
+  const held = useRef(entries);
+  held.current = entries;
+  const heading = useRef<HTMLHeadingElement>(null);
+  const scroller = useRef<HTMLDivElement>(null);
+  const sentinel = useRef<HTMLDivElement>(null);
+  const catchUp = useRef<() => void>(() => undefined);
+
+  // First page, then every change that reaches this tab (the live channel, own answers) asks
+  // for what is newer than the newest entry held: one request per burst, one at a time.
+  useEffect(() => {
+    let disposed = false;
+    let loaded = false;
+    let running = false;
+    /** Changes arrived while a request ran: ask again after it. */
+    let again = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+
+    const loadNewest = async () => {
+      const page = await fetchActivity(store.slug, store.key, {});
+      if (disposed) return;
+      setEntries(mergeEntries([], page.entries, 'newer'));
+      setNext(page.next);
+    };
+
+    const run = async () => {
+      running = true;
+      try {
+        if (!loaded) {
+          await loadNewest();
+          loaded = true;
+        } else {
+          const newest = held.current[0]?.id ?? 0;
+          const page = await fetchActivity(
+            store.slug,
+            store.key,
+            { after: newest },
+            ACTIVITY_CATCH_UP,
+          );
+          if (disposed) return;
+          // More than one request's worth happened (a long disconnect): start from the top
+          // rather than show a gap in the middle of the log.
+          if (page.entries.length >= ACTIVITY_CATCH_UP) await loadNewest();
+          else if (page.entries.length > 0) {
+            setEntries((current) => mergeEntries(current, page.entries, 'newer'));
+          }
+        }
+        if (!disposed) setError(null);
+      } catch (reason) {
+        if (!disposed) setError(errorText(reason, 'The activity could not be loaded.'));
+      } finally {
+        running = false;
+        if (again) {
+          again = false;
+          schedule();
+        }
+      }
+    };
+
+    const schedule = () => {
+      if (disposed) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      if (timer !== undefined) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        void run();
+      }, CATCH_UP_DELAY_MS);
+    };
+    catchUp.current = schedule;
+
+    void run();
+    const unsubscribe = store.subscribe(schedule);
+    return () => {
+      disposed = true;
+      clearTimeout(timer);
+      unsubscribe();
+    };
+  }, [store]);
+
+  const loadOlder = () => {
+    if (next === null || next === undefined || loadingOlder) return;
+    setLoadingOlder(true);
+    fetchActivity(store.slug, store.key, { before: next }).then(
+      (page) => {
+        setEntries((current) => mergeEntries(current, page.entries, 'older'));
+        setNext(page.next);
+        setLoadingOlder(false);
+      },
+      (reason: unknown) => {
+        setError(errorText(reason, 'Older activity could not be loaded.'));
+        setLoadingOlder(false);
+      },
+    );
+  };
+  const loadOlderRef = useRef(loadOlder);
+  loadOlderRef.current = loadOlder;
+
+  // Infinite scroll: the next page loads when the end of the list comes into view.
+  useEffect(() => {
+    const target = sentinel.current;
+    if (!target || next === null || next === undefined) return;
+    const observer = new IntersectionObserver(
+      (seen) => {
+        if (seen.some((entry) => entry.isIntersecting)) loadOlderRef.current();
+      },
+      { root: scroller.current, rootMargin: '200px' },
+    );
+    observer.observe(target);
+    return () => {
+      observer.disconnect();
+    };
+  }, [next, entries.length]);
+
+  useEffect(() => {
+    const timer = setInterval(() => {
+      setNow(Date.now());
+    }, CLOCK_MS);
+    return () => {
+      clearInterval(timer);
+    };
+  }, []);
+
+  // Focus moves into the panel, and back to what opened it (the Activity button) on closing.
+  useEffect(() => {
+    const opener = document.activeElement;
+    heading.current?.focus();
+    return () => {
+      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+    };
+  }, []);
+
+  const byId = useMemo(() => new Map(entries.map((entry) => [entry.id, entry])), [entries]);
+
+  const undo = (entry: ActivityEntry) => {
+    setUndoing((current) => new Set(current).add(entry.id));
+    setError(null);
+    undoEntry(store.slug, store.key, entry.id)
+      .catch((reason: unknown) => {
+        setError(undoErrorMessage(reason));
+      })
+      .finally(() => {
+        setUndoing((current) => {
+          const left = new Set(current);
+          left.delete(entry.id);
+          return left;
+        });
+        // Show the undo entry (or who undid it first) without waiting for the live channel.
+        catchUp.current();
+      });
+  };
+
+  const download = (kind: ExportKind, label: string) => {
+    setError(null);
+    setNotice(`Preparing ${label}…`);
+    downloadExport(store.slug, store.key, kind).then(
+      (name) => {
+        setNotice(`Downloaded ${name}`);
+      },
+      (reason: unknown) => {
+        setNotice(null);
+        setError(errorText(reason, 'The export failed.'));
+      },
+    );
+  };
+
+  return (
+    <section
+      role="dialog"
+      aria-modal="false"
+      aria-labelledby={titleId}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') {
+          event.stopPropagation();
+          onClose();
+        }
+      }}
+      className="activity-panel"
+    >
+      <div className="flex items-center gap-2 border-b border-zinc-200 px-4 py-3 dark:border-zinc-800">
+        <h2 ref={heading} id={titleId} tabIndex={-1} className="flex-1 text-lg font-semibold">
+          Activity
+        </h2>
+        <button
+          type="button"
+          aria-label="Close activity"
+          title="Close"
+          onClick={onClose}
+          className="icon-btn -mr-2"
+        >
+          <X className="size-5" />
+        </button>
+      </div>
+
+      <div
+        role="group"
+        aria-label="Export"
+        className="flex flex-wrap items-center gap-1.5 border-b border-zinc-200 px-4 py-2.5 dark:border-zinc-800"
+      >
+        <span className="muted inline-flex w-full items-center gap-1 text-xs font-medium">
+          <Download className="size-3.5" />
+          Export
+        </span>
+        {EXPORTS.map(({ kind, label }) => (
+          <button
+            key={kind}
+            type="button"
+            onClick={() => {
+              download(kind, label);
+            }}
+            className="chip-btn"
+          >
+            {label}
+          </button>
+        ))}
+        {notice !== null && (
+          <p role="status" className="muted w-full truncate text-xs">
+            {notice}
+          </p>
+        )}
+      </div>
+
+      {error !== null && (
+        <div role="alert" className="alert-error mx-4 mt-3 flex items-start gap-2 px-3 py-2">
+          <CircleAlert className="mt-0.5 size-4 shrink-0" />
+          <p className="flex-1">{error}</p>
+          <button
+            type="button"
+            aria-label="Dismiss error"
+            onClick={() => {
+              setError(null);
+            }}
+            className="banner-close"
+          >
+            <X className="size-4" />
+          </button>
+        </div>
+      )}
+
+      <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto overscroll-contain">
+        {next === undefined ? (
+          error === null && (
+            <p role="status" className="muted flex items-center justify-center gap-2 py-10">
+              <Loader className="size-4 animate-spin" />
+              Loading activity…
+            </p>
+          )
+        ) : entries.length === 0 ? (
+          <p className="muted px-4 py-10 text-center">
+            No activity yet. Changes to the counters will show up here.
+          </p>
+        ) : (
+          <ol aria-label="Activity log" className="divide-y divide-zinc-200 dark:divide-zinc-800">
+            {entries.map((entry) => (
+              <Entry
+                key={entry.id}
+                entry={entry}
+                byId={byId}
+                now={now}
+                busy={undoing.has(entry.id)}
+                onUndo={undo}
+              />
+            ))}
+          </ol>
+        )}
+        {entries.length > 0 && (
+          <div
+            ref={sentinel}
+            className="border-t border-zinc-200 px-4 py-4 text-center dark:border-zinc-800"
+          >
+            {next === null ? (
+              <span className="muted text-xs">That is the beginning of the log.</span>
+            ) : (
+              <button
+                type="button"
+                onClick={loadOlder}
+                disabled={loadingOlder}
+                className="btn btn-secondary py-1.5"
+              >
+                {loadingOlder && <Loader className="size-4 animate-spin" />}
+                Load older
+              </button>
+            )}
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function Entry({
+  entry,
+  byId,
+  now,
+  busy,
+  onUndo,
+}: {
+  entry: ActivityEntry;
+  byId: ReadonlyMap<number, ActivityEntry>;
+  now: number;
+  busy: boolean;
+  onUndo: (entry: ActivityEntry) => void;
+}) {
+  const { actor, text } = describeEntry(entry, byId);
+  const undone = entry.undoneBy !== null;
+  const at = Date.parse(entry.at);
+  const undoneByActor = entry.undoneBy === null ? undefined : byId.get(entry.undoneBy)?.actor;
+  return (
+    <li className={`activity-entry ${undone ? 'activity-undone' : ''}`}>
+      <KindBadge entry={entry} />
+      <div className="min-w-0 flex-1">
+        <p className="text-sm leading-5 break-words">
+          <span className={undone ? 'line-through decoration-zinc-400' : ''}>
+            <strong className="font-semibold">{actor}</strong> {text}
+          </span>{' '}
+          <span className="muted whitespace-nowrap text-xs">
+            ·{' '}
+            <time dateTime={entry.at} title={new Date(at).toLocaleString('en-GB')}>
+              {relativeTime(at, now)}
+            </time>
+          </span>
+        </p>
+        {undone && (
+          <p className="mt-0.5 text-xs font-medium text-amber-700 dark:text-amber-300">
+            Undone{undoneByActor === undefined ? '' : ` by ${undoneByActor}`}
+          </p>
+        )}
+      </div>
+      {!undone && entry.undoOf === null && (
+        <button
+          type="button"
+          onClick={() => {
+            onUndo(entry);
+          }}
+          disabled={busy}
+          aria-label={`Undo: ${actor} ${text}`}
+          title="Undo"
+          className="chip-btn shrink-0"
+        >
+          {busy ? <Loader className="size-3.5 animate-spin" /> : <Undo className="size-3.5" />}
+          Undo
+        </button>
+      )}
+    </li>
+  );
+}
+
+function KindBadge({ entry }: { entry: ActivityEntry }) {
+  let tone = 'kind-neutral';
+  let glyph: ReactNode;
+  if (entry.undoOf !== null) glyph = <Undo className="size-3.5" />;
+  else {
+    switch (entry.kind) {
+      case 'counter.adjusted':
+        tone = entry.delta < 0 ? 'kind-down' : 'kind-up';
+        glyph = entry.delta < 0 ? <Minus className="size-3.5" /> : <Plus className="size-3.5" />;
+        break;
+      case 'counter.created':
+        tone = 'kind-up';
+        glyph = <Plus className="size-3.5" />;
+        break;
+      case 'counter.deleted':
+        tone = 'kind-down';
+        glyph = <Trash className="size-3.5" />;
+        break;
+      default:
+        glyph = <Pencil className="size-3.5" />;
+    }
+  }
+  return (
+    <span aria-hidden="true" className={`kind-badge ${tone}`}>
+      {glyph}
+    </span>
+  );
+}

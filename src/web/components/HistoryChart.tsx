@@ -1,0 +1,293 @@
+/**
+ * A counter's value over its whole life (issue 7), drawn by hand in SVG: a step line (a value
+ * holds until the next change), its axes and labels, in pixel units measured from the dialog so
+ * text stays readable from 360 px phones to desktops, in both themes. No charting library: this
+ * whole chunk is smaller than any of them.
+ */
+import { useEffect, useId, useRef, useState } from 'react';
+import type { HistoryPoint } from '../../shared/activity.js';
+import type { Counter } from '../../shared/api.js';
+import { fetchCounterHistory } from '../lib/activity.js';
+import { ApiRequestError } from '../lib/api.js';
+import type { GroupStore } from '../live/groupStore.js';
+import { Dialog } from './Dialog.js';
+import { Loader, X } from './icons.js';
+
+/** Points asked for: enough for a smooth line, few enough for a small answer. */
+export const CHART_POINTS = 200;
+const HEIGHT = 240;
+const MARGIN = { top: 12, right: 16, bottom: 28 };
+
+/** About `count` round tick values covering [min, max] (1, 2 or 5 times a power of ten). */
+export function niceTicks(min: number, max: number, count = 5): number[] {
+  if (max === min) return [min];
+  const rough = (max - min) / count;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = Math.max(1, ([1, 2, 5, 10].find((m) => m * power >= rough) ?? 10) * power);
+  const ticks: number[] = [];
+  for (let tick = Math.ceil(min / step) * step; tick <= max; tick += step) ticks.push(tick);
+  return ticks;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const TIME_STEPS = [
+  MINUTE,
+  5 * MINUTE,
+  15 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  DAY,
+  2 * DAY,
+  7 * DAY,
+  14 * DAY,
+  30 * DAY,
+  91 * DAY,
+  182 * DAY,
+  365 * DAY,
+];
+
+/** Round times between `from` and `to` (epoch ms), about `count` of them. */
+export function timeTicks(from: number, to: number, count = 4): number[] {
+  const span = Math.max(1, to - from);
+  const step = TIME_STEPS.find((candidate) => span / candidate <= count) ?? 365 * DAY;
+  // Local midnight-aligned for days and longer, so labels read as dates.
+  const offset = step >= DAY ? new Date(from).getTimezoneOffset() * MINUTE : 0;
+  const ticks: number[] = [];
+  for (let t = Math.ceil((from - offset) / step) * step + offset; t <= to; t += step) ticks.push(t);
+  return ticks;
+}
+
+export function timeLabel(t: number, span: number): string {
+  const date = new Date(t);
+  if (span <= DAY) return date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+  if (span <= 400 * DAY)
+    return date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short' });
+  return date.toLocaleDateString('en-GB', { month: 'short', year: 'numeric' });
+}
+
+const fullTime = (t: number) =>
+  new Date(t).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+
+export function HistoryChart({
+  counter,
+  store,
+  onClose,
+}: {
+  counter: Counter;
+  store: GroupStore;
+  onClose: () => void;
+}) {
+  const titleId = useId();
+  const [points, setPoints] = useState<HistoryPoint[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const { id } = counter;
+
+  useEffect(() => {
+    let current = true;
+    fetchCounterHistory(store.slug, store.key, id, CHART_POINTS).then(
+      (history) => {
+        if (current) setPoints(history.points);
+      },
+      (reason: unknown) => {
+        if (!current) return;
+        setError(
+          reason instanceof ApiRequestError && reason.serverMessage
+            ? reason.serverMessage
+            : 'The history could not be loaded.',
+        );
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [store, id]);
+
+  return (
+    <Dialog labelledBy={titleId} onClose={onClose} className="max-w-2xl">
+      {(close) => (
+        <>
+          <div className="flex items-start justify-between gap-3">
+            <h2 id={titleId} className="min-w-0 text-lg font-semibold break-words">
+              History of {counter.name || 'Counter Name'}
+            </h2>
+            <button
+              type="button"
+              aria-label="Close"
+              onClick={close}
+              className="icon-btn -mt-1.5 -mr-2"
+            >
+              <X className="size-5" />
+            </button>
+          </div>
+          {error !== null ? (
+            <p role="alert" className="mt-4 error-text">
+              {error}
+            </p>
+          ) : points === null ? (
+            <p role="status" className="muted mt-4 flex h-60 items-center justify-center gap-2">
+              <Loader className="size-4 animate-spin" />
+              Loading history…
+            </p>
+          ) : (
+            <Chart points={points} counter={counter} />
+          )}
+        </>
+      )}
+    </Dialog>
+  );
+}
+
+function Chart({ points: history, counter }: { points: HistoryPoint[]; counter: Counter }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
+
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => {
+      setWidth(element.clientWidth);
+    });
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+    };
+  }, []);
+
+  // The value shown on the card now ends the line: the chart never lags the card.
+  const now = Date.now();
+  const points = [...history.filter((point) => point.t <= now), { t: now, v: counter.value }];
+  const first = points[0] ?? { t: now, v: counter.value };
+  const values = points.map((point) => point.v);
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const yTicks = niceTicks(Math.min(low, 0 <= low && low <= high / 4 ? 0 : low), high);
+  const yMin = Math.min(low, yTicks[0] ?? low);
+  const yMax = Math.max(high, yTicks.at(-1) ?? high);
+  const from = first.t;
+  const to = Math.max(now, from + MINUTE);
+  const span = to - from;
+
+  const labelWidth = Math.max(...yTicks.map((tick) => tick.toLocaleString('en-GB').length)) * 7;
+  const left = labelWidth + 14;
+  const plotWidth = Math.max(1, width - left - MARGIN.right);
+  const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const x = (t: number) => left + ((t - from) / span) * plotWidth;
+  const y = (v: number) =>
+    MARGIN.top + (yMax === yMin ? plotHeight / 2 : (1 - (v - yMin) / (yMax - yMin)) * plotHeight);
+
+  let line = `M${x(first.t).toFixed(1)} ${y(first.v).toFixed(1)}`;
+  for (const point of points.slice(1)) {
+    line += `H${x(point.t).toFixed(1)}V${y(point.v).toFixed(1)}`;
+  }
+  line += `H${x(to).toFixed(1)}`;
+  const baseline = y(yMin).toFixed(1);
+  const area = `${line}V${baseline}H${x(from).toFixed(1)}Z`;
+  const xTicks = timeTicks(from, to, Math.max(2, Math.floor(plotWidth / 90)));
+
+  const summary =
+    `${counter.name || 'Counter'} over time, from ${fullTime(from)} to now: ` +
+    `started at ${first.v}, now ${counter.value}, lowest ${low}, highest ${high}.`;
+
+  return (
+    <>
+      <div ref={box} className="mt-4 w-full">
+        {width > 0 && (
+          <svg
+            width={width}
+            height={HEIGHT}
+            role="img"
+            aria-label={summary}
+            className="block overflow-visible text-[11px] tabular-nums"
+          >
+            {yTicks.map((tick) => (
+              <g key={tick}>
+                <line
+                  x1={left}
+                  x2={left + plotWidth}
+                  y1={y(tick)}
+                  y2={y(tick)}
+                  className="stroke-zinc-200 dark:stroke-zinc-800"
+                  strokeDasharray={tick === 0 ? undefined : '3 3'}
+                />
+                <text
+                  x={left - 8}
+                  y={y(tick)}
+                  dy="0.32em"
+                  textAnchor="end"
+                  className="fill-zinc-600 dark:fill-zinc-400"
+                >
+                  {tick.toLocaleString('en-GB')}
+                </text>
+              </g>
+            ))}
+            <line
+              x1={left}
+              x2={left + plotWidth}
+              y1={MARGIN.top + plotHeight}
+              y2={MARGIN.top + plotHeight}
+              className="stroke-zinc-300 dark:stroke-zinc-700"
+            />
+            {xTicks.map((tick) => (
+              <g key={tick}>
+                <line
+                  x1={x(tick)}
+                  x2={x(tick)}
+                  y1={MARGIN.top + plotHeight}
+                  y2={MARGIN.top + plotHeight + 4}
+                  className="stroke-zinc-300 dark:stroke-zinc-700"
+                />
+                <text
+                  x={x(tick)}
+                  y={HEIGHT - 8}
+                  textAnchor="middle"
+                  className="fill-zinc-600 dark:fill-zinc-400"
+                >
+                  {timeLabel(tick, span)}
+                </text>
+              </g>
+            ))}
+            <path d={area} className="fill-indigo-500/10 dark:fill-indigo-400/15" />
+            <path
+              d={line}
+              fill="none"
+              strokeWidth={2}
+              strokeLinejoin="round"
+              className="stroke-indigo-600 dark:stroke-indigo-400"
+            />
+            <circle
+              cx={x(to)}
+              cy={y(counter.value)}
+              r={3.5}
+              className="fill-indigo-600 dark:fill-indigo-400"
+            />
+          </svg>
+        )}
+      </div>
+      <dl className="muted mt-3 flex flex-wrap gap-x-5 gap-y-1 text-sm">
+        <Fact label="Now" value={counter.value} />
+        <Fact label="Lowest" value={low} />
+        <Fact label="Highest" value={high} />
+        <div className="flex gap-1">
+          <dt>Since</dt>
+          <dd className="font-medium text-zinc-900 dark:text-zinc-100">{fullTime(from)}</dd>
+        </div>
+      </dl>
+    </>
+  );
+}
+
+function Fact({ label, value }: { label: string; value: number }) {
+  return (
+    <div className="flex gap-1">
+      <dt>{label}</dt>
+      <dd className="font-semibold text-zinc-900 tabular-nums dark:text-zinc-100">
+        {value.toLocaleString('en-GB')}
+      </dd>
+    </div>
+  );
+}

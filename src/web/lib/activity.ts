@@ -1,0 +1,145 @@
+/**
+ * Calls of the activity log, undo, history and export endpoints (issue 7). Only the lazily loaded
+ * parts of the group screen (toast, sparklines, activity panel, chart) import this module, so it
+ * costs the first render nothing. Types only from shared/activity.ts (its runtime is zod).
+ */
+import type { ActivityPage, CounterHistory, GroupHistory } from '../../shared/activity.js';
+import type { MutationResult } from '../../shared/api.js';
+import { ApiRequestError, groupPath, request } from './api.js';
+
+/**
+ * An Idempotency-Key for an undo, like lib/ids.ts makes. Not imported from there on purpose:
+ * with rolldown 1.2 a lazy chunk importing ids.ts (or limits.ts together with icons.tsx) moves
+ * shared modules out of the entry chunk into extra chunks, +250 B on the first load
+ * (rolldown/rolldown#10731). Keep this chunk's imports to api.ts and icons.tsx.
+ */
+function newOperationId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(12)), (byte) =>
+    byte.toString(16).padStart(2, '0'),
+  ).join('');
+}
+
+/** Entries per page of the activity panel: a year-old group still opens with one small answer. */
+export const ACTIVITY_PAGE_SIZE = 50;
+/** Most entries one "what is new" request asks for; a longer gap reloads the newest page. */
+export const ACTIVITY_CATCH_UP = 200;
+
+export type ActivityCursor = { before: number } | { after: number } | Record<string, never>;
+
+export function fetchActivity(
+  slug: string,
+  key: string,
+  cursor: ActivityCursor,
+  limit = ACTIVITY_PAGE_SIZE,
+  signal?: AbortSignal,
+): Promise<ActivityPage> {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if ('before' in cursor) query.set('before', String(cursor.before));
+  if ('after' in cursor) query.set('after', String(cursor.after));
+  return request<ActivityPage>('GET', `${groupPath(slug)}/activity?${query.toString()}`, {
+    key,
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/** Takes back one entry of the log (the panel's Undo buttons). */
+export function undoEntry(slug: string, key: string, entryId: number): Promise<MutationResult> {
+  return request<MutationResult>('POST', `${groupPath(slug)}/activity/${entryId}/undo`, {
+    key,
+    opId: newOperationId(),
+  });
+}
+
+/** Takes back what one of this tab's operations did (toast Undo, Ctrl+Z). */
+export function undoOperation(slug: string, key: string, opId: string): Promise<MutationResult> {
+  return request<MutationResult>('POST', `${groupPath(slug)}/undo`, {
+    key,
+    body: { opId },
+    opId: newOperationId(),
+  });
+}
+
+export function fetchGroupHistory(slug: string, key: string, points: number) {
+  return request<GroupHistory>('GET', `${groupPath(slug)}/history?points=${points}`, { key });
+}
+
+export function fetchCounterHistory(slug: string, key: string, id: string, points: number) {
+  return request<CounterHistory>(
+    'GET',
+    `${groupPath(slug)}/counters/${encodeURIComponent(id)}/history?points=${points}`,
+    { key },
+  );
+}
+
+export type ExportKind = 'counters' | 'activity' | 'json';
+
+const EXPORT_QUERY: Record<ExportKind, string> = {
+  counters: 'format=csv&data=counters',
+  activity: 'format=csv&data=activity',
+  json: 'format=json',
+};
+
+/**
+ * Downloads an export. The key travels in the Authorization header, which a plain link cannot
+ * send: fetch the file, then save the Blob under the server's file name.
+ */
+export async function downloadExport(slug: string, key: string, kind: ExportKind): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(`${groupPath(slug)}/export?${EXPORT_QUERY[kind]}`, {
+      headers: { authorization: `Bearer ${key}` },
+      cache: 'no-store',
+    });
+  } catch (error) {
+    throw new ApiRequestError(0, 'network_error', error instanceof Error ? error.message : '');
+  }
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`.trim();
+    try {
+      const body = (await response.json()) as { error?: { message?: string } };
+      message = body.error?.message ?? message;
+    } catch {
+      // Not JSON: the status line says enough.
+    }
+    throw new ApiRequestError(response.status, 'bad_response', message);
+  }
+  const blob = await response.blob();
+  const name =
+    fileNameOf(response.headers.get('content-disposition')) ??
+    `${slug}-${kind === 'json' ? 'export.json' : `${kind}.csv`}`;
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The download has its own copy once click() returns; a minute is generous for slow devices.
+  setTimeout(() => {
+    URL.revokeObjectURL(url);
+  }, 60_000);
+  return name;
+}
+
+/** The file name of a Content-Disposition header: `filename*=UTF-8''…` wins over `filename=`. */
+export function fileNameOf(header: string | null): string | null {
+  if (header === null) return null;
+  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header)?.[1];
+  if (extended !== undefined) {
+    try {
+      return safeName(decodeURIComponent(extended.trim()));
+    } catch {
+      // Malformed escapes: fall back to the plain parameter.
+    }
+  }
+  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/.exec(header);
+  const value = plain?.[1]?.replace(/\\(.)/g, '$1') ?? plain?.[2];
+  return value === undefined ? null : safeName(value);
+}
+
+/** Only a base name: the browser sanitises too, but a path has no business in a file name. */
+function safeName(name: string): string | null {
+  const base = name.split(/[/\\]/).pop()?.trim() ?? '';
+  return base === '' || base === '.' || base === '..' ? null : base;
+}

@@ -1,0 +1,192 @@
+/**
+ * Words for the activity log and the undo toast (issue 7): every entry readable at a glance,
+ * "Ada +5 on Coffees", "Ada renamed Coffees → Teas", "Bob undid Ada +5 on Coffees". Pure
+ * functions, no DOM: unit-tested in test/unit/web-describe.test.ts.
+ */
+import type { ActivityEntry, FieldChange } from '../../shared/activity.js';
+import type { Op } from '../live/groupStore.js';
+import { ApiRequestError } from './api.js';
+
+/** "+5" or "−3" (a real minus sign, read as "minus" by screen readers). */
+export function signed(delta: number): string {
+  return delta < 0 ? `\u2212${-delta}` : `+${delta}`;
+}
+
+const counterFieldPhrase = (change: FieldChange, name: string): string => {
+  const { field, from, to } = change;
+  switch (field) {
+    case 'name':
+      return `renamed ${String(from)} → ${String(to)}`;
+    case 'value':
+      return `set ${name} to ${String(to)}`;
+    case 'description':
+      return to === ''
+        ? `cleared the description of ${name}`
+        : `changed the description of ${name}`;
+    case 'incrementStep':
+      return `set the increment step of ${name} to ${String(to)}`;
+    case 'decrementStep':
+      return `set the decrement step of ${name} to ${String(to)}`;
+    case 'thumbnailUrl':
+      if (to === null) return `removed the thumbnail of ${name}`;
+      return from === null ? `added a thumbnail to ${name}` : `changed the thumbnail of ${name}`;
+    case 'displayName':
+      return `changed the group name to ${String(to)}`;
+    case 'profileImageUrl':
+      return to === null ? 'removed the group picture' : 'changed the group picture';
+  }
+};
+
+/**
+ * What an entry did, without who: "+5 on Coffees", "renamed Coffees → Teas", "deleted Coffees".
+ * Undo entries read as what they did too (an undone +5 is "−5 on Coffees"); see `describeEntry`.
+ */
+export function action(entry: ActivityEntry): string {
+  switch (entry.kind) {
+    case 'counter.adjusted':
+      return `${signed(entry.delta)} on ${entry.counterName}`;
+    case 'counter.created':
+      return `created ${entry.counterName}`;
+    case 'counter.deleted':
+      return `deleted ${entry.counterName}`;
+    case 'counter.updated':
+    case 'group.updated':
+      if (entry.changes.length === 0) {
+        return entry.kind === 'group.updated'
+          ? 'changed the group'
+          : `changed ${entry.counterName}`;
+      }
+      return entry.changes
+        .map((change) => counterFieldPhrase(change, entry.counterName ?? ''))
+        .join(', ');
+  }
+}
+
+const swap = (changes: FieldChange[]): FieldChange[] =>
+  changes.map(({ field, from, to }) => ({ field, from: to, to: from }));
+
+/**
+ * The entry an undo entry took back, as far as the undo entry itself tells (used when the
+ * original is on a page not loaded): the inverse of what the undo did.
+ */
+export function originalOf(undo: ActivityEntry): ActivityEntry {
+  switch (undo.kind) {
+    case 'counter.adjusted':
+      return { ...undo, delta: -undo.delta };
+    case 'counter.created':
+      return { ...undo, kind: 'counter.deleted' };
+    case 'counter.deleted':
+      return { ...undo, kind: 'counter.created' };
+    case 'counter.updated': {
+      const rename = undo.changes.find((change) => change.field === 'name');
+      return {
+        ...undo,
+        counterName: rename ? String(rename.to) : undo.counterName,
+        changes: swap(undo.changes),
+      };
+    }
+    case 'group.updated':
+      return { ...undo, changes: swap(undo.changes) };
+  }
+}
+
+export interface EntryText {
+  actor: string;
+  /** The rest of the sentence after the actor's name. */
+  text: string;
+}
+
+/**
+ * One line of the log. An undo names what it took back: "Bob undid Ada +5 on Coffees" when the
+ * original entry is known (loaded), else "Bob undid +5 on Coffees".
+ */
+export function describeEntry(
+  entry: ActivityEntry,
+  byId: ReadonlyMap<number, ActivityEntry>,
+): EntryText {
+  if (entry.undoOf === null) return { actor: entry.actor, text: action(entry) };
+  const original = byId.get(entry.undoOf);
+  return {
+    actor: entry.actor,
+    text: original
+      ? `undid ${original.actor} ${action(original)}`
+      : `undid ${action(originalOf(entry))}`,
+  };
+}
+
+/** The whole sentence, e.g. for an accessible name or a test. */
+export function entrySentence(entry: ActivityEntry, byId: ReadonlyMap<number, ActivityEntry>) {
+  const { actor, text } = describeEntry(entry, byId);
+  return `${actor} ${text}`;
+}
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** This tab's own change, for the undo toast: "+1 on Coffees", "Renamed Coffees → Teas". */
+export function describeOp(op: Op): string {
+  const name = op.name ?? 'the counter';
+  switch (op.kind) {
+    case 'adjust':
+      return `${signed(op.delta)} on ${name}`;
+    case 'create':
+      return 'Added a counter';
+    case 'delete':
+      return `Deleted ${name}`;
+    case 'patch':
+    case 'group': {
+      const patch: Record<string, unknown> = op.patch;
+      return capitalise(
+        Object.entries(patch)
+          .map(([field, to]) =>
+            counterFieldPhrase(
+              // Only the rename needs the old value; a thumbnail that was there is "changed".
+              { field, from: field === 'name' ? name : '', to } as FieldChange,
+              name,
+            ),
+          )
+          .join(', '),
+      );
+    }
+  }
+}
+
+/** Why an undo did not happen, in words (issue 7: 409, 404 and 422 answers). */
+export function undoErrorMessage(error: unknown): string {
+  if (error instanceof ApiRequestError) {
+    switch (error.code) {
+      case 'already_undone':
+        return 'This change was already undone.';
+      case 'activity_not_found':
+        return 'This change can no longer be undone.';
+      case 'counter_not_found':
+        return 'Cannot undo: the counter no longer exists.';
+      case 'value_out_of_range':
+        return 'Cannot undo: the value would go out of range.';
+      case 'network_error':
+        return 'Cannot undo while offline. Please try again.';
+      default:
+        return error.serverMessage ? `Cannot undo: ${error.serverMessage}` : 'Undo failed.';
+    }
+  }
+  return 'Undo failed.';
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** "just now", "2 min ago", "3 h ago", "4 d ago", then a date ("12 Mar", "12 Mar 2024"). */
+export function relativeTime(at: number, now: number): string {
+  const ago = Math.max(0, now - at);
+  if (ago < MINUTE) return 'just now';
+  if (ago < HOUR) return `${Math.floor(ago / MINUTE)} min ago`;
+  if (ago < DAY) return `${Math.floor(ago / HOUR)} h ago`;
+  if (ago < 7 * DAY) return `${Math.floor(ago / DAY)} d ago`;
+  const date = new Date(at);
+  const sameYear = date.getFullYear() === new Date(now).getFullYear();
+  return date.toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    ...(sameYear ? {} : { year: 'numeric' }),
+  });
+}
