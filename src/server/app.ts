@@ -21,7 +21,7 @@ import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
 import { logSerializers, redactPaths } from './logger.js';
 import { registerActivityRoutes } from './routes/activity.js';
-import { registerApiRoutes } from './routes/api.js';
+import { registerAccessRoutes, registerApiRoutes } from './routes/api.js';
 import { CSP_DIRECTIVES, rawSecurityHeaders } from './security/headers.js';
 import { KeyGuard, RateLimitedError } from './security/key-guard.js';
 import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from './security/policy.js';
@@ -154,6 +154,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerApiRoutes(app, service);
   registerActivityRoutes(app, service);
+  registerAccessRoutes(app, service);
 
   const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
   const indexHtml = webRoot === null ? null : path.join(webRoot, 'index.html');

@@ -15,6 +15,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   activity_not_found: 404,
   already_undone: 409,
+  read_only: 403,
   not_found: 404,
   internal_error: 500,
 };

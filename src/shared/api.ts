@@ -49,13 +49,23 @@ export const GroupPreviewSchema = z.object({
 });
 export type GroupPreview = z.infer<typeof GroupPreviewSchema>;
 
+/**
+ * What a key lets its holder do: `full` (the group's access key) or `view` (its view-only link:
+ * see everything live, change nothing).
+ */
+export const AccessLevelSchema = z.enum(['full', 'view']);
+export type AccessLevel = z.infer<typeof AccessLevelSchema>;
+
 /** POST /api/groups/{name}/join answer. `seq` is the group's latest change number. */
 export const GroupSnapshotSchema = z.object({
   group: GroupSchema,
   counters: z.array(CounterSchema),
   seq: z.number().int(),
+  access: AccessLevelSchema,
 });
 export type GroupSnapshot = z.infer<typeof GroupSnapshotSchema>;
+/** A group's state, the same for every member (the live channel adds each socket's access). */
+export type GroupView = Omit<GroupSnapshot, 'access'>;
 
 export const ErrorCodeSchema = z.enum([
   'invalid_group_name',
@@ -70,6 +80,7 @@ export const ErrorCodeSchema = z.enum([
   'rate_limited',
   'activity_not_found',
   'already_undone',
+  'read_only',
   'not_found',
   'internal_error',
 ]);
@@ -129,6 +140,13 @@ const NOTHING_TO_UPDATE = 'Nothing to update';
 // ---- Request bodies --------------------------------------------------------------------------
 
 export const JoinBodySchema = z.strictObject({ key: AccessKeySchema });
+
+/** POST /api/groups/{name}/key: the group's new access key (made in the browser, like any key). */
+export const RotateKeyBodySchema = z.strictObject({ key: AccessKeySchema });
+
+/** GET/POST /api/groups/{name}/view-key answer: the view-only link's key, null when off. */
+export const ViewKeySchema = z.object({ viewKey: z.string().nullable() });
+export type ViewKey = z.infer<typeof ViewKeySchema>;
 export type JoinBody = z.input<typeof JoinBodySchema>;
 
 export const GroupPatchSchema = z

@@ -18,6 +18,8 @@ export const CLOSE_CODES = {
   groupNotFound: 4404,
   /** The client speaks a protocol version this server does not. */
   unsupportedProtocol: 4426,
+  /** The group's access key was replaced (or its view-only link turned off): this key is gone. */
+  keyChanged: 4410,
   /** Too many messages: the client should slow down before reconnecting. */
   tooManyMessages: 4429,
 } as const;

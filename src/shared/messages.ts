@@ -62,5 +62,8 @@ export const MESSAGES = {
   notFound: 'Not found',
   activityNotFound: 'Change not found',
   alreadyUndone: 'This change was already undone',
+  readOnly: 'This is a view-only link: it can see the group but not change it',
+  keyChanged: 'The access key of this group was changed. Ask a member for the new link.',
+  sameKey: 'The new access key must differ from the current one',
   invalidMemberName: 'Tally-Member must be a percent-encoded name of at most 1000 characters',
 } as const;

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import {
+  AccessLevelSchema,
   CounterSchema,
   ErrorCodeSchema,
   GroupSchema,
@@ -53,6 +54,11 @@ export const ChangeSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('counter.updated'), ...changeBase, counter: CounterSchema }),
   z.object({ type: z.literal('counter.deleted'), ...changeBase, counterId: z.string() }),
   z.object({ type: z.literal('group.updated'), ...changeBase, group: GroupSchema }),
+  /**
+   * The access key or the view-only link changed. Nothing to apply: sockets whose key no longer
+   * opens the group are closed with CLOSE_CODES.keyChanged right after it.
+   */
+  z.object({ type: z.literal('group.accessChanged'), ...changeBase }),
 ]);
 export type Change = z.infer<typeof ChangeSchema>;
 
@@ -63,6 +69,7 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
     group: GroupSchema,
     counters: z.array(CounterSchema),
     seq: z.number().int(),
+    access: AccessLevelSchema,
   }),
   z.object({ type: z.literal('changes'), changes: z.array(ChangeSchema) }),
   /** The outcome of a `mutate`, like the REST answer; sent after the change itself. */

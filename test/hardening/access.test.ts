@@ -177,6 +177,42 @@ describe('every keyed API route', () => {
   });
 });
 
+describe('a view-only key', () => {
+  it('reads every keyed GET route and is refused 403 read_only by every other; nothing changes', async () => {
+    const { a, aCounter, state } = await setUp();
+    const turnedOn = await call<{ viewKey: string }>(
+      server.url,
+      'POST',
+      `/api/groups/${a.group.name}/view-key`,
+      { key: a.key },
+    );
+    expect(turnedOn.status).toBe(200);
+    const viewKey = turnedOn.body.viewKey;
+    const before = await state();
+    const keyed = routes.filter((route) => !PUBLIC.has(`${route.method} ${route.url}`));
+    // Only the access key may see or change the view-only link itself.
+    const fullOnly = new Set(['GET /api/groups/:name/view-key', 'HEAD /api/groups/:name/view-key']);
+    for (const route of keyed) {
+      const label = `${route.method} ${route.url}`;
+      const body = BODIES[label];
+      const answer = await call<ApiError | undefined>(
+        server.url,
+        route.method,
+        fill(route.url, a.group.name, aCounter.id),
+        { key: viewKey, ...(body === undefined ? {} : { body }) },
+      );
+      const reads = (route.method === 'GET' || route.method === 'HEAD') && !fullOnly.has(label);
+      if (reads) {
+        expect(answer.status, label).toBe(200);
+        continue;
+      }
+      expect(answer.status, label).toBe(403);
+      if (route.method !== 'HEAD') expect(answer.body?.error.code, label).toBe('read_only');
+    }
+    expect(await state()).toEqual(before);
+  });
+});
+
 describe('the live channel', () => {
   const closeOf = async (name: string, first: object) => {
     const client = await connectLive(server.wsUrl, name);

@@ -1,10 +1,11 @@
 /** The per-group sequencer: members get every change once, in change-number order. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { MemoryBus } from '../../src/server/bus/memory.js';
 import { GroupChannel, type ChannelMember } from '../../src/server/live/channel.js';
-import type { Counter, GroupSnapshot } from '../../src/shared/api.js';
+import type { GroupRecord } from '../../src/server/store/types.js';
+import type { Counter, GroupView } from '../../src/shared/api.js';
 import type { Change, ServerMessage } from '../../src/shared/protocol.js';
 
 const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
@@ -25,7 +26,7 @@ function counterChange(seq: number): Change {
   return { type: 'counter.updated', seq, counter };
 }
 
-function snapshotAt(seq: number): GroupSnapshot {
+function snapshotAt(seq: number): GroupView {
   return {
     group: { id: GROUP, name: 'g', displayName: 'g', profileImageUrl: null },
     counters: [],
@@ -33,9 +34,28 @@ function snapshotAt(seq: number): GroupSnapshot {
   };
 }
 
+/** The group's stored key hash, as the channel's access re-check reads it. */
+let storedKeyHash = 'old-key-hash';
+const groupRecord = (): GroupRecord => ({
+  id: GROUP,
+  name: 'g',
+  displayName: 'g',
+  profileImageUrl: null,
+  keyHash: storedKeyHash,
+  viewKeyHash: null,
+});
+
 class RecordingMember implements ChannelMember {
   readonly received: (ServerMessage | { type: 'ready'; seq: number })[] = [];
-  sendSnapshot(snapshot: GroupSnapshot): void {
+  revoked = false;
+  constructor(private readonly keyHash = 'old-key-hash') {}
+  stillOpens(group: GroupRecord): boolean {
+    return group.keyHash === this.keyHash;
+  }
+  revoke(): void {
+    this.revoked = true;
+  }
+  sendSnapshot(snapshot: GroupView): void {
     this.received.push({ type: 'ready', seq: snapshot.seq });
   }
   sendFrame(frame: string): void {
@@ -59,6 +79,7 @@ function setup(snapshotSeq: () => number, gapTimeoutMs = 50) {
       loads += 1;
       return Promise.resolve(snapshotAt(snapshotSeq()));
     },
+    () => Promise.resolve(groupRecord()),
     log,
     gapTimeoutMs,
   );
@@ -66,6 +87,26 @@ function setup(snapshotSeq: () => number, gapTimeoutMs = 50) {
 }
 
 describe('group channel sequencer', () => {
+  it('closes members whose key no longer opens the group after an access change, keeps the others', async () => {
+    storedKeyHash = 'old-key-hash';
+    const { bus, channel } = setup(() => 0);
+    const before = new RecordingMember('old-key-hash');
+    const after = new RecordingMember('new-key-hash');
+    await channel.add(before);
+    storedKeyHash = 'new-key-hash';
+    await channel.add(after);
+    bus.publish(GROUP, [{ type: 'group.accessChanged', seq: 1 }]);
+    await vi.waitFor(() => {
+      expect(before.revoked).toBe(true);
+    });
+    expect(after.revoked).toBe(false);
+    bus.publish(GROUP, [counterChange(2)]);
+    expect(after.seqs()).toEqual([1, 2]);
+    expect(before.seqs()).toEqual([1]);
+    channel.close();
+    storedKeyHash = 'old-key-hash';
+  });
+
   it('delivers in-order changes as they come', async () => {
     const { bus, channel } = setup(() => 0);
     const member = new RecordingMember();
@@ -127,14 +168,15 @@ describe('group channel sequencer', () => {
 
   it('keeps changes that arrive while a snapshot loads and sends the newer ones after it', async () => {
     const bus = new MemoryBus();
-    let release: (snapshot: GroupSnapshot) => void = () => undefined;
+    let release: (snapshot: GroupView) => void = () => undefined;
     const channel = new GroupChannel(
       bus,
       GROUP,
       () =>
-        new Promise<GroupSnapshot>((resolve) => {
+        new Promise<GroupView>((resolve) => {
           release = resolve;
         }),
+      () => Promise.resolve(groupRecord()),
       log,
     );
     const member = new RecordingMember();

@@ -11,15 +11,30 @@ import {
   type CounterHistory,
   type GroupHistory,
 } from '../../shared/activity.js';
-import type { GroupPreview, GroupSnapshot, Mutation, MutationResult } from '../../shared/api.js';
+import type {
+  AccessLevel,
+  GroupPreview,
+  GroupSnapshot,
+  GroupView,
+  Mutation,
+  MutationResult,
+  ViewKey,
+} from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import type { Batcher } from '../batcher.js';
 import { HttpError, errors } from '../errors.js';
 import { KeyGuard } from '../security/key-guard.js';
 import { refuseNulCharacters } from '../security/nul.js';
-import type { GroupRecord, GroupState, Store } from '../store/types.js';
-import { hashKey, keyMatches } from './access.js';
+import { publicGroup } from '../store/columns.js';
+import type {
+  AccessMutation,
+  GroupRecord,
+  GroupState,
+  Store,
+  StoreMutation,
+} from '../store/types.js';
+import { hashKey, keyMatches, viewKeyOf } from './access.js';
 
 export class TallyService {
   constructor(
@@ -67,36 +82,91 @@ export class TallyService {
     if (!group) {
       ({ group, created } = await this.store.createGroup(slug, hashKey(key)));
     }
-    if (!created) checkKey(group, key);
+    const access = created ? 'full' : accessOf(group, key);
     const state = await this.store.loadGroupState(group.id);
     if (!state) throw errors.groupNotFound();
-    return { snapshot: toSnapshot(state), created };
+    return { snapshot: { ...toView(state), access }, created };
   }
 
   /**
-   * Checks a key against a group, in the order a caller can act on each answer. `client` is the
-   * caller's address: too many failures from it or on this group answer 429 (rate_limited).
+   * Checks a key against a group, in the order a caller can act on each answer, and returns the
+   * group. `need` is what the call does: a view-only key may `read` but not `write` (403
+   * read_only). `client` is the caller's address: too many failures from it or on this group
+   * answer 429 (rate_limited).
    */
-  async authorize(rawName: string, key: string | undefined, client?: string): Promise<GroupRecord> {
+  async authorize(
+    rawName: string,
+    key: string | undefined,
+    client?: string,
+    need: 'read' | 'write' = 'write',
+  ): Promise<GroupRecord> {
+    const { group, access } = await this.access(rawName, key, client);
+    if (need === 'write' && access !== 'full') throw new HttpError('read_only', MESSAGES.readOnly);
+    return group;
+  }
+
+  /** The group a key opens and what it may do there (the live channel keeps both). */
+  async access(
+    rawName: string,
+    key: string | undefined,
+    client?: string,
+  ): Promise<{ group: GroupRecord; access: AccessLevel }> {
     const slug = this.slugOf(rawName);
     return this.guard.check(client, slug, () => this.checkGroupKey(slug, key));
   }
 
-  private async checkGroupKey(slug: string, key: string | undefined): Promise<GroupRecord> {
+  private async checkGroupKey(
+    slug: string,
+    key: string | undefined,
+  ): Promise<{ group: GroupRecord; access: AccessLevel }> {
     if (key === undefined || key === '')
       throw new HttpError('missing_key', MESSAGES.missingNameOrKey);
     if (!isValidKeyFormat(key))
       throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
     const group = await this.store.findGroup(slug);
     if (!group) throw errors.groupNotFound();
-    checkKey(group, key);
-    return group;
+    return { group, access: accessOf(group, key) };
   }
 
-  async snapshot(groupId: string): Promise<GroupSnapshot> {
+  /**
+   * Replaces the group's access key (`key` proven by the caller is the current one). Every link
+   * with the old key, and the old view-only link, stop working at once: open sockets are closed.
+   */
+  async rotateKey(group: GroupRecord, newKey: string, opId?: string, actor?: string) {
+    if (keyMatches(newKey, group.keyHash))
+      throw new HttpError('validation_failed', MESSAGES.sameKey);
+    const mutation: AccessMutation = {
+      kind: 'rotateKey',
+      keyHash: hashKey(newKey),
+      viewKeyHash: hashKey(viewKeyOf(newKey)),
+    };
+    return this.apply(group.id, mutation, opId, actor);
+  }
+
+  /** Turns the view-only link on (returns its key, derived from the access key) or off. */
+  async setViewLink(group: GroupRecord, accessKey: string, on: boolean): Promise<ViewKey> {
+    const viewKey = viewKeyOf(accessKey);
+    const wanted = on ? hashKey(viewKey) : null;
+    if (group.viewKeyHash !== wanted) {
+      await this.apply(group.id, { kind: 'setViewKey', viewKeyHash: wanted });
+    }
+    return { viewKey: on ? viewKey : null };
+  }
+
+  /** The view-only link's key, if the group has one. */
+  viewLink(group: GroupRecord, accessKey: string): ViewKey {
+    return { viewKey: group.viewKeyHash === null ? null : viewKeyOf(accessKey) };
+  }
+
+  async snapshot(groupId: string): Promise<GroupView> {
     const state = await this.store.loadGroupState(groupId);
     if (!state) throw errors.groupNotFound();
-    return toSnapshot(state);
+    return toView(state);
+  }
+
+  /** The group as stored now (the live channel re-checks open sockets' keys against it). */
+  async currentGroup(groupId: string): Promise<GroupRecord | null> {
+    return (await this.store.loadGroupState(groupId))?.group ?? null;
   }
 
   /**
@@ -110,6 +180,15 @@ export class TallyService {
     actor?: string,
   ): Promise<MutationResult> {
     refuseNulCharacters(mutation);
+    return this.apply(groupId, mutation, opId, actor);
+  }
+
+  private async apply(
+    groupId: string,
+    mutation: StoreMutation,
+    opId?: string,
+    actor?: string,
+  ): Promise<MutationResult> {
     const outcome = await this.batcher.submit({
       groupId,
       opId,
@@ -183,11 +262,13 @@ export class TallyService {
 /** Entries read per query while exporting: bounds memory for a log of any length. */
 const EXPORT_PAGE = 1_000;
 
-function checkKey(group: GroupRecord, key: string): void {
-  if (!keyMatches(key, group.keyHash)) throw new HttpError('wrong_key', MESSAGES.wrongKey);
+/** `full` for the access key, `view` for the view-only link's key; anything else is 403. */
+export function accessOf(group: GroupRecord, key: string): AccessLevel {
+  if (keyMatches(key, group.keyHash)) return 'full';
+  if (group.viewKeyHash !== null && keyMatches(key, group.viewKeyHash)) return 'view';
+  throw new HttpError('wrong_key', MESSAGES.wrongKey);
 }
 
-function toSnapshot(state: GroupState): GroupSnapshot {
-  const { keyHash: _hidden, ...group } = state.group;
-  return { group, counters: state.counters, seq: state.seq };
+function toView(state: GroupState): GroupView {
+  return { group: publicGroup(state.group), counters: state.counters, seq: state.seq };
 }

@@ -9,7 +9,8 @@
  * member never silently misses a change.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { GroupSnapshot } from '../../shared/api.js';
+import type { GroupView } from '../../shared/api.js';
+import type { GroupRecord } from '../store/types.js';
 import type { Change, ServerMessage } from '../../shared/protocol.js';
 import type { Bus } from '../bus/types.js';
 
@@ -18,9 +19,13 @@ export const GAP_TIMEOUT_MS = 1_000;
 
 export interface ChannelMember {
   /** Sends a `ready` snapshot; the member replaces its state with it. */
-  sendSnapshot(snapshot: GroupSnapshot): void;
+  sendSnapshot(snapshot: GroupView): void;
   /** Sends an already-serialised frame. */
   sendFrame(frame: string): void;
+  /** Whether the key this member joined with still opens the group as it is now. */
+  stillOpens(group: GroupRecord): boolean;
+  /** Closes the member: its key no longer opens the group (CLOSE_CODES.keyChanged). */
+  revoke(): void;
 }
 
 interface MemberState {
@@ -43,7 +48,9 @@ export class GroupChannel {
   constructor(
     bus: Bus,
     groupId: string,
-    private readonly loadSnapshot: () => Promise<GroupSnapshot>,
+    private readonly loadSnapshot: () => Promise<GroupView>,
+    /** The group's current record, keys included, to re-check members after access changes. */
+    private readonly loadGroup: () => Promise<GroupRecord | null>,
     private readonly log: FastifyBaseLogger,
     private readonly gapTimeoutMs = GAP_TIMEOUT_MS,
   ) {
@@ -91,6 +98,23 @@ export class GroupChannel {
       member.sendSnapshot(snapshot);
     }
     this.deliver(this.drainHeld());
+    // What was missed may have been a change of key.
+    await this.verifyMembers();
+  }
+
+  /**
+   * Closes every member whose key no longer opens the group (after the access key was replaced
+   * or the view-only link turned off). Members re-checked against the stored keys, not against
+   * the change, so a member that joined with the new key stays, whatever the order of events.
+   */
+  async verifyMembers(): Promise<void> {
+    const group = await this.loadGroup();
+    for (const member of [...this.members.keys()]) {
+      if (!group || !member.stillOpens(group)) {
+        this.members.delete(member);
+        member.revoke();
+      }
+    }
   }
 
   close(): void {
@@ -152,6 +176,11 @@ export class GroupChannel {
   /** One frame for all members whose snapshot predates every change in it (the usual case). */
   private deliver(changes: readonly Change[]): void {
     if (changes.length === 0) return;
+    if (changes.some((change) => change.type === 'group.accessChanged')) {
+      this.verifyMembers().catch((error: unknown) => {
+        this.log.error({ err: error }, 'live access check failed');
+      });
+    }
     let frame: string | undefined;
     const first = changes[0]?.seq ?? 0;
     for (const [member, state] of this.members) {

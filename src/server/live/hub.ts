@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
-import type { ErrorCode, MutationResult } from '../../shared/api.js';
+import type { AccessLevel, ErrorCode, MutationResult } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import {
   CLOSE_CODES,
@@ -15,6 +15,7 @@ import {
   type ServerMessage,
 } from '../../shared/protocol.js';
 import type { Bus } from '../bus/types.js';
+import { hashKey } from '../core/access.js';
 import type { TallyService } from '../core/service.js';
 import { HttpError } from '../errors.js';
 import { MessageBudget } from '../security/message-budget.js';
@@ -35,7 +36,14 @@ const MAX_EARLY_MESSAGES = 100;
 type ClientState =
   | { phase: 'awaiting-auth' }
   | { phase: 'authenticating'; early: RawData[] }
-  | { phase: 'joined'; groupId: string; channel: GroupChannel }
+  | {
+      phase: 'joined';
+      groupId: string;
+      channel: GroupChannel;
+      access: AccessLevel;
+      /** SHA-256 of the key it joined with (never the key), to re-check after key changes. */
+      keyHash: string;
+    }
   | { phase: 'closed' };
 
 interface Client extends ChannelMember {
@@ -93,10 +101,27 @@ export class LiveHub {
       alive: true,
       authTimer: undefined,
       sendSnapshot: (snapshot) => {
-        this.send(client, { type: 'ready', protocol: PROTOCOL_VERSION, ...snapshot });
+        const { state } = client;
+        if (state.phase !== 'joined') return;
+        this.send(client, {
+          type: 'ready',
+          protocol: PROTOCOL_VERSION,
+          ...snapshot,
+          access: state.access,
+        });
       },
       sendFrame: (frame) => {
         if (client.state.phase !== 'closed') sendCorked(socket, frame);
+      },
+      stillOpens: (group) => {
+        const { state } = client;
+        if (state.phase !== 'joined') return false;
+        return state.access === 'full'
+          ? group.keyHash === state.keyHash
+          : group.viewKeyHash === state.keyHash;
+      },
+      revoke: () => {
+        this.close(client, CLOSE_CODES.keyChanged, MESSAGES.keyChanged);
       },
     };
     client.authTimer = setTimeout(() => {
@@ -174,6 +199,14 @@ export class LiveHub {
         return;
       case 'mutate': {
         const { opId, mutation, actor } = message;
+        if (client.state.phase !== 'joined' || client.state.access !== 'full') {
+          this.send(client, {
+            type: 'error',
+            opId,
+            error: { code: 'read_only', message: MESSAGES.readOnly },
+          });
+          return;
+        }
         this.service.mutate(groupId, mutation, opId, actor).then(
           (result) => {
             if (client.state.phase !== 'closed') sendCorked(client.socket, ackFrame(opId, result));
@@ -196,8 +229,11 @@ export class LiveHub {
     const early: RawData[] = [];
     client.state = { phase: 'authenticating', early };
     let groupId: string;
+    let access: AccessLevel;
     try {
-      groupId = (await this.service.authorize(client.groupName, key, client.address)).id;
+      const opened = await this.service.access(client.groupName, key, client.address);
+      groupId = opened.group.id;
+      access = opened.access;
     } catch (error) {
       const { code, message } = this.describe(error);
       this.close(client, closeCodeFor(code), message);
@@ -205,7 +241,7 @@ export class LiveHub {
     }
     if (isClosed(client)) return;
     const channel = this.channelFor(groupId);
-    client.state = { phase: 'joined', groupId, channel };
+    client.state = { phase: 'joined', groupId, channel, access, keyHash: hashKey(key) };
     // Messages sent right after auth (a tap before the snapshot) are handled now; their changes
     // reach the client after its snapshot.
     for (const data of early) this.receive(client, data);
@@ -224,6 +260,7 @@ export class LiveHub {
         this.bus,
         groupId,
         () => this.service.snapshot(groupId),
+        () => this.service.currentGroup(groupId),
         this.log,
         this.gapTimeoutMs,
       );

@@ -28,15 +28,19 @@ type EntryParams = { Params: { name: string; entryId: string } };
 type CounterParams = { Params: { name: string; id: string } };
 
 export function registerActivityRoutes(app: FastifyInstance, service: TallyService): void {
-  const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupRecord> =>
-    service.authorize(request.params.name, bearerKey(request), request.ip);
+  /** Reading the log, history and exports is open to view-only links; undo is a change. */
+  const authorize = (
+    request: FastifyRequest<{ Params: { name: string } }>,
+    need: 'read' | 'write' = 'read',
+  ): Promise<GroupRecord> =>
+    service.authorize(request.params.name, bearerKey(request), request.ip, need);
 
   /** Key first, then the body: a caller without the key learns nothing from a 400. */
   const undo = async (
     request: FastifyRequest<{ Params: { name: string } }>,
     mutationOf: () => Mutation,
   ) => {
-    const group = await authorize(request);
+    const group = await authorize(request, 'write');
     const mutation = mutationOf();
     return service.mutate(group.id, mutation, operationId(request), memberHeader(request));
   };

@@ -9,6 +9,7 @@ import {
   CreateCounterBodySchema,
   GroupPatchSchema,
   JoinBodySchema,
+  RotateKeyBodySchema,
   type AdjustDirection,
   type Counter,
   type MutationResult,
@@ -23,8 +24,12 @@ type GroupParams = { Params: { name: string } };
 type CounterParams = { Params: { name: string; id: string } };
 
 export function registerApiRoutes(app: FastifyInstance, service: TallyService): void {
-  const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupRecord> =>
-    service.authorize(request.params.name, bearerKey(request), request.ip);
+  /** The group, if the request's key may `need` it: writes by default, reads for GETs. */
+  const authorize = (
+    request: FastifyRequest<{ Params: { name: string } }>,
+    need: 'read' | 'write' = 'write',
+  ): Promise<GroupRecord> =>
+    service.authorize(request.params.name, bearerKey(request), request.ip, need);
 
   app.get<GroupParams>('/api/groups/:name', async (request) =>
     service.preview(request.params.name),
@@ -50,7 +55,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
   });
 
   app.get<GroupParams>('/api/groups/:name/counters', async (request) => {
-    const group = await authorize(request);
+    const group = await authorize(request, 'read');
     return (await service.snapshot(group.id)).counters;
   });
 
@@ -109,6 +114,34 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
       return reply.code(204).send();
     },
   );
+}
+
+/** Key rotation and the view-only link (issue 8): only the group's access key may do these. */
+export function registerAccessRoutes(app: FastifyInstance, service: TallyService): void {
+  const authorize = (request: FastifyRequest<GroupParams>) =>
+    service.authorize(request.params.name, bearerKey(request), request.ip);
+
+  app.post<GroupParams>('/api/groups/:name/key', async (request) => {
+    const group = await authorize(request);
+    const { key } = parseExact(RotateKeyBodySchema, request.body ?? {});
+    const result = await service.rotateKey(group, key, operationId(request), memberHeader(request));
+    if (result.kind !== 'group') throw reusedOperationId();
+    return result.group;
+  });
+
+  app.get<GroupParams>('/api/groups/:name/view-key', async (request) => {
+    const group = await authorize(request);
+    return service.viewLink(group, bearerKey(request) ?? '');
+  });
+
+  app.post<GroupParams>('/api/groups/:name/view-key', async (request) =>
+    service.setViewLink(await authorize(request), bearerKey(request) ?? '', true),
+  );
+
+  app.delete<GroupParams>('/api/groups/:name/view-key', async (request, reply) => {
+    await service.setViewLink(await authorize(request), bearerKey(request) ?? '', false);
+    return reply.code(204).send();
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Column names shared by the SQL stores: the only columns a patch can ever write. */
-import type { Counter, CounterPatch, GroupPatch } from '../../shared/api.js';
+import type { Counter, CounterPatch, Group, GroupPatch } from '../../shared/api.js';
 import type { GroupRecord } from './types.js';
 
 export const COUNTER_COLUMNS = {
@@ -27,6 +27,7 @@ export interface GroupRow {
   display_name: string;
   profile_image_url: string | null;
   access_key_hash: string;
+  view_key_hash: string | null;
   seq: number;
 }
 
@@ -49,7 +50,12 @@ export const toGroup = (row: GroupRow): GroupRecord => ({
   displayName: row.display_name,
   profileImageUrl: row.profile_image_url,
   keyHash: row.access_key_hash,
+  viewKeyHash: row.view_key_hash,
 });
+
+/** A group as clients may see it: without its key hashes. */
+export const publicGroup = ({ keyHash: _key, viewKeyHash: _view, ...group }: GroupRecord): Group =>
+  group;
 
 export const toCounter = (row: CounterRow): Counter => ({
   id: row.id,

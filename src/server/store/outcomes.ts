@@ -2,6 +2,7 @@ import type { Counter } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
 import { counterDraft, groupDraft, type ActivityDraft } from './activity.js';
+import { publicGroup } from './columns.js';
 import type { GroupRecord, Operation, OperationOutcome } from './types.js';
 
 /**
@@ -103,8 +104,8 @@ export function groupUpdated(
   after: GroupRecord,
   seq: number,
 ): Applied {
-  const { keyHash: _hidden, ...group } = after;
-  const { keyHash: _before, ...previous } = before;
+  const group = publicGroup(after);
+  const previous = publicGroup(before);
   return {
     outcome: {
       ok: true,
@@ -113,6 +114,19 @@ export function groupUpdated(
       replayed: false,
     },
     drafts: [groupDraft(operation, previous, group, seq)],
+  };
+}
+
+/** A new access key or view-only link: announced (sockets are re-checked), not logged. */
+export function accessChanged(group: GroupRecord, seq: number): Applied {
+  return {
+    outcome: {
+      ok: true,
+      result: { kind: 'group', group: publicGroup(group) },
+      changes: [{ type: 'group.accessChanged', seq }],
+      replayed: false,
+    },
+    drafts: [],
   };
 }
 

@@ -25,6 +25,7 @@ import {
   type GroupRow,
 } from './columns.js';
 import {
+  accessChanged,
   activityNotFound,
   adjusted,
   alreadyUndone,
@@ -129,6 +130,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX activity_by_counter ON activity (counter_id, id) WHERE counter_id IS NOT NULL;
    CREATE INDEX activity_by_age ON activity USING brin (at);
    ALTER TABLE operation_ids ADD COLUMN activity_id bigint;`,
+  // 3: view-only links (issue 8): the hash of the view-only key, null while there is none.
+  `ALTER TABLE counter_groups ADD COLUMN view_key_hash text;`,
 ];
 
 export interface PostgresConnection {
@@ -726,6 +729,22 @@ export class PostgresStore implements Store {
         return this.patchGroup(client, operation, mutation.patch, seq);
       case 'undoEntry':
         return this.undo(batch, operation, mutation.entryId, seq);
+      case 'rotateKey':
+      case 'setViewKey': {
+        const { rows } =
+          mutation.kind === 'rotateKey'
+            ? await client.query<GroupRow>(
+                `UPDATE counter_groups SET access_key_hash = $2,
+                   view_key_hash = CASE WHEN view_key_hash IS NULL THEN NULL ELSE $3 END
+                 WHERE id = $1 RETURNING *`,
+                [groupId, mutation.keyHash, mutation.viewKeyHash],
+              )
+            : await client.query<GroupRow>(
+                'UPDATE counter_groups SET view_key_hash = $2 WHERE id = $1 RETURNING *',
+                [groupId, mutation.viewKeyHash],
+              );
+        return rows[0] ? accessChanged(toGroup(rows[0]), seq) : failed(groupNotFound());
+      }
       case 'undoOperation': {
         const { rows } = await client.query<{ activity_id: number | null }>(
           'SELECT activity_id FROM operation_ids WHERE group_id = $1 AND op_id = $2',

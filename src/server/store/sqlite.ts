@@ -34,6 +34,7 @@ import {
   type GroupRow,
 } from './columns.js';
 import {
+  accessChanged,
   activityNotFound,
   adjusted,
   alreadyUndone,
@@ -125,6 +126,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX activity_by_counter ON activity (counter_id, id) WHERE counter_id IS NOT NULL;
    CREATE INDEX activity_by_age ON activity (at);
    ALTER TABLE operation_ids ADD COLUMN activity_id INTEGER;`,
+  // 3: view-only links (issue 8): the hash of the view-only key, null while there is none.
+  `ALTER TABLE counter_groups ADD COLUMN view_key_hash TEXT;`,
 ];
 
 export class SqliteStore implements Store {
@@ -525,6 +528,21 @@ export class SqliteStore implements Store {
         return this.patchGroup(operation, mutation.patch, seq);
       case 'undoEntry':
         return this.undo(operation, mutation.entryId, seq);
+      case 'rotateKey':
+      case 'setViewKey': {
+        const row = (
+          mutation.kind === 'rotateKey'
+            ? this.prepare(
+                `UPDATE counter_groups SET access_key_hash = ?,
+                   view_key_hash = CASE WHEN view_key_hash IS NULL THEN NULL ELSE ? END
+                 WHERE id = ? RETURNING *`,
+              ).get(mutation.keyHash, mutation.viewKeyHash, groupId)
+            : this.prepare(
+                'UPDATE counter_groups SET view_key_hash = ? WHERE id = ? RETURNING *',
+              ).get(mutation.viewKeyHash, groupId)
+        ) as GroupRow | undefined;
+        return row ? accessChanged(toGroup(row), seq) : failed(groupNotFound());
+      }
       case 'undoOperation': {
         const row = this.prepare(
           'SELECT activity_id FROM operation_ids WHERE group_id = ? AND op_id = ?',

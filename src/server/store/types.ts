@@ -10,7 +10,19 @@ import type { Change } from '../../shared/protocol.js';
 export interface GroupRecord extends Group {
   /** SHA-256 of the access key, hex. Never leaves the server. */
   keyHash: string;
+  /** SHA-256 of the view-only link's key, hex; null while the group has no view-only link. */
+  viewKeyHash: string | null;
 }
+
+/** Changes to who may open a group: server-made, never sent by clients as such. */
+export type AccessMutation =
+  /** A new access key; an existing view-only link moves to the key derived from the new one. */
+  | { kind: 'rotateKey'; keyHash: string; viewKeyHash: string }
+  /** Turns the view-only link on (its key's hash) or off (null). */
+  | { kind: 'setViewKey'; viewKeyHash: string | null };
+
+/** What the store applies: a client's mutation, or an access change. */
+export type StoreMutation = Mutation | AccessMutation;
 
 export interface GroupState {
   group: GroupRecord;
@@ -25,7 +37,7 @@ export interface Operation {
   groupId: string;
   /** Client operation id: a retried operation with the same id is applied once. */
   opId?: string | undefined;
-  mutation: Mutation;
+  mutation: StoreMutation;
   /** The member's display name for the activity log (already cleaned: shared memberName). */
   actor?: string | undefined;
 }
