@@ -67,7 +67,7 @@ test.describe('activity panel', () => {
     await bob.context().close();
   });
 
-  test('a long log opens with one page of 50 and loads older entries on demand', async ({
+  test('a long log opens with one page of 50 and loads older entries on scrolling to its end', async ({
     page,
   }) => {
     const { name, key, counters } = await seedGroup([{ name: 'Laps' }]);
@@ -82,8 +82,12 @@ test.describe('activity panel', () => {
     const panel = await openActivity(page);
     await expect(activityEntries(panel)).toHaveCount(50);
     expect(new URL(requests[0] ?? '').searchParams.get('limit')).toBe('50');
-    await panel.getByRole('button', { name: 'Load older' }).click();
+    // Scrolling to the end of the list loads the next (older) page by itself.
+    await panel.getByRole('button', { name: 'Load older' }).scrollIntoViewIfNeeded();
     await expect(activityEntries(panel)).toHaveCount(61);
+    const older = new URL(requests.find((url) => url.includes('before=')) ?? '').searchParams;
+    expect(older.get('limit')).toBe('50');
+    expect(Number(older.get('before'))).toBeGreaterThan(0);
     await expect(activityEntries(panel).last()).toContainText('created Laps');
     await expect(panel.getByText('That is the beginning of the log.')).toBeVisible();
   });
@@ -149,6 +153,13 @@ test.describe('undo', () => {
     await expect
       .poll(async () => (await api.counters(name, key))[0])
       .toMatchObject({ name: 'Coffees', value: 0 });
+
+    // Pressed right after a tap, before the server confirmed it: that tap is the one undone.
+    await counterCard(ada, 'Coffees').getByRole('button', { name: 'Increment by 1' }).click();
+    await ada.keyboard.press('Control+z');
+    await expect(toast(ada)).toContainText('Undone: +1 on Coffees');
+    await expect(counterValue(counterCard(ada, 'Coffees'))).toHaveText('0');
+    expect((await api.counters(name, key))[0]?.value).toBe(0);
     await ada.context().close();
   });
 

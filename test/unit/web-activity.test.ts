@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest';
 import type { ActivityEntry, CounterSnapshot } from '../../src/shared/activity.js';
 import { mergeEntries } from '../../src/web/components/ActivityPanel.js';
 import { sparkPath } from '../../src/web/components/GroupExtras.js';
-import { niceTicks, timeTicks } from '../../src/web/components/HistoryChart.js';
+import {
+  niceTicks,
+  timeLabel,
+  timeStep,
+  timeTicks,
+} from '../../src/web/components/HistoryChart.js';
 import { fileNameOf } from '../../src/web/lib/activity.js';
 import { ApiRequestError } from '../../src/web/lib/api.js';
 import {
@@ -188,10 +193,19 @@ describe('sparkline and chart geometry', () => {
     expect(niceTicks(-7, 12)).toEqual([-5, 0, 5, 10]);
     expect(niceTicks(5, 5)).toEqual([5]);
     const hour = 3_600_000;
-    const ticks = timeTicks(0, 6 * hour, 4);
-    expect(ticks.length).toBeGreaterThanOrEqual(2);
-    expect(ticks.length).toBeLessThanOrEqual(5);
-    for (const tick of ticks) expect(tick % hour).toBe(0);
+    const from = Date.parse('2026-03-01T09:20:00');
+    const step = timeStep(from, from + 6 * hour, 4);
+    expect(step).toBe(3 * hour);
+    const ticks = timeTicks(from, from + 6 * hour, step);
+    expect(ticks.map((tick) => timeLabel(tick, step, 6 * hour))).toEqual(['12:00', '15:00']);
+    // Across midnight: the date where the day changes, times in between.
+    const night = Date.parse('2026-03-01T20:10:00');
+    const nightStep = timeStep(night, night + 12 * hour, 4);
+    expect(
+      timeTicks(night, night + 12 * hour, nightStep).map((tick) =>
+        timeLabel(tick, nightStep, 12 * hour),
+      ),
+    ).toEqual(['21:00', '2 Mar', '03:00', '06:00']);
   });
 });
 

@@ -306,11 +306,24 @@ export function ActivityPanel({ store, onClose }: { store: GroupStore; onClose: 
 
       <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto overscroll-contain">
         {next === undefined ? (
-          error === null && (
+          error === null ? (
             <p role="status" className="muted flex items-center justify-center gap-2 py-10">
               <Loader className="size-4 animate-spin" />
               Loading activity…
             </p>
+          ) : (
+            <div className="py-10 text-center">
+              <button
+                type="button"
+                onClick={() => {
+                  setError(null);
+                  catchUp.current();
+                }}
+                className="btn btn-secondary"
+              >
+                Try again
+              </button>
+            </div>
           )
         ) : entries.length === 0 ? (
           <p className="muted px-4 py-10 text-center">

@@ -192,6 +192,8 @@ export function GroupTools({ store }: { store: GroupStore }) {
 export const TOAST_MS = 5_000;
 /** How long the outcome of an undo stays, ms. */
 const NOTICE_MS = 3_000;
+/** Ctrl+Z waits this long for this tab's unconfirmed changes before undoing the last one, ms. */
+const SETTLE_WAIT_MS = 5_000;
 /** This tab remembers its last changes for Ctrl+Z (the server keeps operation ids for 24 h). */
 const UNDO_DEPTH = 100;
 
@@ -265,8 +267,29 @@ export function UndoToast({ store }: { store: GroupStore }) {
         !isTextField(event.target)
       ) {
         event.preventDefault();
-        undoRef.current(store.done.at(-1));
+        undoLast();
       }
+    };
+    /**
+     * "My last change" may still be on its way to the server (a tap a moment ago): wait for it,
+     * or Ctrl+Z would take back the change before it instead.
+     */
+    const undoLast = () => {
+      if (store.getState().pendingCount === 0) {
+        undoRef.current(store.done.at(-1));
+        return;
+      }
+      setToast({ text: 'Saving your last change…' });
+      const started = Date.now();
+      const wait = setInterval(() => {
+        if (store.getState().pendingCount === 0) {
+          clearInterval(wait);
+          undoRef.current(store.done.at(-1));
+        } else if (Date.now() - started > SETTLE_WAIT_MS) {
+          clearInterval(wait);
+          setToast({ text: 'Your last change is not saved yet. Undo it once it is.', error: true });
+        }
+      }, 50);
     };
     window.addEventListener('keydown', onKey);
     return () => {

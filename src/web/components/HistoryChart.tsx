@@ -51,20 +51,31 @@ const TIME_STEPS = [
   365 * DAY,
 ];
 
-/** Round times between `from` and `to` (epoch ms), about `count` of them. */
-export function timeTicks(from: number, to: number, count = 4): number[] {
+/** The tick spacing, ms, that puts about `count` ticks between `from` and `to`. */
+export function timeStep(from: number, to: number, count = 4): number {
   const span = Math.max(1, to - from);
-  const step = TIME_STEPS.find((candidate) => span / candidate <= count) ?? 365 * DAY;
-  // Local midnight-aligned for days and longer, so labels read as dates.
-  const offset = step >= DAY ? new Date(from).getTimezoneOffset() * MINUTE : 0;
+  return TIME_STEPS.find((candidate) => span / candidate <= count) ?? 365 * DAY;
+}
+
+/** Round local times between `from` and `to` (epoch ms), `step` apart. */
+export function timeTicks(from: number, to: number, step: number): number[] {
+  // Aligned to local time, so ticks fall on whole local hours and midnights.
+  const offset = new Date(from).getTimezoneOffset() * MINUTE;
   const ticks: number[] = [];
   for (let t = Math.ceil((from - offset) / step) * step + offset; t <= to; t += step) ticks.push(t);
   return ticks;
 }
 
-export function timeLabel(t: number, span: number): string {
+/**
+ * A tick's label: the time of day between midnights ("14:00"), the date at midnight and for
+ * steps of days ("21 Nov"), month and year beyond a year ("Nov 2025").
+ */
+export function timeLabel(t: number, step: number, span: number): string {
   const date = new Date(t);
-  if (span <= DAY) return date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+  const midnight = date.getHours() === 0 && date.getMinutes() === 0;
+  if (step < DAY && !midnight) {
+    return date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+  }
   if (span <= 400 * DAY)
     return date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short' });
   return date.toLocaleDateString('en-GB', { month: 'short', year: 'numeric' });
@@ -108,7 +119,7 @@ export function HistoryChart({
   }, [store, id]);
 
   return (
-    <Dialog labelledBy={titleId} onClose={onClose} className="max-w-2xl">
+    <Dialog labelledBy={titleId} onClose={onClose} className="sm:max-w-2xl">
       {(close) => (
         <>
           <div className="flex items-start justify-between gap-3">
@@ -187,7 +198,8 @@ function Chart({ points: history, counter }: { points: HistoryPoint[]; counter: 
   line += `H${x(to).toFixed(1)}`;
   const baseline = y(yMin).toFixed(1);
   const area = `${line}V${baseline}H${x(from).toFixed(1)}Z`;
-  const xTicks = timeTicks(from, to, Math.max(2, Math.floor(plotWidth / 90)));
+  const step = timeStep(from, to, Math.max(2, Math.floor(plotWidth / 90)));
+  const xTicks = timeTicks(from, to, step);
 
   const summary =
     `${counter.name || 'Counter'} over time, from ${fullTime(from)} to now: ` +
@@ -247,7 +259,7 @@ function Chart({ points: history, counter }: { points: HistoryPoint[]; counter: 
                   textAnchor="middle"
                   className="fill-zinc-600 dark:fill-zinc-400"
                 >
-                  {timeLabel(tick, span)}
+                  {timeLabel(tick, step, span)}
                 </text>
               </g>
             ))}
