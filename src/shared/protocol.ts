@@ -22,12 +22,26 @@ export { CLOSE_CODES, PROTOCOL_VERSION, livePath } from './live.js';
 
 // ---- Client → server -------------------------------------------------------------------------
 
+/**
+ * Who is here (presence): a browser's own random id (one per person, shared by their tabs) and
+ * display name. Known only while sockets are open; never stored.
+ */
+export const PresenceMemberSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  name: z.string().max(TEXT_MAX_LENGTH),
+});
+export type PresenceMember = z.infer<typeof PresenceMemberSchema>;
+
 export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('auth'),
     protocol: z.number().int(),
     key: z.string().max(256),
+    /** Announces this member to the others (presence); a socket without it is not listed. */
+    member: PresenceMemberSchema.strict().optional(),
   }),
+  /** The member renamed themself ('Signed in as …'). */
+  z.strictObject({ type: z.literal('member'), name: z.string().max(TEXT_MAX_LENGTH) }),
   z.strictObject({ type: z.literal('ping'), t: z.number().optional() }),
   z.strictObject({
     type: z.literal('mutate'),
@@ -80,5 +94,7 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
     error: z.object({ code: ErrorCodeSchema, message: z.string() }),
   }),
   z.object({ type: z.literal('pong'), t: z.number().optional() }),
+  /** Everyone here now, one entry per member id, sent after `ready` and on every change. */
+  z.object({ type: z.literal('presence'), members: z.array(PresenceMemberSchema) }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;

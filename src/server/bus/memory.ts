@@ -26,6 +26,15 @@ export class MemoryBus implements Bus {
     };
   }
 
+  /** One process: no other instance to tell or hear from. */
+  publishPresence(): void {
+    return undefined;
+  }
+
+  onPresence(): () => void {
+    return () => undefined;
+  }
+
   /** One process has no feed to lose. */
   onReconnect(_listener: () => void): () => void {
     return () => undefined;

@@ -4,7 +4,9 @@
  * change too big on its own (a counter with long multi-byte texts) travels as a reference that
  * the receiving instances resolve by reading the row.
  */
-import type { Change } from '../../shared/protocol.js';
+import { z } from 'zod';
+import { PresenceMemberSchema, type Change, type PresenceMember } from '../../shared/protocol.js';
+import type { PresenceAnnouncement } from './types.js';
 
 /** Postgres refuses payloads of 8,000 bytes or more; keep a margin, bytes. */
 export const MAX_PAYLOAD_BYTES = 7_800;
@@ -74,6 +76,43 @@ export function decodeAnnouncement(payload: string): Announcement | null {
       return null;
     }
     return parsed as Announcement;
+  } catch {
+    return null;
+  }
+}
+
+/** Presence has a channel of its own next to the changes' one. */
+export const presenceChannelOf = (channel: string) => `${channel}_presence`;
+
+/**
+ * One instance's member list for a group. Lists are cut to fit a payload (a group with hundreds
+ * of people in one instance shows the first ones; every instance re-announces regularly).
+ */
+export function encodePresence(
+  instanceId: string,
+  groupId: string,
+  members: readonly PresenceMember[],
+): string {
+  const kept = [...members];
+  let payload = JSON.stringify({ i: instanceId, g: groupId, m: kept });
+  while (byteLength(payload) > MAX_PAYLOAD_BYTES && kept.length > 0) {
+    kept.splice(Math.floor(kept.length / 2));
+    payload = JSON.stringify({ i: instanceId, g: groupId, m: kept });
+  }
+  return payload;
+}
+
+const PresencePayloadSchema = z.object({
+  i: z.string(),
+  g: z.string(),
+  m: z.array(PresenceMemberSchema),
+});
+
+export function decodePresence(payload: string): PresenceAnnouncement | null {
+  try {
+    const parsed = PresencePayloadSchema.safeParse(JSON.parse(payload));
+    if (!parsed.success) return null;
+    return { instanceId: parsed.data.i, groupId: parsed.data.g, members: parsed.data.m };
   } catch {
     return null;
   }

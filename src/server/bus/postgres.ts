@@ -10,11 +10,17 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import type { Counter } from '../../shared/api.js';
-import type { Change } from '../../shared/protocol.js';
+import type { Change, PresenceMember } from '../../shared/protocol.js';
 import { clientConfig, type PostgresConnection } from '../store/postgres.js';
 import { MemoryBus } from './memory.js';
-import { decodeAnnouncement, type ChangeReference } from './notify.js';
-import type { Bus, ChangeListener } from './types.js';
+import {
+  decodeAnnouncement,
+  decodePresence,
+  encodePresence,
+  presenceChannelOf,
+  type ChangeReference,
+} from './notify.js';
+import type { Bus, ChangeListener, PresenceAnnouncement } from './types.js';
 
 /** Reconnect backoff for the LISTEN connection, ms. */
 const RECONNECT_MIN_MS = 100;
@@ -32,6 +38,7 @@ export interface PostgresBusOptions {
 export class PostgresBus implements Bus {
   private readonly local = new MemoryBus();
   private readonly reconnectListeners = new Set<() => void>();
+  private readonly presenceListeners = new Set<(announcement: PresenceAnnouncement) => void>();
   private client: pg.Client | null = null;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -51,6 +58,28 @@ export class PostgresBus implements Bus {
 
   subscribe(groupId: string, listener: ChangeListener): () => void {
     return this.local.subscribe(groupId, listener);
+  }
+
+  /**
+   * Presence rides on its own NOTIFY channel, sent from the listening connection (it is never
+   * inside a transaction). Lost while that connection is down: the hub re-announces regularly.
+   */
+  publishPresence(groupId: string, members: readonly PresenceMember[]): void {
+    const client = this.client;
+    if (!client) return;
+    const payload = encodePresence(this.options.instanceId, groupId, members);
+    client
+      .query('SELECT pg_notify($1, $2)', [presenceChannelOf(this.options.channel), payload])
+      .catch((error: unknown) => {
+        this.options.log.warn({ err: error }, 'presence announcement failed');
+      });
+  }
+
+  onPresence(listener: (announcement: PresenceAnnouncement) => void): () => void {
+    this.presenceListeners.add(listener);
+    return () => {
+      this.presenceListeners.delete(listener);
+    };
   }
 
   onReconnect(listener: () => void): () => void {
@@ -73,9 +102,10 @@ export class PostgresBus implements Bus {
     const { connection, channel, log } = this.options;
     const client = new pg.Client(clientConfig(connection, `tally-listen:${connection.schema}`));
     client.on('notification', (message) => {
-      if (message.channel === channel && message.payload !== undefined) {
-        this.receive(message.payload);
-      }
+      if (message.payload === undefined) return;
+      if (message.channel === channel) this.receive(message.payload);
+      else if (message.channel === presenceChannelOf(channel))
+        this.receivePresence(message.payload);
     });
     client.on('error', (error) => {
       log.warn({ err: error }, 'database listener connection failed');
@@ -86,6 +116,7 @@ export class PostgresBus implements Bus {
     });
     await client.connect();
     await client.query(`LISTEN ${channel}`);
+    await client.query(`LISTEN ${presenceChannelOf(channel)}`);
     this.client = client;
     this.backoffMs = RECONNECT_MIN_MS;
   }
@@ -136,6 +167,12 @@ export class PostgresBus implements Bus {
         },
       );
     }
+  }
+
+  private receivePresence(payload: string): void {
+    const announcement = decodePresence(payload);
+    if (!announcement || announcement.instanceId === this.options.instanceId) return;
+    for (const listener of this.presenceListeners) listener(announcement);
   }
 
   private async resolve(groupId: string, references: ChangeReference[]): Promise<Change[]> {

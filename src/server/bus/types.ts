@@ -1,6 +1,13 @@
-import type { Change } from '../../shared/protocol.js';
+import type { Change, PresenceMember } from '../../shared/protocol.js';
 
 export type ChangeListener = (changes: readonly Change[]) => void;
+
+/** One instance's members of one group, as it last announced them. */
+export interface PresenceAnnouncement {
+  instanceId: string;
+  groupId: string;
+  members: PresenceMember[];
+}
 
 /**
  * Fan-out of committed changes to every instance's subscribers. In one process it is a map of
@@ -16,5 +23,9 @@ export interface Bus {
    * have been missed, so subscribers must resync. Returns the function that stops listening.
    */
   onReconnect(listener: () => void): () => void;
+  /** Tells other instances who is connected to a group here (a no-op with one instance). */
+  publishPresence(groupId: string, members: readonly PresenceMember[]): void;
+  /** Other instances' presence announcements. Returns the function that stops listening. */
+  onPresence(listener: (announcement: PresenceAnnouncement) => void): () => void;
   close(): Promise<void>;
 }

@@ -80,6 +80,11 @@ export class GroupChannel {
     if (newer.length > 0) member.sendFrame(changesFrame(newer));
   }
 
+  /** Sends a frame to every member that has its snapshot (presence lists). */
+  broadcast(frame: string): void {
+    for (const [member, state] of this.members) if (state.since !== null) member.sendFrame(frame);
+  }
+
   remove(member: ChannelMember): void {
     this.members.delete(member);
   }

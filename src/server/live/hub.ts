@@ -12,9 +12,11 @@ import {
   ClientMessageSchema,
   PROTOCOL_VERSION,
   type ParsedClientMessage,
+  type PresenceMember,
   type ServerMessage,
 } from '../../shared/protocol.js';
 import type { Bus } from '../bus/types.js';
+import { memberName } from '../../shared/activity.js';
 import { hashKey } from '../core/access.js';
 import type { TallyService } from '../core/service.js';
 import { HttpError } from '../errors.js';
@@ -23,6 +25,7 @@ import { DEFAULT_LIVE_MESSAGE_POLICY } from '../security/policy.js';
 import type { BucketPolicy } from '../security/token-buckets.js';
 import { GAP_TIMEOUT_MS, GroupChannel, type ChannelMember } from './channel.js';
 import { sendCorked } from './corked.js';
+import { PresenceBoard } from './presence.js';
 
 /** A socket that has not authenticated by then is closed, ms. */
 export const AUTH_TIMEOUT_MS = 10_000;
@@ -63,6 +66,7 @@ export class LiveHub {
   private readonly clients = new Set<Client>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly stopReconnectWatch: () => void;
+  private readonly presence: PresenceBoard;
 
   constructor(
     private readonly bus: Bus,
@@ -80,6 +84,9 @@ export class LiveHub {
           this.log.error({ err: error }, 'live resync failed');
         });
       }
+    });
+    this.presence = new PresenceBoard(bus, (groupId, members) => {
+      this.channels.get(groupId)?.broadcast(presenceFrame(members));
     });
     this.heartbeat = setInterval(() => {
       this.beat();
@@ -156,6 +163,7 @@ export class LiveHub {
   closeAll(code: number, reason: string): void {
     clearInterval(this.heartbeat);
     this.stopReconnectWatch();
+    this.presence.close();
     for (const client of [...this.clients]) this.close(client, code, reason);
   }
 
@@ -180,7 +188,7 @@ export class LiveHub {
         this.close(client, CLOSE_CODES.unauthorized, 'Authenticate first');
         return;
       }
-      void this.authenticate(client, message.protocol, message.key);
+      void this.authenticate(client, message.protocol, message.key, message.member);
       return;
     }
     this.handle(client, state.groupId, message);
@@ -190,6 +198,9 @@ export class LiveHub {
     switch (message.type) {
       case 'auth':
         this.close(client, CLOSE_CODES.badMessage, 'Already authenticated');
+        return;
+      case 'member':
+        this.presence.rename(groupId, client, memberName(message.name));
         return;
       case 'ping':
         this.send(
@@ -220,7 +231,12 @@ export class LiveHub {
     }
   }
 
-  private async authenticate(client: Client, protocol: number, key: string): Promise<void> {
+  private async authenticate(
+    client: Client,
+    protocol: number,
+    key: string,
+    member: PresenceMember | undefined,
+  ): Promise<void> {
     clearTimeout(client.authTimer);
     if (protocol !== PROTOCOL_VERSION) {
       this.close(client, CLOSE_CODES.unsupportedProtocol, `Protocol ${PROTOCOL_VERSION} required`);
@@ -250,7 +266,14 @@ export class LiveHub {
     } catch (error) {
       this.log.error({ err: error }, 'live snapshot failed');
       this.close(client, CLOSE_CODES.goingAway, 'Could not load group');
+      return;
     }
+    if (isClosed(client)) return;
+    // Joining announces the member to everyone (itself included); a socket without a member
+    // still sees who is here.
+    if (member)
+      this.presence.join(groupId, client, { id: member.id, name: memberName(member.name) });
+    else this.send(client, { type: 'presence', members: this.presence.membersOf(groupId) });
   }
 
   private channelFor(groupId: string): GroupChannel {
@@ -301,6 +324,7 @@ export class LiveHub {
     this.clients.delete(client);
     if (state.phase !== 'joined') return;
     state.channel.remove(client);
+    this.presence.leave(state.groupId, client);
     if (state.channel.size === 0 && this.channels.get(state.groupId) === state.channel) {
       state.channel.close();
       this.channels.delete(state.groupId);
@@ -312,6 +336,10 @@ export class LiveHub {
     this.log.error({ err: error }, 'live operation failed');
     return { code: 'internal_error', message: MESSAGES.internalError };
   }
+}
+
+function presenceFrame(members: PresenceMember[]): string {
+  return JSON.stringify({ type: 'presence', members } satisfies ServerMessage);
 }
 
 function parseMessage(data: RawData): ParsedClientMessage | undefined {

@@ -1,0 +1,129 @@
+/**
+ * Who is here now, per group (issue 8). Each instance knows its own sockets' members and hears
+ * the other instances' lists over the bus; a group's presence is the union, one entry per member
+ * id (a person with three tabs is listed once, under the name they last used). Nothing is stored:
+ * it lives as long as the sockets do, and another instance's list expires if it stops announcing.
+ */
+import type { PresenceMember } from '../../shared/protocol.js';
+import type { Bus, PresenceAnnouncement } from '../bus/types.js';
+
+/** Every instance re-announces its lists this often, so a lost notification heals, ms. */
+export const PRESENCE_HEARTBEAT_MS = 15_000;
+/** Another instance's list is dropped when not renewed for this long (it has gone), ms. */
+const REMOTE_TTL_MS = 3 * PRESENCE_HEARTBEAT_MS;
+
+interface RemoteList {
+  members: PresenceMember[];
+  expiresAt: number;
+}
+
+export class PresenceBoard {
+  /** groupId → socket → member. */
+  private readonly local = new Map<string, Map<object, PresenceMember>>();
+  /** groupId → instanceId → its list. */
+  private readonly remote = new Map<string, Map<string, RemoteList>>();
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly stopListening: () => void;
+
+  constructor(
+    private readonly bus: Bus,
+    /** Called with a group's merged list whenever it may have changed. */
+    private readonly changed: (groupId: string, members: PresenceMember[]) => void,
+    heartbeatMs = PRESENCE_HEARTBEAT_MS,
+  ) {
+    this.stopListening = bus.onPresence((announcement) => {
+      this.hear(announcement);
+    });
+    this.heartbeat = setInterval(() => {
+      this.renew();
+    }, heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  join(groupId: string, socket: object, member: PresenceMember): void {
+    let sockets = this.local.get(groupId);
+    if (!sockets) {
+      sockets = new Map();
+      this.local.set(groupId, sockets);
+    }
+    sockets.set(socket, member);
+    this.announce(groupId);
+  }
+
+  rename(groupId: string, socket: object, name: string): void {
+    const member = this.local.get(groupId)?.get(socket);
+    if (!member || member.name === name) return;
+    member.name = name;
+    this.announce(groupId);
+  }
+
+  leave(groupId: string, socket: object): void {
+    const sockets = this.local.get(groupId);
+    if (!sockets?.delete(socket)) return;
+    if (sockets.size === 0) this.local.delete(groupId);
+    this.announce(groupId);
+  }
+
+  /** Everyone in the group on every instance, one entry per member id, sorted by name. */
+  membersOf(groupId: string): PresenceMember[] {
+    const byId = new Map<string, PresenceMember>();
+    const now = Date.now();
+    for (const list of this.remote.get(groupId)?.values() ?? []) {
+      if (list.expiresAt < now) continue;
+      for (const member of list.members) byId.set(member.id, member);
+    }
+    // This instance's sockets last: their names are the freshest it knows.
+    for (const member of this.local.get(groupId)?.values() ?? []) {
+      byId.set(member.id, { id: member.id, name: member.name });
+    }
+    return [...byId.values()].sort(
+      (a, b) => a.name.localeCompare(b.name) || (a.id < b.id ? -1 : 1),
+    );
+  }
+
+  close(): void {
+    clearInterval(this.heartbeat);
+    this.stopListening();
+  }
+
+  private localMembers(groupId: string): PresenceMember[] {
+    const byId = new Map<string, PresenceMember>();
+    for (const member of this.local.get(groupId)?.values() ?? []) byId.set(member.id, member);
+    return [...byId.values()];
+  }
+
+  private announce(groupId: string): void {
+    this.bus.publishPresence(groupId, this.localMembers(groupId));
+    this.changed(groupId, this.membersOf(groupId));
+  }
+
+  private hear({ instanceId, groupId, members }: PresenceAnnouncement): void {
+    let lists = this.remote.get(groupId);
+    if (!lists) {
+      lists = new Map();
+      this.remote.set(groupId, lists);
+    }
+    if (members.length === 0) lists.delete(instanceId);
+    else lists.set(instanceId, { members, expiresAt: Date.now() + REMOTE_TTL_MS });
+    if (lists.size === 0) this.remote.delete(groupId);
+    this.changed(groupId, this.membersOf(groupId));
+  }
+
+  /** Re-announces this instance's lists and drops other instances' lists that expired. */
+  private renew(): void {
+    for (const groupId of this.local.keys()) {
+      this.bus.publishPresence(groupId, this.localMembers(groupId));
+    }
+    const now = Date.now();
+    for (const [groupId, lists] of this.remote) {
+      let expired = false;
+      for (const [instanceId, list] of lists) {
+        if (list.expiresAt >= now) continue;
+        lists.delete(instanceId);
+        expired = true;
+      }
+      if (lists.size === 0) this.remote.delete(groupId);
+      if (expired) this.changed(groupId, this.membersOf(groupId));
+    }
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Presence (issue 8): who is here now, over real live sockets — one entry per person however
+ * many tabs, live as people come, rename and go; across instances on PostgreSQL too.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PROTOCOL_VERSION,
+  type PresenceMember,
+  type ServerMessage,
+} from '../../src/shared/protocol.js';
+import { createGroup } from '../helpers/client.js';
+import { connectLive, isReady, type LiveClient } from '../helpers/live.js';
+import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+type Presence = Extract<ServerMessage, { type: 'presence' }>;
+const isPresence = (m: ServerMessage): m is Presence => m.type === 'presence';
+
+/** The latest presence list a client received, as "name" strings. */
+function names(client: LiveClient): string[] {
+  const last = client.messages.filter(isPresence).at(-1);
+  return last ? last.members.map((member) => member.name) : [];
+}
+
+async function arrive(
+  wsUrl: string,
+  groupName: string,
+  key: string,
+  member?: PresenceMember,
+): Promise<LiveClient> {
+  const client = await connectLive(wsUrl, groupName);
+  client.send({
+    type: 'auth',
+    protocol: PROTOCOL_VERSION,
+    key,
+    ...(member === undefined ? {} : { member }),
+  });
+  await client.waitFor(isReady);
+  await client.waitFor(isPresence);
+  return client;
+}
+
+describe('presence on one instance', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('shows who is here, once per person with several tabs, updated as they come, rename and go', async () => {
+    const group = await createGroup(server.url);
+    const name = group.group.name;
+    const ada = await arrive(server.wsUrl, name, group.key, { id: 'ada-browser', name: 'Ada' });
+    expect(names(ada)).toEqual(['Ada']);
+    const bob = await arrive(server.wsUrl, name, group.key, { id: 'bob-browser', name: 'Bob' });
+    await ada.waitUntil(() => names(ada).join() === 'Ada,Bob');
+    expect(names(bob)).toEqual(['Ada', 'Bob']);
+
+    const adaSecondTab = await arrive(server.wsUrl, name, group.key, {
+      id: 'ada-browser',
+      name: 'Ada',
+    });
+    expect(names(adaSecondTab)).toEqual(['Ada', 'Bob']);
+
+    bob.send({ type: 'member', name: 'Robert <script>x</script>' });
+    await ada.waitUntil(() => names(ada).join() === 'Ada,Robert');
+
+    adaSecondTab.close();
+    // Ada still has a tab open: still listed.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(names(bob)).toEqual(['Ada', 'Robert']);
+    ada.close();
+    await bob.waitUntil(() => names(bob).join() === 'Robert');
+    bob.close();
+  });
+
+  it('lists nobody for a socket that does not say who it is, and keeps groups apart', async () => {
+    const one = await createGroup(server.url);
+    const two = await createGroup(server.url);
+    const anonymous = await arrive(server.wsUrl, one.group.name, one.key);
+    expect(names(anonymous)).toEqual([]);
+    const elsewhere = await arrive(server.wsUrl, two.group.name, two.key, {
+      id: 'cy',
+      name: 'Cy',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(names(anonymous)).toEqual([]);
+    expect(names(elsewhere)).toEqual(['Cy']);
+    anonymous.close();
+    elsewhere.close();
+  });
+
+  it('refuses a malformed member id as an invalid message', async () => {
+    const group = await createGroup(server.url);
+    const client = await connectLive(server.wsUrl, group.group.name);
+    client.send({
+      type: 'auth',
+      protocol: PROTOCOL_VERSION,
+      key: group.key,
+      member: { id: 'not valid!', name: 'Eve' },
+    });
+    expect((await client.closed).code).toBe(4400);
+  });
+});
+
+describe.skipIf(postgresUrl === undefined)('presence across two instances on PostgreSQL', () => {
+  const schema = uniqueSchema();
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([
+      startServer({ database: postgresDatabase(schema) }),
+      startServer({ database: postgresDatabase(schema) }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+    await dropSchemas([schema]);
+  });
+
+  it('merges the members connected to each instance', async () => {
+    const group = await createGroup(a.url);
+    const name = group.group.name;
+    const onA = await arrive(a.wsUrl, name, group.key, { id: 'ada', name: 'Ada' });
+    const onB = await arrive(b.wsUrl, name, group.key, { id: 'bob', name: 'Bob' });
+    await onA.waitUntil(() => names(onA).join() === 'Ada,Bob');
+    await onB.waitUntil(() => names(onB).join() === 'Ada,Bob');
+    onB.close();
+    await onA.waitUntil(() => names(onA).join() === 'Ada');
+    onA.close();
+  });
+});
