@@ -19,6 +19,8 @@ export default defineConfig({
         // React in one long-cached chunk; each screen and dialog in its own.
         manualChunks(id) {
           if (/node_modules\/(react|react-dom|scheduler)\//.test(id)) return 'react';
+          // The QR encoder, loaded only when the share dialog opens.
+          if (/node_modules\/uqr\//.test(id)) return 'qr';
           return undefined;
         },
       },
