@@ -168,6 +168,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       preCompressed: true,
       setHeaders(reply, filePath) {
         // Vite names built assets by content hash: they never change under the same name.
+        // Everything else is revalidated on every use: index.html, theme.js, the icons, and above
+        // all sw.js and manifest.webmanifest, so a deploy's new service worker is seen at once.
         const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
         void reply.header(
           'cache-control',

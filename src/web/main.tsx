@@ -9,6 +9,17 @@ import './styles.css';
 ensureGuestName();
 member.name = ensureGuestName;
 
+// The service worker (sw.js, written at build time) keeps the app shell for offline starts and
+// installs. Registered after load, so it never competes with the first paint; production only,
+// since the dev server's modules are not hashed files it could precache. It never caches /api/.
+if (import.meta.env.PROD && 'serviceWorker' in navigator) {
+  window.addEventListener('load', () => {
+    navigator.serviceWorker.register('/sw.js').catch(() => {
+      // No worker (private mode, a policy): the app works as before, online only.
+    });
+  });
+}
+
 const root = document.getElementById('root');
 if (root) {
   createRoot(root).render(

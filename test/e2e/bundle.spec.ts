@@ -72,4 +72,13 @@ test.describe('initial JavaScript (gzip)', () => {
     console.log(`group screen initial JS ${kb(bytes)} gzip`);
     expect(bytes).toBeLessThanOrEqual(BUDGET_BYTES);
   });
+
+  test("the QR encoder is in no screen's initial JavaScript", () => {
+    // It loads when the share dialog opens (vite.config.ts names its chunk qr-…).
+    const qr = fs.readdirSync(ASSETS).filter((file) => /^qr-.*\.js$/.test(file));
+    expect(qr).toHaveLength(1);
+    for (const screen of [/^Landing-.*\.js$/, /^Group-.*\.js$/]) {
+      expect(initialJs(screen).files).not.toContain(qr[0]);
+    }
+  });
 });

@@ -31,6 +31,9 @@ function expectSecurityHeaders(headers: Headers | Record<string, unknown>, label
   expect(directives.get('img-src'), label).toEqual(expect.arrayContaining(['https:', 'http:']));
   expect(directives.get('frame-ancestors'), label).toEqual(["'none'"]);
   expect(directives.get('object-src'), label).toEqual(["'none'"]);
+  // The service worker and the web app manifest come from this origin only.
+  expect(directives.get('worker-src'), label).toEqual(["'self'"]);
+  expect(directives.get('manifest-src'), label).toEqual(["'self'"]);
   expect(get('referrer-policy'), label).toBe('no-referrer');
   expect(get('x-content-type-options'), label).toBe('nosniff');
 }

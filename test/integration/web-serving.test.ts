@@ -11,6 +11,9 @@ import { startServer, type TestServer } from '../helpers/server.js';
 let server: TestServer;
 let webRoot: string;
 const INDEX = '<!doctype html><title>Tally test shell</title>';
+const SW = 'const BUILD = {"version":"0","precache":["/"]};';
+const MANIFEST = '{"name":"Tally","start_url":"/"}';
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 beforeAll(async () => {
   webRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-web-'));
@@ -18,6 +21,15 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(webRoot, 'index.html'), INDEX);
   fs.writeFileSync(path.join(webRoot, 'assets', 'app-abc123.js'), 'console.log(1)');
   fs.writeFileSync(path.join(webRoot, 'theme.js'), '/* theme */');
+  // What the build writes for the installable app (vite.config.ts, src/web/public).
+  fs.writeFileSync(path.join(webRoot, 'sw.js'), SW);
+  fs.writeFileSync(path.join(webRoot, 'manifest.webmanifest'), MANIFEST);
+  fs.writeFileSync(
+    path.join(webRoot, 'manifest.webmanifest.br'),
+    zlib.brotliCompressSync(MANIFEST),
+  );
+  fs.mkdirSync(path.join(webRoot, 'icons'));
+  fs.writeFileSync(path.join(webRoot, 'icons', 'icon-192.png'), PNG_SIGNATURE);
   // What scripts/precompress.mjs writes at build time.
   fs.writeFileSync(path.join(webRoot, 'index.html.br'), zlib.brotliCompressSync(INDEX));
   fs.writeFileSync(path.join(webRoot, 'index.html.gz'), zlib.gzipSync(INDEX));
@@ -50,6 +62,27 @@ describe('serving the web app', () => {
     const theme = await fetch(`${server.url}/theme.js`);
     expect(await theme.text()).toBe('/* theme */');
     expect(theme.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it('serves the service worker and the manifest revalidated, with their content types', async () => {
+    const worker = await fetch(`${server.url}/sw.js`);
+    expect(worker.status).toBe(200);
+    expect(worker.headers.get('content-type')).toMatch(/^application\/javascript/);
+    // A cached sw.js would keep browsers on an old build's worker.
+    expect(worker.headers.get('cache-control')).toBe('no-cache');
+    expect(await worker.text()).toBe(SW);
+    const manifest = await fetch(`${server.url}/manifest.webmanifest`, {
+      headers: { 'accept-encoding': 'br' },
+    });
+    expect(manifest.headers.get('content-type')).toBe('application/manifest+json');
+    expect(manifest.headers.get('content-encoding')).toBe('br');
+    expect(manifest.headers.get('cache-control')).toBe('no-cache');
+    expect(await manifest.json()).toEqual(JSON.parse(MANIFEST));
+    const icon = await fetch(`${server.url}/icons/icon-192.png`);
+    expect(icon.headers.get('content-type')).toBe('image/png');
+    const csp = worker.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("worker-src 'self'");
+    expect(csp).toContain("manifest-src 'self'");
   });
 
   it('sends the precompressed file when the browser accepts it', async () => {

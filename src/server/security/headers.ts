@@ -11,6 +11,10 @@ export const CSP_DIRECTIVES = {
   // Thumbnails and profile pictures are user-supplied http(s) URLs.
   imgSrc: ["'self'", 'https:', 'http:'],
   connectSrc: ["'self'"],
+  // The service worker (/sw.js) and the web app manifest: same origin only. (Both would fall back
+  // to default-src 'self' anyway; said here so a later default-src change cannot drop them.)
+  workerSrc: ["'self'"],
+  manifestSrc: ["'self'"],
   frameAncestors: ["'none'"],
   objectSrc: ["'none'"],
   baseUri: ["'self'"],

@@ -1,9 +1,9 @@
-import { Check, CircleAlert, House, Loader, Plus, Share, WifiOff, X } from '../components/icons.js';
+import { CircleAlert, House, Loader, Plus, Share, WifiOff, X, icon } from '../components/icons.js';
 import { lazy, Suspense, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
-import { COPIED_MS, COPY_ERROR_MS } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { sanitizeText } from '../../shared/rules.js';
 import { Avatar } from '../components/Avatar.js';
+import { CopyButton } from '../components/CopyButton.js';
 import { CounterCard, loadExtras, prefetchCardEditors } from '../components/CounterCard.js';
 import { Footer } from '../components/Footer.js';
 import { InlineEdit } from '../components/InlineEdit.js';
@@ -12,7 +12,6 @@ import { whenIdle } from '../lib/idle.js';
 import type { LiveStatus } from '../live/connection.js';
 import { GroupStore } from '../live/groupStore.js';
 import { ApiRequestError } from '../lib/api.js';
-import { copyText } from '../lib/clipboard.js';
 import { takeOpening } from '../lib/opening.js';
 import { groupUrl, navigate } from '../lib/router.js';
 import { ensureGuestName, saveGuestName } from '../lib/storage.js';
@@ -24,6 +23,13 @@ const ProfilePictureDialog = lazy(() =>
 );
 // Issue 7: the Activity button and its panel, the undo toast and Ctrl+Z: right after first paint.
 const GroupTools = lazy(() => loadExtras().then((m) => ({ default: m.GroupTools })));
+// The dialog's own chunk is prefetched when idle; the QR encoder it imports loads only on opening.
+const loadShareDialog = () => import('../components/ShareDialog.js');
+const ShareDialog = lazy(() => loadShareDialog().then((m) => ({ default: m.ShareDialog })));
+
+const QrCodeIcon = icon(
+  'M3 3h6v6H3zM15 3h6v6h-6zM3 15h6v6H3zM15 15h2v2h-2zm4 4h2v2h-2zM13 3v2m0 4v4H3m18 0h-4',
+);
 
 type Access =
   | { phase: 'loading' }
@@ -162,6 +168,7 @@ function GroupView({ store }: { store: GroupStore }) {
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const { group, counters } = state;
   const [editingPicture, setEditingPicture] = useState(false);
+  const [sharing, setSharing] = useState(false);
 
   useEffect(() => {
     document.title = `${group.displayName} · Tally`;
@@ -172,6 +179,7 @@ function GroupView({ store }: { store: GroupStore }) {
     whenIdle(() => {
       prefetchCardEditors();
       void loadProfilePictureDialog();
+      void loadShareDialog();
     });
   }, []);
 
@@ -200,6 +208,7 @@ function GroupView({ store }: { store: GroupStore }) {
   const addCounter = () => {
     store.createCounter();
   };
+  const shareUrl = window.location.origin + groupUrl(store.slug, store.key);
 
   return (
     <Shell>
@@ -242,15 +251,32 @@ function GroupView({ store }: { store: GroupStore }) {
             </div>
           </div>
         </div>
-        <div className="flex gap-1.5 sm:shrink-0 sm:gap-2">
+        <div className="group-actions">
           <Suspense fallback={<span className="activity-btn" />}>
             <GroupTools store={store} />
           </Suspense>
-          <ShareButton url={window.location.origin + groupUrl(store.slug, store.key)} />
+          <CopyButton
+            text={shareUrl}
+            label="Share URL"
+            Icon={Share}
+            className="flex-auto sm:flex-none"
+          />
+          <button
+            type="button"
+            aria-label="Show QR code"
+            title="Show QR code"
+            aria-haspopup="dialog"
+            onClick={() => {
+              setSharing(true);
+            }}
+            className={`${secondaryButton} px-3`}
+          >
+            <QrCodeIcon className="size-4" />
+          </button>
           <button
             type="button"
             onClick={addCounter}
-            className={`${primaryButton} flex-1 sm:flex-none`}
+            className={`${primaryButton} flex-auto sm:flex-none`}
           >
             <Plus className="size-4" />
             Add Counter
@@ -310,6 +336,17 @@ function GroupView({ store }: { store: GroupStore }) {
             }}
             onClose={() => {
               setEditingPicture(false);
+            }}
+          />
+        </Suspense>
+      )}
+      {sharing && (
+        <Suspense fallback={null}>
+          <ShareDialog
+            slug={store.slug}
+            accessKey={store.key}
+            onClose={() => {
+              setSharing(false);
             }}
           />
         </Suspense>
@@ -402,53 +439,5 @@ function ConnectionBadge({ status }: { status: LiveStatus }) {
       />
       {status === 'live' ? 'Live' : 'Connecting…'}
     </span>
-  );
-}
-
-function ShareButton({ url }: { url: string }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
-
-  useEffect(() => {
-    if (state === 'idle') return;
-    const timer = setTimeout(
-      () => {
-        setState('idle');
-      },
-      state === 'copied' ? COPIED_MS : COPY_ERROR_MS,
-    );
-    return () => {
-      clearTimeout(timer);
-    };
-  }, [state]);
-
-  return (
-    <div className="relative flex-1 sm:flex-none">
-      <button
-        type="button"
-        onClick={() => {
-          copyText(url).then(
-            () => {
-              setState('copied');
-            },
-            () => {
-              setState('failed');
-            },
-          );
-        }}
-        className={`${secondaryButton} w-full`}
-      >
-        {state === 'copied' ? (
-          <Check className="size-4 text-emerald-600 dark:text-emerald-400" />
-        ) : (
-          <Share className="size-4" />
-        )}
-        <span aria-live="polite">{state === 'copied' ? MESSAGES.copied : 'Share URL'}</span>
-      </button>
-      {state === 'failed' && (
-        <p role="alert" className="copy-error">
-          {MESSAGES.copyFailed}
-        </p>
-      )}
-    </div>
   );
 }

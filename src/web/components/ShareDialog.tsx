@@ -1,0 +1,167 @@
+/**
+ * The share dialog: each shareable link of a group as a QR code (for a phone across the table)
+ * and as text with a copy button. Today there is one link, the full-access group link; another
+ * kind (a view-only link) is one more entry in groupLinks(): each entry gets its own labelled
+ * section, and with two or more a tab list above the sections is the natural next step
+ * (WAI-ARIA tabs pattern).
+ *
+ * The QR encoder (uqr) is imported only when the dialog opens: it is not part of any screen's
+ * initial JavaScript (issue 5's 80 KB budget).
+ */
+import { useEffect, useId, useState } from 'react';
+import { groupUrl } from '../lib/router.js';
+import { mutedText, primaryButton } from '../lib/ui.js';
+import { CopyButton } from './CopyButton.js';
+import { Dialog } from './Dialog.js';
+import { Loader, icon } from './icons.js';
+
+const Copy = icon('M8 8h12v12H8zM16 8V4H4v12h4');
+
+interface ShareLink {
+  /** Stable id, e.g. 'full' (later 'view'). */
+  id: string;
+  /** Section heading, e.g. 'Full access link'. */
+  label: string;
+  /** What the link lets its holder do. */
+  description: string;
+  url: string;
+}
+
+/** Modules of quiet zone around the code: the QR standard asks for 4, scanners rely on it. */
+const QUIET_ZONE = 4;
+
+/** The links of a group: today only the full-access one. */
+function groupLinks(slug: string, key: string): ShareLink[] {
+  return [
+    {
+      id: 'full',
+      label: 'Full access link',
+      description: 'Anyone with this link can see and change the counters.',
+      url: window.location.origin + groupUrl(slug, key),
+    },
+  ];
+}
+
+export function ShareDialog({
+  slug,
+  accessKey,
+  onClose,
+}: {
+  slug: string;
+  accessKey: string;
+  onClose: () => void;
+}) {
+  const links = groupLinks(slug, accessKey);
+  const titleId = useId();
+  const descriptionId = useId();
+  return (
+    <Dialog labelledBy={titleId} describedBy={descriptionId} onClose={onClose}>
+      {(close) => (
+        <>
+          <h2 id={titleId} className="text-lg font-semibold">
+            Share this group
+          </h2>
+          <p id={descriptionId} className={`mt-1 text-sm ${mutedText}`}>
+            Scan the code with a phone camera, or copy the link.
+          </p>
+          {/* showModal() focuses the first control: the first link's Copy link button. */}
+          {links.map((link) => (
+            <LinkSection key={link.id} link={link} />
+          ))}
+          <div className="mt-6 flex justify-end">
+            <button type="button" onClick={close} className={`${primaryButton} w-full sm:w-auto`}>
+              Done
+            </button>
+          </div>
+        </>
+      )}
+    </Dialog>
+  );
+}
+
+function LinkSection({ link }: { link: ShareLink }) {
+  const headingId = useId();
+  return (
+    <section aria-labelledby={headingId} className="mt-5">
+      <h3 id={headingId} className="text-sm font-semibold">
+        {link.label}
+      </h3>
+      <p className={`mt-0.5 text-sm ${mutedText}`}>{link.description}</p>
+      <QrCode text={link.url} label={`QR code of the ${link.label.toLowerCase()}`} />
+      <p className="mt-4 rounded-xl border border-zinc-200 bg-zinc-50 px-3 py-2 font-mono text-xs leading-5 break-all text-zinc-800 select-all dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">
+        {link.url}
+      </p>
+      <CopyButton text={link.url} label="Copy link" Icon={Copy} className="mt-2" />
+    </section>
+  );
+}
+
+type Matrix = { size: number; path: string };
+
+/**
+ * The code as SVG elements (the CSP has no data: images): one path of dark modules on a white
+ * square with its quiet zone. Always dark on white, in both themes: inverted codes fail in many
+ * scanners.
+ */
+function QrCode({ text, label }: { text: string; label: string }) {
+  const [matrix, setMatrix] = useState<Matrix | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  useEffect(() => {
+    let cancelled = false;
+    import('uqr').then(
+      ({ encode }) => {
+        if (cancelled) return;
+        // Medium error correction: survives a glare spot or a cracked screen; a group link
+        // still fits in a version 6–7 code (41–45 modules).
+        const { data, size } = encode(text, { ecc: 'M', border: 0 });
+        let path = '';
+        data.forEach((row, y) => {
+          row.forEach((dark, x) => {
+            if (dark) path += `M${x} ${y}h1v1h-1z`;
+          });
+        });
+        setMatrix({ size, path });
+      },
+      () => {
+        if (!cancelled) setFailed(true);
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [text]);
+
+  const box = 'mx-auto mt-4 block aspect-square w-full max-w-60 rounded-xl';
+  if (matrix === null) {
+    return (
+      <div
+        role="status"
+        className={`${box} flex items-center justify-center gap-2 border border-dashed border-zinc-300 text-sm dark:border-zinc-700 ${mutedText}`}
+      >
+        {failed ? (
+          'The QR code could not be loaded. Copy the link instead.'
+        ) : (
+          <>
+            <Loader className="size-4 animate-spin" />
+            Making QR code…
+          </>
+        )}
+      </div>
+    );
+  }
+  const side = matrix.size + 2 * QUIET_ZONE;
+  return (
+    <svg
+      role="img"
+      aria-label={label}
+      data-testid="share-qr"
+      viewBox={`${-QUIET_ZONE} ${-QUIET_ZONE} ${side} ${side}`}
+      shapeRendering="crispEdges"
+      className={`${box} ring-1 ring-zinc-200 dark:ring-0`}
+    >
+      <rect x={-QUIET_ZONE} y={-QUIET_ZONE} width={side} height={side} fill="#fff" />
+      <path d={matrix.path} fill="#000" />
+    </svg>
+  );
+}
