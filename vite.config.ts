@@ -2,14 +2,16 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import tailwindcss from '@tailwindcss/vite';
-import react from '@vitejs/plugin-react';
+import preact from '@preact/preset-vite';
 import { defineConfig, type Plugin } from 'vite';
 
 const root = path.resolve(import.meta.dirname, 'src/web');
 
 export default defineConfig({
   root,
-  plugins: [react(), tailwindcss(), serviceWorker()],
+  // Preact via preact/compat: the app keeps importing 'react' and 'react-dom' (the preset aliases
+  // them and compiles JSX for Preact); ADR 6 has the measurements.
+  plugins: [preact(), tailwindcss(), serviceWorker()],
   build: {
     outDir: path.resolve(import.meta.dirname, 'dist/web'),
     emptyOutDir: true,
@@ -18,9 +20,9 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     rollupOptions: {
       output: {
-        // React in one long-cached chunk; each screen and dialog in its own.
+        // Preact in one long-cached chunk; each screen and dialog in its own.
         manualChunks(id) {
-          if (/node_modules\/(react|react-dom|scheduler)\//.test(id)) return 'react';
+          if (/node_modules\/preact\//.test(id)) return 'preact';
           // The QR encoder, loaded only when the share dialog opens.
           if (/node_modules\/uqr\//.test(id)) return 'qr';
           return undefined;

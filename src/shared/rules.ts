@@ -52,8 +52,8 @@ const EVENT_HANDLER = /\bon[a-z]+\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*)/gi;
 /**
  * SPEC §5: removes script blocks, the javascript: scheme and inline event-handler attributes,
  * trims, and truncates to 1000 characters. Repeats until nothing changes, so nested payloads such
- * as `<scr<script></script>ipt>` cannot reassemble after one pass. React escapes all text anyway;
- * this keeps stored data clean for every other consumer (exports, other clients).
+ * as `<scr<script></script>ipt>` cannot reassemble after one pass. The UI renders all text as text
+ * anyway; this keeps stored data clean for every other consumer (exports, other clients).
  */
 export function sanitizeText(input: string): string {
   let current = input;

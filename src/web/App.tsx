@@ -3,8 +3,8 @@ import { ThemeToggle } from './components/ThemeToggle.js';
 import { openEarly } from './lib/opening.js';
 import { useLocation } from './lib/router.js';
 
-// Each screen is its own chunk: a visitor downloads React plus the one screen they open
-// (issue 5: initial JavaScript within 80 KB gzip).
+// Each screen is its own chunk: a visitor downloads Preact plus the one screen they open
+// (issue 5: initial JavaScript within its gzip budget, test/e2e/bundle.spec.ts).
 const Landing = lazy(() => import('./routes/Landing.js').then((m) => ({ default: m.Landing })));
 const GroupScreen = lazy(() =>
   import('./routes/Group.js').then((m) => ({ default: m.GroupScreen })),

@@ -11,7 +11,12 @@ import { expect, test } from '@playwright/test';
 
 const WEB = path.resolve(import.meta.dirname, '../../dist/web');
 const ASSETS = path.join(WEB, 'assets');
-const BUDGET_BYTES = 80 * 1024;
+/**
+ * Issue 5's target is 80 KB. Since Preact (ADR 6) the screens need about 16 and 21 KB: the
+ * assertion is held at 40 KB so that a regression (React coming back would add about 58 KB) fails
+ * long before the target does, while the group screen keeps about 19 KB for what is planned.
+ */
+const BUDGET_BYTES = 40 * 1024;
 
 function staticImports(file: string): string[] {
   const code = fs.readFileSync(path.join(ASSETS, file), 'utf8');
@@ -54,7 +59,7 @@ function initialJs(screenChunk: RegExp): { bytes: number; files: string[] } {
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 test.describe('initial JavaScript (gzip)', () => {
-  test('the landing page needs at most 80 KB', () => {
+  test('the landing page needs at most 40 KB', () => {
     const { bytes, files } = initialJs(/^Landing-.*\.js$/);
     test
       .info()
@@ -63,8 +68,8 @@ test.describe('initial JavaScript (gzip)', () => {
     expect(bytes).toBeLessThanOrEqual(BUDGET_BYTES);
   });
 
-  test('the group screen needs at most 80 KB', () => {
-    // React 19.3 (react + react-dom) alone is about 66 KB gzip: the whole app gets the other ~14.
+  test('the group screen needs at most 40 KB', () => {
+    // Preact 11 with preact/compat and hooks is about 8 KB gzip; the rest is the app's own code.
     const { bytes, files } = initialJs(/^Group-.*\.js$/);
     test
       .info()

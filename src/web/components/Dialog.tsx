@@ -2,7 +2,7 @@
  * A modal on the native <dialog> element: showModal() gives the focus trap, Escape, the backdrop
  * and focus return for free (and zero kilobytes). Mounted only while open.
  */
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 
 interface DialogProps {
   labelledBy: string;
@@ -23,7 +23,9 @@ export function Dialog({
 }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
 
-  useEffect(() => {
+  // A layout effect: the dialog opens (and takes focus) in the same task as the click that asked
+  // for it, not a frame later as Preact's plain effects would.
+  useLayoutEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
     return () => {

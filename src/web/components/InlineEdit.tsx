@@ -3,7 +3,7 @@
  * Leaving the field (clicking elsewhere, tabbing away) commits too, so a typed edit is not lost.
  */
 import { Check, X } from './icons.js';
-import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 
 interface InlineEditProps {
   /** The current value as text. */
@@ -40,11 +40,19 @@ export function InlineEdit({
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(value);
   const buttonRef = useRef<HTMLButtonElement>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
   const finished = useRef(false);
   const returnFocus = useRef(false);
 
-  useEffect(() => {
-    if (!editing && returnFocus.current) {
+  // Focus follows the mode: into the input when editing starts (the user just asked to edit this
+  // field), back to the display button after Enter, Escape, Save or Cancel. Not `autoFocus`:
+  // Preact only sets the autofocus attribute, which a browser honours once per page. A layout
+  // effect, so focus moves in the same task as the click or key press (Preact runs plain effects
+  // a frame later).
+  useLayoutEffect(() => {
+    if (editing) {
+      inputRef.current?.focus();
+    } else if (returnFocus.current) {
       returnFocus.current = false;
       buttonRef.current?.focus();
     }
@@ -90,8 +98,7 @@ export function InlineEdit({
   return (
     <span className={`flex items-center gap-1 ${compact ? 'inline-flex' : 'w-full'}`}>
       <input
-        // The user just asked to edit this field.
-        autoFocus
+        ref={inputRef}
         value={draft}
         onChange={(event) => {
           setDraft(event.target.value);
