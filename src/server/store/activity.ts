@@ -9,6 +9,7 @@
  */
 import type { Counter, Group } from '../../shared/api.js';
 import {
+  CounterFieldSchema,
   CounterSnapshotSchema,
   FieldChangeSchema,
   UNKNOWN_MEMBER,
@@ -117,14 +118,8 @@ export function counterDraft(
   };
 }
 
-const COUNTER_DIFF_FIELDS = [
-  'name',
-  'description',
-  'value',
-  'incrementStep',
-  'decrementStep',
-  'thumbnailUrl',
-] as const;
+/** Every field a counter edit can change (the shared schema's list). */
+const COUNTER_DIFF_FIELDS = CounterFieldSchema.options;
 
 /** A counter edit: the fields whose value changed, old → new. */
 export function updateDraft(
