@@ -54,7 +54,16 @@ function errorText(error: unknown, fallback: string): string {
   return error instanceof ApiRequestError && error.serverMessage ? error.serverMessage : fallback;
 }
 
-export function ActivityPanel({ store, onClose }: { store: GroupStore; onClose: () => void }) {
+export function ActivityPanel({
+  store,
+  onClose,
+  readOnly = false,
+}: {
+  store: GroupStore;
+  onClose: () => void;
+  /** View-only access: no Undo buttons. */
+  readOnly?: boolean;
+}) {
   const titleId = useId();
   const [entries, setEntries] = useState<ActivityEntry[]>([]);
   /** The `before` of the next older page; null at the beginning; undefined until loaded. */
@@ -339,6 +348,7 @@ export function ActivityPanel({ store, onClose }: { store: GroupStore; onClose: 
                 now={now}
                 busy={undoing.has(entry.id)}
                 onUndo={undo}
+                readOnly={readOnly}
               />
             ))}
           </ol>
@@ -374,12 +384,14 @@ function Entry({
   now,
   busy,
   onUndo,
+  readOnly,
 }: {
   entry: ActivityEntry;
   byId: ReadonlyMap<number, ActivityEntry>;
   now: number;
   busy: boolean;
   onUndo: (entry: ActivityEntry) => void;
+  readOnly: boolean;
 }) {
   const { actor, text } = describeEntry(entry, byId);
   const undone = entry.undoneBy !== null;
@@ -406,7 +418,7 @@ function Entry({
           </p>
         )}
       </div>
-      {!undone && entry.undoOf === null && (
+      {!readOnly && !undone && entry.undoOf === null && (
         <button
           type="button"
           onClick={() => {

@@ -28,9 +28,12 @@ export function prefetchCardEditors(): void {
 export const CounterCard = memo(function CounterCard({
   counter,
   store,
+  readOnly = false,
 }: {
   counter: Counter;
   store: GroupStore;
+  /** View-only access: everything shown, nothing editable. */
+  readOnly?: boolean;
 }) {
   const [editingThumbnail, setEditingThumbnail] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
@@ -56,6 +59,7 @@ export const CounterCard = memo(function CounterCard({
     >
       <div className="flex items-start gap-3">
         <Thumbnail
+          readOnly={readOnly}
           url={counter.thumbnailUrl}
           failed={thumbnailFailed}
           onError={setFailedThumbnail}
@@ -68,6 +72,7 @@ export const CounterCard = memo(function CounterCard({
             <InlineEdit
               value={counter.name}
               label="Counter name"
+              readOnly={readOnly}
               placeholder="Counter Name"
               onCommit={saveText('name')}
             />
@@ -76,22 +81,25 @@ export const CounterCard = memo(function CounterCard({
             <InlineEdit
               value={counter.description}
               label="Description"
+              readOnly={readOnly}
               placeholder="Add a description..."
               onCommit={saveText('description')}
             />
           </div>
         </div>
-        <button
-          type="button"
-          aria-label="Delete counter"
-          title="Delete counter"
-          onClick={() => {
-            setConfirmingDelete(true);
-          }}
-          className={`${iconButton} -mt-1 -mr-1 hover:text-red-600 dark:hover:text-red-400`}
-        >
-          <Trash className="size-[18px]" />
-        </button>
+        {!readOnly && (
+          <button
+            type="button"
+            aria-label="Delete counter"
+            title="Delete counter"
+            onClick={() => {
+              setConfirmingDelete(true);
+            }}
+            className={`${iconButton} -mt-1 -mr-1 hover:text-red-600 dark:hover:text-red-400`}
+          >
+            <Trash className="size-[18px]" />
+          </button>
+        )}
       </div>
 
       {thumbnailFailed && !editingThumbnail && (
@@ -115,38 +123,43 @@ export const CounterCard = memo(function CounterCard({
       )}
 
       <div className="mt-auto flex items-center justify-between gap-2">
-        <button
-          type="button"
-          aria-label={`Decrement by ${counter.decrementStep}`}
-          onClick={() => {
-            store.adjust(id, 'decrement');
-          }}
-          className="adjust-btn adjust-minus"
-        >
-          <Minus className="size-5" />
-          <span>{counter.decrementStep}</span>
-        </button>
+        {!readOnly && (
+          <button
+            type="button"
+            aria-label={`Decrement by ${counter.decrementStep}`}
+            onClick={() => {
+              store.adjust(id, 'decrement');
+            }}
+            className="adjust-btn adjust-minus"
+          >
+            <Minus className="size-5" />
+            <span>{counter.decrementStep}</span>
+          </button>
+        )}
         <div className="flex min-w-0 flex-1 justify-center text-center">
           <InlineEdit
             value={String(counter.value)}
             label="Counter value"
+            readOnly={readOnly}
             inputMode="numeric"
             onCommit={saveNumber('value')}
             className={`font-bold tracking-tight tabular-nums ${valueSize(counter.value)}`}
             inputClassName="text-center text-2xl font-bold tabular-nums"
           />
         </div>
-        <button
-          type="button"
-          aria-label={`Increment by ${counter.incrementStep}`}
-          onClick={() => {
-            store.adjust(id, 'increment');
-          }}
-          className="adjust-btn adjust-plus"
-        >
-          <Plus className="size-5" />
-          <span>{counter.incrementStep}</span>
-        </button>
+        {!readOnly && (
+          <button
+            type="button"
+            aria-label={`Increment by ${counter.incrementStep}`}
+            onClick={() => {
+              store.adjust(id, 'increment');
+            }}
+            className="adjust-btn adjust-plus"
+          >
+            <Plus className="size-5" />
+            <span>{counter.incrementStep}</span>
+          </button>
+        )}
       </div>
 
       <Suspense fallback={<div className="h-9" />}>
@@ -158,11 +171,13 @@ export const CounterCard = memo(function CounterCard({
           label="Decrement Step"
           value={counter.decrementStep}
           onCommit={saveNumber('decrementStep', MIN_STEP)}
+          readOnly={readOnly}
         />
         <Step
           label="Increment Step"
           value={counter.incrementStep}
           onCommit={saveNumber('incrementStep', MIN_STEP)}
+          readOnly={readOnly}
           alignEnd
         />
       </div>
@@ -191,11 +206,13 @@ function Step({
   value,
   onCommit,
   alignEnd = false,
+  readOnly = false,
 }: {
   label: string;
   value: number;
   onCommit: (text: string) => void;
   alignEnd?: boolean;
+  readOnly?: boolean;
 }) {
   return (
     <div className={`flex flex-col gap-0.5 ${alignEnd ? 'items-end text-right' : 'items-start'}`}>
@@ -205,6 +222,7 @@ function Step({
         label={label}
         inputMode="numeric"
         onCommit={onCommit}
+        readOnly={readOnly}
         compact
         className="font-semibold tabular-nums"
       />
@@ -217,12 +235,15 @@ function Thumbnail({
   failed,
   onError,
   onEdit,
+  readOnly = false,
 }: {
   url: string | null;
   failed: boolean;
   onError: (url: string) => void;
   onEdit: () => void;
+  readOnly?: boolean;
 }) {
+  if (url === null && readOnly) return null;
   if (url === null) {
     return (
       <button
@@ -236,14 +257,8 @@ function Thumbnail({
       </button>
     );
   }
-  return (
-    <button
-      type="button"
-      aria-label="Change thumbnail"
-      title="Change thumbnail"
-      onClick={onEdit}
-      className="thumb thumb-filled"
-    >
+  const picture = (
+    <>
       {failed ? (
         <ImageOff className="size-5 text-zinc-500 dark:text-zinc-400" />
       ) : (
@@ -260,6 +275,18 @@ function Thumbnail({
           className="size-full object-cover"
         />
       )}
+    </>
+  );
+  if (readOnly) return <div className="thumb thumb-filled">{picture}</div>;
+  return (
+    <button
+      type="button"
+      aria-label="Change thumbnail"
+      title="Change thumbnail"
+      onClick={onEdit}
+      className="thumb thumb-filled"
+    >
+      {picture}
     </button>
   );
 }

@@ -148,7 +148,7 @@ export function Sparkline({ counter, store }: { counter: Counter; store: GroupSt
  * The header's Activity button (its panel beside it), and the undo toast with Ctrl/Cmd+Z. The
  * group screen reserves the button's place (.activity-btn) until this chunk arrives.
  */
-export function GroupTools({ store }: { store: GroupStore }) {
+export function GroupTools({ store, readOnly = false }: { store: GroupStore; readOnly?: boolean }) {
   const [open, setOpen] = useState(false);
 
   useEffect(() => {
@@ -171,11 +171,12 @@ export function GroupTools({ store }: { store: GroupStore }) {
         <History className="size-4 shrink-0" />
         <span className="max-sm:sr-only">Activity</span>
       </button>
-      <UndoToast store={store} />
+      {!readOnly && <UndoToast store={store} />}
       {open && (
         <Suspense fallback={null}>
           <ActivityPanel
             store={store}
+            readOnly={readOnly}
             onClose={() => {
               setOpen(false);
             }}

@@ -23,6 +23,8 @@ interface InlineEditProps {
   inputClassName?: string;
   /** Also shrink the editor to its content (steps) instead of filling the width. */
   compact?: boolean;
+  /** View-only access: the value as plain text, not editable. */
+  readOnly?: boolean;
 }
 
 export function InlineEdit({
@@ -36,6 +38,7 @@ export function InlineEdit({
   className = '',
   inputClassName = '',
   compact = false,
+  readOnly = false,
 }: InlineEditProps) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(value);
@@ -71,6 +74,20 @@ export function InlineEdit({
     setEditing(false);
     if (commit) onCommit(draft);
   };
+
+  if (readOnly) {
+    const shown = value === '' ? (placeholder ?? '') : value;
+    return (
+      <span
+        data-field={label}
+        className={`inline-display cursor-default ${
+          value === '' ? 'text-zinc-500 italic dark:text-zinc-400' : ''
+        } ${className}`}
+      >
+        {children ?? shown}
+      </span>
+    );
+  }
 
   if (!editing) {
     const shown = value === '' ? (placeholder ?? '') : value;

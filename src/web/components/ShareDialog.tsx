@@ -9,8 +9,11 @@
  * initial JavaScript (issue 5's 80 KB budget).
  */
 import { useEffect, useId, useState } from 'react';
+import type { AccessLevel } from '../../shared/api.js';
+import { ApiRequestError, groupPath, request } from '../lib/api.js';
+import { generateAccessKey } from '../lib/ids.js';
 import { groupUrl } from '../lib/router.js';
-import { mutedText, primaryButton } from '../lib/ui.js';
+import { dangerButton, errorText, mutedText, primaryButton, secondaryButton } from '../lib/ui.js';
 import { CopyButton } from './CopyButton.js';
 import { Dialog } from './Dialog.js';
 import { Loader, icon } from './icons.js';
@@ -30,8 +33,18 @@ interface ShareLink {
 /** Modules of quiet zone around the code: the QR standard asks for 4, scanners rely on it. */
 const QUIET_ZONE = 4;
 
-/** The links of a group: today only the full-access one. */
-function groupLinks(slug: string, key: string): ShareLink[] {
+/** The link this tab can share itself: its own key's. */
+function groupLinks(slug: string, key: string, access: AccessLevel): ShareLink[] {
+  if (access === 'view') {
+    return [
+      {
+        id: 'view',
+        label: 'View-only link',
+        description: 'Anyone with this link can see the counters but not change them.',
+        url: window.location.origin + groupUrl(slug, key),
+      },
+    ];
+  }
   return [
     {
       id: 'full',
@@ -45,13 +58,24 @@ function groupLinks(slug: string, key: string): ShareLink[] {
 export function ShareDialog({
   slug,
   accessKey,
+  access = 'full',
+  notice = null,
+  onKeyChanging,
+  onKeyChanged,
   onClose,
 }: {
   slug: string;
   accessKey: string;
+  access?: AccessLevel;
+  /** Shown above the links (e.g. after a key change). */
+  notice?: string | null;
+  /** This tab is about to change the key (true), or gave up (false). */
+  onKeyChanging?: (changing: boolean) => void;
+  /** The key was changed: this tab moves to the new one. */
+  onKeyChanged?: (newKey: string) => void;
   onClose: () => void;
 }) {
-  const links = groupLinks(slug, accessKey);
+  const links = groupLinks(slug, accessKey, access);
   const titleId = useId();
   const descriptionId = useId();
   return (
@@ -65,9 +89,28 @@ export function ShareDialog({
             Scan the code with a phone camera, or copy the link.
           </p>
           {/* showModal() focuses the first control: the first link's Copy link button. */}
+          {notice !== null && (
+            <p
+              role="status"
+              className="mt-4 rounded-xl bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:bg-emerald-950/60 dark:text-emerald-200"
+            >
+              {notice}
+            </p>
+          )}
           {links.map((link) => (
             <LinkSection key={link.id} link={link} />
           ))}
+          {access === 'full' && (
+            <>
+              <ViewLinkSection slug={slug} accessKey={accessKey} />
+              <ChangeKeySection
+                slug={slug}
+                accessKey={accessKey}
+                onChanging={(changing) => onKeyChanging?.(changing)}
+                onChanged={(newKey) => onKeyChanged?.(newKey)}
+              />
+            </>
+          )}
           <div className="mt-6 flex justify-end">
             <button type="button" onClick={close} className={`${primaryButton} w-full sm:w-auto`}>
               Done
@@ -92,6 +135,204 @@ function LinkSection({ link }: { link: ShareLink }) {
         {link.url}
       </p>
       <CopyButton text={link.url} label="Copy link" Icon={Copy} className="mt-2" />
+    </section>
+  );
+}
+
+function problem(error: unknown): string {
+  if (error instanceof ApiRequestError) return error.serverMessage || error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The view-only link: off until created; one per group, the same every time it is asked for. */
+function ViewLinkSection({ slug, accessKey }: { slug: string; accessKey: string }) {
+  // undefined: not known yet.
+  const [viewKey, setViewKey] = useState<string | null | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const headingId = useId();
+  const path = `${groupPath(slug)}/view-key`;
+
+  useEffect(() => {
+    let cancelled = false;
+    request<{ viewKey: string | null }>('GET', path, { key: accessKey }).then(
+      (answer) => {
+        if (!cancelled) setViewKey(answer.viewKey);
+      },
+      (reason: unknown) => {
+        if (cancelled) return;
+        setViewKey(null);
+        setError(problem(reason));
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [path, accessKey]);
+
+  const run = (method: 'POST' | 'DELETE') => {
+    setBusy(true);
+    setError(null);
+    request<{ viewKey: string } | undefined>(method, path, { key: accessKey }).then(
+      (answer) => {
+        setViewKey(method === 'POST' && answer ? answer.viewKey : null);
+        setBusy(false);
+      },
+      (reason: unknown) => {
+        setError(problem(reason));
+        setBusy(false);
+      },
+    );
+  };
+
+  if (viewKey) {
+    return (
+      <div className="mt-6 border-t border-zinc-200 pt-1 dark:border-zinc-800">
+        <LinkSection
+          link={{
+            id: 'view',
+            label: 'View-only link',
+            description: 'Anyone with this link can see the counters but not change them.',
+            url: window.location.origin + groupUrl(slug, viewKey),
+          }}
+        />
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => {
+            run('DELETE');
+          }}
+          className={`${secondaryButton} mt-2`}
+        >
+          {busy && <Loader className="size-4 animate-spin" />}
+          Turn off
+        </button>
+        {error !== null && (
+          <p role="alert" className={`mt-2 text-sm ${errorText}`}>
+            {error}
+          </p>
+        )}
+      </div>
+    );
+  }
+  return (
+    <section
+      aria-labelledby={headingId}
+      className="mt-6 border-t border-zinc-200 pt-5 dark:border-zinc-800"
+    >
+      <h3 id={headingId} className="text-sm font-semibold">
+        View-only link
+      </h3>
+      <p className={`mt-0.5 text-sm ${mutedText}`}>
+        A second link that shows the counters live but cannot change anything.
+      </p>
+      <button
+        type="button"
+        disabled={busy || viewKey === undefined}
+        onClick={() => {
+          run('POST');
+        }}
+        className={`${secondaryButton} mt-3`}
+      >
+        {(busy || viewKey === undefined) && <Loader className="size-4 animate-spin" />}
+        Create view-only link
+      </button>
+      {error !== null && (
+        <p role="alert" className={`mt-2 text-sm ${errorText}`}>
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** Replaces the group's access key: every old link (and view-only link) stops working. */
+function ChangeKeySection({
+  slug,
+  accessKey,
+  onChanging,
+  onChanged,
+}: {
+  slug: string;
+  accessKey: string;
+  onChanging: (changing: boolean) => void;
+  onChanged: (newKey: string) => void;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const headingId = useId();
+
+  const change = () => {
+    const key = generateAccessKey();
+    setBusy(true);
+    setError(null);
+    onChanging(true);
+    request<unknown>('POST', `${groupPath(slug)}/key`, { key: accessKey, body: { key } }).then(
+      () => {
+        onChanged(key);
+      },
+      (reason: unknown) => {
+        onChanging(false);
+        setError(problem(reason));
+        setBusy(false);
+      },
+    );
+  };
+
+  return (
+    <section
+      aria-labelledby={headingId}
+      className="mt-6 border-t border-zinc-200 pt-5 dark:border-zinc-800"
+    >
+      <h3 id={headingId} className="text-sm font-semibold">
+        Access key
+      </h3>
+      {confirming ? (
+        <>
+          <p role="alert" className="mt-1 text-sm text-amber-800 dark:text-amber-200">
+            A new key replaces the current one. The current link and the view-only link stop working
+            for everyone, and open pages using them are closed. Only people you send the new link to
+            can get back in.
+          </p>
+          <div className="mt-3 flex flex-col-reverse gap-2 sm:flex-row">
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => {
+                setConfirming(false);
+              }}
+              className={secondaryButton}
+            >
+              Cancel
+            </button>
+            <button type="button" disabled={busy} onClick={change} className={dangerButton}>
+              {busy && <Loader className="size-4 animate-spin" />}
+              Change key now
+            </button>
+          </div>
+        </>
+      ) : (
+        <>
+          <p className={`mt-0.5 text-sm ${mutedText}`}>
+            If a link reached the wrong people, replace the key.
+          </p>
+          <button
+            type="button"
+            onClick={() => {
+              setConfirming(true);
+            }}
+            className={`${secondaryButton} mt-3`}
+          >
+            Change access key
+          </button>
+        </>
+      )}
+      {error !== null && (
+        <p role="alert" className={`mt-2 text-sm ${errorText}`}>
+          {error}
+        </p>
+      )}
     </section>
   );
 }

@@ -7,6 +7,8 @@ import { makeGuestName } from '../../shared/rules.js';
 /** Must match the key read by public/theme.js before first paint. */
 export const THEME_KEY = 'tally:theme';
 export const GUEST_NAME_KEY = 'tally:guestName';
+/** This browser's presence id, shared by its tabs (not a secret, not an account). */
+export const MEMBER_ID_KEY = 'tally:memberId';
 
 export type Theme = 'dark' | 'light';
 
@@ -59,4 +61,15 @@ export function ensureGuestName(): string {
 
 export function saveGuestName(name: string): void {
   write(GUEST_NAME_KEY, name);
+}
+
+/** The random id this browser shows up under in 'Here now' (1–64 of A-Z a-z 0-9 _ -). */
+export function ensureMemberId(): string {
+  const saved = read(MEMBER_ID_KEY);
+  if (saved !== null && /^[A-Za-z0-9_-]{1,64}$/.test(saved)) return saved;
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  const id = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  write(MEMBER_ID_KEY, id);
+  return id;
 }

@@ -5,7 +5,7 @@
  * level because browsers cannot see WebSocket ping frames: a connection that stops answering is
  * dropped and replaced instead of silently showing stale values.
  */
-import type { Change, ServerMessage } from '../../shared/protocol.js';
+import type { Change, PresenceMember, ServerMessage } from '../../shared/protocol.js';
 import { CLOSE_CODES, PROTOCOL_VERSION, livePath } from '../../shared/live.js';
 
 export type LiveStatus = 'connecting' | 'live' | 'offline';
@@ -17,6 +17,8 @@ export interface LiveHandlers {
   onStatus(status: LiveStatus): void;
   /** The server refused this group or key for good: reconnecting would not help. */
   onFatal(code: number, reason: string): void;
+  /** Everyone here now (presence). */
+  onPresence?(members: PresenceMember[]): void;
 }
 
 /** Idle time before the client checks the connection with a ping, ms. */
@@ -38,6 +40,7 @@ const FATAL_CODES: ReadonlySet<number> = new Set([
   CLOSE_CODES.forbidden,
   CLOSE_CODES.groupNotFound,
   CLOSE_CODES.unsupportedProtocol,
+  CLOSE_CODES.keyChanged,
 ]);
 
 export class LiveConnection {
@@ -55,7 +58,19 @@ export class LiveConnection {
     private readonly groupName: string,
     private readonly key: string,
     private readonly handlers: LiveHandlers,
+    /** This browser's presence entry; its name can change while connected. */
+    private readonly member: PresenceMember | null = null,
   ) {}
+
+  /** The member renamed themself: tell the others now, and use the name on reconnects. */
+  rename(name: string): void {
+    if (!this.member) return;
+    this.member.name = name;
+    const socket = this.socket;
+    if (socket && socket.readyState === WebSocket.OPEN && this.status === 'live') {
+      socket.send(JSON.stringify({ type: 'member', name }));
+    }
+  }
 
   start(): void {
     window.addEventListener('online', this.handleOnline);
@@ -93,7 +108,14 @@ export class LiveConnection {
     this.socket = socket;
     this.armDeadline(READY_TIMEOUT_MS);
     socket.onopen = () => {
-      socket.send(JSON.stringify({ type: 'auth', protocol: PROTOCOL_VERSION, key: this.key }));
+      socket.send(
+        JSON.stringify({
+          type: 'auth',
+          protocol: PROTOCOL_VERSION,
+          key: this.key,
+          ...(this.member ? { member: { ...this.member } } : {}),
+        }),
+      );
     };
     socket.onmessage = (event: MessageEvent) => {
       if (this.socket === socket && typeof event.data === 'string') this.receive(event.data);
@@ -124,6 +146,9 @@ export class LiveConnection {
         return;
       case 'changes':
         this.handlers.onChanges(message.changes);
+        return;
+      case 'presence':
+        this.handlers.onPresence?.(message.members);
         return;
       case 'pong':
       case 'ack':

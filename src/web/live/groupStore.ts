@@ -15,13 +15,14 @@
  *   at least as new (counter versions are the group's change sequence numbers).
  */
 import type {
+  AccessLevel,
   AdjustDirection,
   Counter,
   CounterPatchInput,
   Group,
   GroupPatchInput,
 } from '../../shared/api.js';
-import type { Change } from '../../shared/protocol.js';
+import type { Change, PresenceMember } from '../../shared/protocol.js';
 import { CLOSE_CODES } from '../../shared/live.js';
 import { MESSAGES } from '../../shared/messages.js';
 import {
@@ -92,6 +93,10 @@ export interface GroupViewState {
   lastCreatedId: string | null;
   /** Operations not yet confirmed by the server. */
   pendingCount: number;
+  /** What this key allows: 'view' hides every editing control. */
+  access: AccessLevel;
+  /** Who has the group open now (presence), one entry per browser. */
+  members: readonly PresenceMember[];
 }
 
 const GROUP_LANE = '#group';
@@ -134,6 +139,9 @@ export class GroupStore {
   /** The banner message of that failure, to take it down once the list arrives after all. */
   private loadError: string | null = null;
   private disposed = false;
+  private access: AccessLevel;
+  private members: readonly PresenceMember[] = [];
+  private readonly member: PresenceMember | null;
   private state: GroupViewState;
 
   /**
@@ -146,7 +154,11 @@ export class GroupStore {
     group: Group,
     seq: number,
     private readonly counterList: Promise<readonly Counter[]>,
+    access: AccessLevel = 'full',
+    member: PresenceMember | null = null,
   ) {
+    this.access = access;
+    this.member = member;
     this.group = group;
     this.groupSeq = seq;
     this.state = this.buildState();
@@ -159,7 +171,12 @@ export class GroupStore {
     import('./connection.js').then(
       ({ LiveConnection }) => {
         if (this.disposed) return;
-        this.connection = new LiveConnection(this.slug, this.key, this.liveHandlers);
+        this.connection = new LiveConnection(
+          this.slug,
+          this.key,
+          this.liveHandlers,
+          this.member ? { ...this.member } : null,
+        );
         this.connection.start();
       },
       (error: unknown) => {
@@ -172,7 +189,12 @@ export class GroupStore {
 
   private readonly liveHandlers: LiveHandlers = {
     onReady: (message) => {
+      this.access = message.access;
       this.applySnapshot(message);
+    },
+    onPresence: (members) => {
+      this.members = members;
+      this.emit();
     },
     onChanges: (changes) => {
       this.applyChanges(changes);
@@ -184,12 +206,31 @@ export class GroupStore {
       this.emit();
     },
     onFatal: (code, reason) => {
+      // This tab is changing the key itself: it moves to the new one, not to Access Denied.
+      if (code === CLOSE_CODES.keyChanged && this.changingKey) return;
+      if (code === CLOSE_CODES.keyChanged) {
+        this.fatal = MESSAGES.keyChanged;
+        this.emit();
+        return;
+      }
       this.fatal =
         reason ||
         (code === CLOSE_CODES.groupNotFound ? MESSAGES.groupNotFound : MESSAGES.accessDenied);
       this.emit();
     },
   };
+
+  private changingKey = false;
+
+  /** This tab is about to replace the group's key: its own 4410 close is expected. */
+  expectKeyChange(expected: boolean): void {
+    this.changingKey = expected;
+  }
+
+  /** The 'Signed in as' name changed: the others' 'Here now' lists follow. */
+  renameMember(name: string): void {
+    this.connection?.rename(name);
+  }
 
   dispose(): void {
     this.disposed = true;
@@ -233,6 +274,8 @@ export class GroupStore {
       fatal: this.fatal,
       lastCreatedId: this.lastCreatedId,
       pendingCount,
+      access: this.access,
+      members: this.members,
     };
   }
 

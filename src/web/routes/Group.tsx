@@ -14,7 +14,8 @@ import { GroupStore } from '../live/groupStore.js';
 import { ApiRequestError } from '../lib/api.js';
 import { takeOpening } from '../lib/opening.js';
 import { groupUrl, navigate } from '../lib/router.js';
-import { ensureGuestName, saveGuestName } from '../lib/storage.js';
+import { ensureGuestName, ensureMemberId, saveGuestName } from '../lib/storage.js';
+import type { PresenceMember } from '../../shared/protocol.js';
 import { card, mutedText, primaryButton, secondaryButton } from '../lib/ui.js';
 
 const loadProfilePictureDialog = () => import('../components/ProfilePictureDialog.js');
@@ -30,6 +31,9 @@ const ShareDialog = lazy(() => loadShareDialog().then((m) => ({ default: m.Share
 const QrCodeIcon = icon(
   'M3 3h6v6H3zM15 3h6v6h-6zM3 15h6v6H3zM15 15h2v2h-2zm4 4h2v2h-2zM13 3v2m0 4v4H3m18 0h-4',
 );
+
+/** Set by a key change in this tab: the screen opened with the new key shows its link. */
+let keyJustChanged: string | null = null;
 
 type Access =
   | { phase: 'loading' }
@@ -53,7 +57,15 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
       (snapshot) => {
         if (cancelled) return;
         const { group, seq } = snapshot;
-        store = new GroupStore(group.name, opening.key, group, seq, opening.counters);
+        store = new GroupStore(
+          group.name,
+          opening.key,
+          group,
+          seq,
+          opening.counters,
+          snapshot.access,
+          { id: ensureMemberId(), name: ensureGuestName() },
+        );
         store.start();
         // Canonical address (the slug), so Share URL and reloads use it.
         const canonical = groupUrl(group.name, opening.key);
@@ -168,7 +180,13 @@ function GroupView({ store }: { store: GroupStore }) {
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const { group, counters } = state;
   const [editingPicture, setEditingPicture] = useState(false);
-  const [sharing, setSharing] = useState(false);
+  const [sharing, setSharing] = useState(() => {
+    const rotated = keyJustChanged === store.key;
+    keyJustChanged = null;
+    return rotated;
+  });
+  const [rotatedNotice] = useState(sharing);
+  const readOnly = state.access === 'view';
 
   useEffect(() => {
     document.title = `${group.displayName} · Tally`;
@@ -214,28 +232,38 @@ function GroupView({ store }: { store: GroupStore }) {
     <Shell>
       <header className="group-header">
         <div className="flex min-w-0 flex-1 items-center gap-4">
-          <button
-            type="button"
-            aria-label="Change profile picture"
-            title="Change profile picture"
-            onClick={() => {
-              setEditingPicture(true);
-            }}
-            className="group/avatar relative size-16 shrink-0 rounded-full"
-          >
+          {readOnly ? (
             <Avatar
               url={group.profileImageUrl}
               name={group.displayName}
               size={64}
-              className="shadow-sm"
+              className="shrink-0 shadow-sm"
             />
-          </button>
+          ) : (
+            <button
+              type="button"
+              aria-label="Change profile picture"
+              title="Change profile picture"
+              onClick={() => {
+                setEditingPicture(true);
+              }}
+              className="group/avatar relative size-16 shrink-0 rounded-full"
+            >
+              <Avatar
+                url={group.profileImageUrl}
+                name={group.displayName}
+                size={64}
+                className="shadow-sm"
+              />
+            </button>
+          )}
           <div className="min-w-0 flex-1">
             <h1 className="group-title">
               <InlineEdit
                 value={group.displayName}
                 label="Group name"
                 placeholder="Group Name"
+                readOnly={readOnly}
                 onCommit={(text) => {
                   const displayName = sanitizeText(text);
                   // A blank display name is refused by the server: keep the current one.
@@ -246,14 +274,20 @@ function GroupView({ store }: { store: GroupStore }) {
               />
             </h1>
             <div className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1">
-              <GuestName />
+              <GuestName store={store} />
               <ConnectionBadge status={state.status} />
+              {readOnly && (
+                <span className="view-only-badge" title={MESSAGES.readOnly}>
+                  View only
+                </span>
+              )}
+              <HereNow members={state.members} />
             </div>
           </div>
         </div>
         <div className="group-actions">
           <Suspense fallback={<span className="activity-btn" />}>
-            <GroupTools store={store} />
+            <GroupTools store={store} readOnly={readOnly} />
           </Suspense>
           <CopyButton
             text={shareUrl}
@@ -273,14 +307,16 @@ function GroupView({ store }: { store: GroupStore }) {
           >
             <QrCodeIcon className="size-4" />
           </button>
-          <button
-            type="button"
-            onClick={addCounter}
-            className={`${primaryButton} flex-auto sm:flex-none`}
-          >
-            <Plus className="size-4" />
-            Add Counter
-          </button>
+          {!readOnly && (
+            <button
+              type="button"
+              onClick={addCounter}
+              className={`${primaryButton} flex-auto sm:flex-none`}
+            >
+              <Plus className="size-4" />
+              Add Counter
+            </button>
+          )}
         </div>
       </header>
 
@@ -312,7 +348,7 @@ function GroupView({ store }: { store: GroupStore }) {
           <Pending>{MESSAGES.loadingCounters}</Pending>
         )
       ) : counters.length === 0 ? (
-        <EmptyState onCreate={addCounter} />
+        <EmptyState onCreate={readOnly ? null : addCounter} />
       ) : (
         <ul
           aria-label="Counters"
@@ -320,7 +356,7 @@ function GroupView({ store }: { store: GroupStore }) {
         >
           {counters.map((counter) => (
             <li key={counter.id} className="min-w-0">
-              <CounterCard counter={counter} store={store} />
+              <CounterCard counter={counter} store={store} readOnly={readOnly} />
             </li>
           ))}
         </ul>
@@ -345,6 +381,19 @@ function GroupView({ store }: { store: GroupStore }) {
           <ShareDialog
             slug={store.slug}
             accessKey={store.key}
+            access={state.access}
+            notice={
+              rotatedNotice
+                ? 'The access key was changed. Old links no longer work: share this new one.'
+                : null
+            }
+            onKeyChanging={(changing) => {
+              store.expectKeyChange(changing);
+            }}
+            onKeyChanged={(newKey) => {
+              keyJustChanged = newKey;
+              navigate(groupUrl(store.slug, newKey), { replace: true });
+            }}
             onClose={() => {
               setSharing(false);
             }}
@@ -380,7 +429,7 @@ function LoadFailed({ onRetry }: { onRetry: () => void }) {
   );
 }
 
-function EmptyState({ onCreate }: { onCreate: () => void }) {
+function EmptyState({ onCreate }: { onCreate: (() => void) | null }) {
   return (
     <div className="empty-state">
       <div className="badge-icon badge-icon-indigo">
@@ -388,16 +437,18 @@ function EmptyState({ onCreate }: { onCreate: () => void }) {
       </div>
       <h2 className="mt-4 text-lg font-semibold">{MESSAGES.noCountersTitle}</h2>
       <p className={`mt-1 ${mutedText}`}>{MESSAGES.noCountersBody}</p>
-      <button type="button" onClick={onCreate} className={`${primaryButton} mt-6`}>
-        <Plus className="size-4" />
-        Create First Counter
-      </button>
+      {onCreate && (
+        <button type="button" onClick={onCreate} className={`${primaryButton} mt-6`}>
+          <Plus className="size-4" />
+          Create First Counter
+        </button>
+      )}
     </div>
   );
 }
 
 /** SPEC §2/§5: 'Signed in as {name}', edited inline; a blank or unchanged name is not saved. */
-function GuestName() {
+function GuestName({ store }: { store: GroupStore }) {
   const [name, setName] = useState(ensureGuestName);
   return (
     <p className={`flex min-w-0 items-center gap-1 text-sm ${mutedText}`}>
@@ -412,6 +463,7 @@ function GuestName() {
           if (next === '' || next === name) return;
           saveGuestName(next);
           setName(next);
+          store.renameMember(next);
         }}
         className="font-medium text-zinc-900 dark:text-zinc-100"
       />
@@ -440,4 +492,58 @@ function ConnectionBadge({ status }: { status: LiveStatus }) {
       {status === 'live' ? 'Live' : 'Connecting…'}
     </span>
   );
+}
+
+/** How many people 'Here now' shows before '+N'. */
+const HERE_NOW_MAX = 4;
+
+/** Presence: who has the group open now, as initials (names in the tooltip and for screen readers). */
+function HereNow({ members }: { members: readonly PresenceMember[] }) {
+  if (members.length === 0) return null;
+  const shown = members.slice(0, HERE_NOW_MAX);
+  const more = members.length - shown.length;
+  const names = members.map((m) => m.name || 'Someone').join(', ');
+  return (
+    <div
+      role="group"
+      aria-label={`Here now: ${names}`}
+      title={`Here now: ${names}`}
+      data-testid="here-now"
+      className="flex items-center gap-1.5"
+    >
+      <span className={`text-xs font-medium ${mutedText}`}>Here now</span>
+      <ul className="flex -space-x-1.5">
+        {shown.map((m) => (
+          <li
+            key={m.id}
+            title={m.name}
+            data-member={m.name}
+            className="flex size-6 items-center justify-center rounded-full bg-indigo-600 text-[10px] font-semibold text-white ring-2 ring-white dark:ring-zinc-950"
+          >
+            <span aria-hidden="true">{initials(m.name)}</span>
+            <span className="sr-only">{m.name}</span>
+          </li>
+        ))}
+        {more > 0 && (
+          <li
+            title={members
+              .slice(HERE_NOW_MAX)
+              .map((m) => m.name)
+              .join(', ')}
+            className="flex size-6 items-center justify-center rounded-full bg-zinc-300 text-[10px] font-semibold text-zinc-800 ring-2 ring-white dark:bg-zinc-700 dark:text-zinc-100 dark:ring-zinc-950"
+          >
+            +{more}
+          </li>
+        )}
+      </ul>
+    </div>
+  );
+}
+
+function initials(name: string): string {
+  const words = name.trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return '?';
+  const first = words[0] ?? '';
+  const last = words.length > 1 ? (words[words.length - 1] ?? '') : '';
+  return (first.charAt(0) + last.charAt(0)).toUpperCase() || '?';
 }
