@@ -63,7 +63,19 @@ test.describe('view-only link', () => {
     // Activity still opens, without Undo.
     await viewer.getByRole('button', { name: 'Activity' }).click();
     await expect(viewer.getByRole('list', { name: 'Activity log' })).toBeVisible();
+    await expect(viewer.getByRole('list', { name: 'Activity log' })).toContainText(/Laps/);
     await expect(viewer.getByRole('button', { name: /^Undo/ })).toHaveCount(0);
+    // Export is reading, so it stays.
+    const download = viewer.waitForEvent('download');
+    await viewer
+      .getByRole('group', { name: 'Export' })
+      .getByRole('button', { name: 'Counters (CSV)' })
+      .click();
+    expect((await download).suggestedFilename()).toMatch(/\.csv$/);
+    // Ctrl+Z takes nothing back either.
+    await viewer.keyboard.press('Control+z');
+    await expect(value).toHaveText('1');
+    await expect(editor.getByRole('button', { name: 'Counter value: 1' })).toBeVisible();
     await editor.context().close();
     await viewer.context().close();
   });
