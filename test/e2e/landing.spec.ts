@@ -130,11 +130,11 @@ test.describe('landing page', () => {
     );
     const pausesLongerThan = (ms: number) =>
       times.slice(1).filter((time, i) => time - (times[i] ?? time) >= ms).length;
-    // One lookup per pause: the final one, plus any pause the machine made mid-typing (a margin
-    // of 30 ms either side of the debounce for timer jitter). Never one per key.
-    expect(lookups.length).toBeGreaterThanOrEqual(
-      1 + pausesLongerThan(GROUP_LOOKUP_DEBOUNCE_MS + 30),
-    );
+    // One lookup per pause: the final one, plus at most one per pause the machine made
+    // mid-typing (30 ms margin for timer jitter). Never one per key. No lower bound beyond the
+    // final lookup: on a loaded machine Chromium runs queued input before a due timer, so a gap
+    // between input events does not prove the debounce timer got its turn in it.
+    expect(lookups.length).toBeGreaterThanOrEqual(1);
     expect(lookups.length).toBeLessThanOrEqual(1 + pausesLongerThan(GROUP_LOOKUP_DEBOUNCE_MS - 30));
     expect(lookups.at(-1)).toContain(`/api/groups/${name}`);
 
