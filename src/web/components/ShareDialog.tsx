@@ -1,9 +1,9 @@
 /**
- * The share dialog: each shareable link of a group as a QR code (for a phone across the table)
- * and as text with a copy button. Today there is one link, the full-access group link; another
- * kind (a view-only link) is one more entry in groupLinks(): each entry gets its own labelled
- * section, and with two or more a tab list above the sections is the natural next step
- * (WAI-ARIA tabs pattern).
+ * The share dialog: the link this tab holds as a QR code (for a phone across the table) and as
+ * text with a copy button. With full access it also manages the view-only link (create: its own
+ * QR code and copy button; turn off) and changes the access key (after a confirm step: a new
+ * 64-hex key made here, POST /key, and the tab moves to the new link). A view-only tab shows its
+ * own (view-only) link only.
  *
  * The QR encoder (uqr) is imported only when the dialog opens: it is not part of any screen's
  * initial JavaScript (issue 5's 80 KB budget).
