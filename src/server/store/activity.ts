@@ -60,9 +60,9 @@ export interface ActivityRow {
 export const ACTIVITY_FIELDS =
   'id, group_id, seq, at, actor, kind, counter_id, counter_name, value_after, delta, detail, undo_of, undone_by';
 
-const actorOf = (operation: Operation | undefined): string => operation?.actor ?? UNKNOWN_MEMBER;
-const opIdsOf = (operation: Operation | undefined): string[] =>
-  operation?.opId === undefined ? [] : [operation.opId];
+const actorOf = (operation: Operation): string => operation.actor ?? UNKNOWN_MEMBER;
+const opIdsOf = (operation: Operation): string[] =>
+  operation.opId === undefined ? [] : [operation.opId];
 
 export const snapshotOf = ({ version: _version, ...snapshot }: Counter): CounterSnapshot =>
   snapshot;
@@ -98,13 +98,13 @@ export function adjustDrafts(
 
 /** The entry of one applied mutation, from the rows before and after it. */
 export function counterDraft(
-  operation: Operation | undefined,
+  operation: Operation,
   kind: ActivityKind,
   counter: Counter,
   seq: number,
 ): ActivityDraft {
   return {
-    groupId: operation?.groupId ?? '',
+    groupId: operation.groupId,
     seq,
     actor: actorOf(operation),
     kind,
@@ -123,7 +123,7 @@ const COUNTER_DIFF_FIELDS = CounterFieldSchema.options;
 
 /** A counter edit: the fields whose value changed, old → new. */
 export function updateDraft(
-  operation: Operation | undefined,
+  operation: Operation,
   before: Counter,
   after: Counter,
   seq: number,
@@ -141,7 +141,7 @@ export function updateDraft(
 
 /** A group edit: display name and picture, old → new. */
 export function groupDraft(
-  operation: Operation | undefined,
+  operation: Operation,
   before: Group,
   after: Group,
   seq: number,
@@ -150,7 +150,7 @@ export function groupDraft(
     .filter((field) => before[field] !== after[field])
     .map((field) => ({ field, from: before[field], to: after[field] }));
   return {
-    groupId: operation?.groupId ?? before.id,
+    groupId: operation.groupId,
     seq,
     actor: actorOf(operation),
     kind: 'group.updated',

@@ -385,13 +385,13 @@ export class SqliteStore implements Store {
   }
 
   /** Writes an entry of the activity log; returns its id (null with the log turned off). */
-  private log(draft: ActivityDraft, groupId: string): number | null {
+  private log(draft: ActivityDraft): number | null {
     if (!this.activityLog) return null;
     const info = this.prepare(
       `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
          value_after, delta, detail, undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      groupId,
+      draft.groupId,
       draft.seq,
       Date.now(),
       draft.actor,
@@ -414,7 +414,7 @@ export class SqliteStore implements Store {
     const outcome = tagWithOperationId(applied.outcome, opId);
     if (outcome.ok) {
       seqs.set(groupId, seq);
-      const ids = applied.drafts.map((draft) => this.log(draft, groupId));
+      const ids = applied.drafts.map((draft) => this.log(draft));
       const entryId = ids[0] ?? null;
       if (applied.undoes !== undefined && entryId !== null) {
         this.prepare('UPDATE activity SET undone_by = ? WHERE id = ?').run(entryId, applied.undoes);
@@ -454,7 +454,7 @@ export class SqliteStore implements Store {
       const counter = toCounter(row);
       const reference = counterRef(counterId);
       for (const draft of adjustDrafts(step, operations, counter, seq)) {
-        const entryId = this.log(draft, groupId);
+        const entryId = this.log(draft);
         for (const opId of draft.opIds) this.remember(groupId, opId, reference, entryId);
       }
       return adjustOutcomes(step, operations, counter, seq);
