@@ -5,7 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import type { DatabaseConfig } from '../../src/server/config.js';
+import { startServer, type TestServer } from './server.js';
 
 const raw = process.env.DATABASE_URL;
 export const postgresUrl = raw !== undefined && /^postgres(ql)?:\/\//.test(raw) ? raw : undefined;
@@ -40,4 +42,29 @@ export async function adminQuery(sql: string, params: unknown[] = []): Promise<p
 
 export async function dropSchemas(schemas: Iterable<string>): Promise<void> {
   for (const schema of schemas) await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}
+
+/**
+ * Two Tally servers on one fresh schema, as two instances behind a load balancer. Registers its
+ * own beforeAll/afterAll (call it inside a describe); the servers exist once those have run.
+ */
+export function twoInstancesOnPostgres(): { a: () => TestServer; b: () => TestServer } {
+  const schema = uniqueSchema();
+  let servers: [TestServer, TestServer] | undefined;
+  beforeAll(async () => {
+    servers = await Promise.all([
+      startServer({ database: postgresDatabase(schema) }),
+      startServer({ database: postgresDatabase(schema) }),
+    ]);
+  });
+  afterAll(async () => {
+    if (servers) await Promise.all(servers.map((server) => server.close()));
+    await dropSchemas([schema]);
+  });
+  const started = (index: 0 | 1): TestServer => {
+    const server = servers?.[index];
+    if (!server) throw new Error('instances not started: call inside a describe');
+    return server;
+  };
+  return { a: () => started(0), b: () => started(1) };
 }

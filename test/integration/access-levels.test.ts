@@ -9,7 +9,7 @@ import { MESSAGES } from '../../src/shared/messages.js';
 import { CLOSE_CODES, type ServerMessage } from '../../src/shared/protocol.js';
 import { call, createGroup, newKey } from '../helpers/client.js';
 import { allChanges, isReady, joinLive } from '../helpers/live.js';
-import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
+import { postgresUrl, twoInstancesOnPostgres } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const isError = (m: ServerMessage): m is Extract<ServerMessage, { type: 'error' }> =>
@@ -181,21 +181,10 @@ describe('view-only links and key rotation', () => {
 describe.skipIf(postgresUrl === undefined)(
   'key rotation across two instances on PostgreSQL',
   () => {
-    const schema = uniqueSchema();
-    let a: TestServer;
-    let b: TestServer;
-    beforeAll(async () => {
-      [a, b] = await Promise.all([
-        startServer({ database: postgresDatabase(schema) }),
-        startServer({ database: postgresDatabase(schema) }),
-      ]);
-    });
-    afterAll(async () => {
-      await Promise.all([a.close(), b.close()]);
-      await dropSchemas([schema]);
-    });
+    const instances = twoInstancesOnPostgres();
 
     it('closes sockets on the other instance that still use the old key', async () => {
+      const [a, b] = [instances.a(), instances.b()];
       const group = await createGroup(a.url);
       const onB = await joinLive(b.wsUrl, group.group.name, group.key);
       const next = newKey();

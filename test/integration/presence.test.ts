@@ -10,7 +10,7 @@ import {
 } from '../../src/shared/protocol.js';
 import { createGroup } from '../helpers/client.js';
 import { connectLive, isReady, type LiveClient } from '../helpers/live.js';
-import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
+import { postgresUrl, twoInstancesOnPostgres } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 type Presence = Extract<ServerMessage, { type: 'presence' }>;
@@ -106,21 +106,10 @@ describe('presence on one instance', () => {
 });
 
 describe.skipIf(postgresUrl === undefined)('presence across two instances on PostgreSQL', () => {
-  const schema = uniqueSchema();
-  let a: TestServer;
-  let b: TestServer;
-  beforeAll(async () => {
-    [a, b] = await Promise.all([
-      startServer({ database: postgresDatabase(schema) }),
-      startServer({ database: postgresDatabase(schema) }),
-    ]);
-  });
-  afterAll(async () => {
-    await Promise.all([a.close(), b.close()]);
-    await dropSchemas([schema]);
-  });
+  const instances = twoInstancesOnPostgres();
 
   it('merges the members connected to each instance', async () => {
+    const [a, b] = [instances.a(), instances.b()];
     const group = await createGroup(a.url);
     const name = group.group.name;
     const onA = await arrive(a.wsUrl, name, group.key, { id: 'ada', name: 'Ada' });
