@@ -66,4 +66,10 @@ export const MESSAGES = {
   keyChanged: 'The access key of this group was changed. Ask a member for the new link.',
   sameKey: 'The new access key must differ from the current one',
   invalidMemberName: 'Tally-Member must be a percent-encoded name of at most 1000 characters',
+
+  // Tally: offline (issue 8)
+  changesWaiting: (count: number) =>
+    count === 1 ? '1 change waiting' : `${count.toLocaleString('en-US')} changes waiting`,
+  notSentYet: 'Not sent yet: it goes out when the connection is back',
+  offlineOpening: "You're offline. This group opens as soon as the connection is back.",
 } as const;

@@ -1,4 +1,4 @@
-import { ImageOff, ImagePlus, Minus, Plus, Trash } from './icons.js';
+import { Clock, ImageOff, ImagePlus, Minus, Plus, Trash } from './icons.js';
 import { lazy, memo, Suspense, useState } from 'react';
 import type { Counter } from '../../shared/api.js';
 import { MIN_STEP } from '../../shared/limits.js';
@@ -29,11 +29,14 @@ export const CounterCard = memo(function CounterCard({
   counter,
   store,
   readOnly = false,
+  unsent = false,
 }: {
   counter: Counter;
   store: GroupStore;
   /** View-only access: everything shown, nothing editable. */
   readOnly?: boolean;
+  /** Changes to this counter are waiting for the connection (issue 8's offline queue). */
+  unsent?: boolean;
 }) {
   const [editingThumbnail, setEditingThumbnail] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
@@ -161,6 +164,13 @@ export const CounterCard = memo(function CounterCard({
           </button>
         )}
       </div>
+
+      {unsent && (
+        <p className="unsent-note" title={MESSAGES.notSentYet}>
+          <Clock className="size-3.5" />
+          <span>Not sent yet</span>
+        </p>
+      )}
 
       <Suspense fallback={<div className="h-9" />}>
         <Sparkline counter={counter} store={store} />

@@ -50,6 +50,7 @@ export const Share = icon(
 export const WifiOff = icon(
   'm2 2 20 20M12 20h.01M8.5 16.4a5 5 0 0 1 7 0M5 12.9a10 10 0 0 1 5-2.8m9 2.8a10 10 0 0 0-2.4-1.7M2 8.8a15 15 0 0 1 4.3-2.7M22 8.8A15 15 0 0 0 11 5',
 );
+export const Clock = icon('M2 12a10 10 0 1 0 20 0a10 10 0 1 0-20 0M12 6v6l4 2');
 export const Sun = icon(
   'M8 12a4 4 0 1 0 8 0a4 4 0 1 0-8 0M12 2v2m0 16v2M4.9 4.9l1.4 1.4m11.4 11.4 1.4 1.4M2 12h2m16 0h2M6.3 17.7l-1.4 1.4M19.1 4.9l-1.4 1.4',
 );

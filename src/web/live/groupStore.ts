@@ -13,6 +13,8 @@
  * - An operation leaves the pending list in the same step as the server state that contains it
  *   is applied: a live change tagged with its id, or its own HTTP answer once the state held is
  *   at least as new (counter versions are the group's change sequence numbers).
+ * - Pending operations are kept in the outbox (./outbox.ts) on every change: offline taps and
+ *   edits survive a reload and are sent, with their ids, when the server is reachable again.
  */
 import type {
   AccessLevel,
@@ -36,6 +38,7 @@ import {
 } from '../lib/api.js';
 import { newOperationId } from '../lib/ids.js';
 import type { LiveConnection, LiveHandlers, LiveStatus, ReadyMessage } from './connection.js';
+import { changeCount, Outbox, type StoredOp } from './outbox.js';
 
 /** A display-ready counter patch (already sanitised / normalised as the server would). */
 export type CounterPatch = Partial<
@@ -91,8 +94,12 @@ export interface GroupViewState {
   fatal: string | null;
   /** The counter this tab created last (the screen scrolls it into view). */
   lastCreatedId: string | null;
-  /** Operations not yet confirmed by the server. */
+  /** Changes not yet confirmed by the server, each tap counted ('3 changes waiting'). */
   pendingCount: number;
+  /** Counters with changes not yet confirmed (their cards say so while offline). */
+  pendingCounters: ReadonlySet<string>;
+  /** Pending changes survive closing the tab (the outbox could be written). */
+  pendingDurable: boolean;
   /** What this key allows: 'view' hides every editing control. */
   access: AccessLevel;
   /** Who has the group open now (presence), one entry per browser. */
@@ -142,6 +149,9 @@ export class GroupStore {
   private access: AccessLevel;
   private members: readonly PresenceMember[] = [];
   private readonly member: PresenceMember | null;
+  private readonly outbox: Outbox;
+  /** The pending operations changed since the outbox was last written. */
+  private outboxDirty = false;
   private state: GroupViewState;
 
   /**
@@ -161,12 +171,21 @@ export class GroupStore {
     this.member = member;
     this.group = group;
     this.groupSeq = seq;
+    this.outbox = new Outbox(slug);
     this.state = this.buildState();
   }
 
   start(): void {
     window.addEventListener('online', this.retryNow);
     this.awaitCounterList(this.counterList);
+    this.outbox.open().then(
+      (stored) => {
+        if (!this.disposed) this.restore(stored);
+      },
+      (error: unknown) => {
+        console.error('Could not read changes kept from before', error);
+      },
+    );
     // The first paint needs only the join snapshot: the socket client loads right after it.
     import('./connection.js').then(
       ({ LiveConnection }) => {
@@ -253,6 +272,10 @@ export class GroupStore {
 
   private emit(): void {
     if (this.disposed) return;
+    if (this.outboxDirty) {
+      this.outboxDirty = false;
+      this.outbox.save(this.pendingOps());
+    }
     this.state = this.buildState();
     for (const listener of this.listeners) listener();
   }
@@ -264,7 +287,11 @@ export class GroupStore {
       if (view) counters.push(view);
     }
     let pendingCount = 0;
-    for (const lane of this.lanes.values()) pendingCount += lane.ops.length;
+    const pendingCounters = new Set<string>();
+    for (const lane of this.lanes.values()) {
+      pendingCount += changeCount(lane.ops);
+      if (lane.ops.length > 0 && !lane.key.startsWith('#')) pendingCounters.add(lane.key);
+    }
     return {
       group: this.groupView(),
       counters: this.loaded ? counters : null,
@@ -274,6 +301,8 @@ export class GroupStore {
       fatal: this.fatal,
       lastCreatedId: this.lastCreatedId,
       pendingCount,
+      pendingCounters,
+      pendingDurable: this.outbox.durable,
       access: this.access,
       members: this.members,
     };
@@ -315,6 +344,7 @@ export class GroupStore {
     if (last?.kind === 'adjust' && !last.sent && last.direction === direction) {
       last.times += 1;
       last.delta += delta;
+      this.outboxDirty = true;
     } else {
       this.enqueue(lane, {
         kind: 'adjust',
@@ -519,6 +549,50 @@ export class GroupStore {
     op.name = this.counterView(lane.key)?.name;
     lane.ops.push(op);
     this.byOpId.set(op.opId, lane);
+    this.outboxDirty = true;
+  }
+
+  /**
+   * Operations kept from before (a reload, or a tab closed while offline) go ahead of this page's
+   * own, in their order, and are sent as they are: they may have reached the server already, so
+   * they are never merged with new taps (a resend must be the same request).
+   */
+  private restore(stored: readonly StoredOp[]): void {
+    const byLane = new Map<Lane, Op[]>();
+    for (const saved of stored) {
+      if (this.byOpId.has(saved.opId)) continue;
+      const key =
+        saved.kind === 'create'
+          ? CREATE_LANE
+          : saved.kind === 'group'
+            ? GROUP_LANE
+            : saved.counterId;
+      const lane = this.lane(key);
+      const op = { ...saved, sent: true } as Op;
+      this.byOpId.set(op.opId, lane);
+      byLane.set(lane, [...(byLane.get(lane) ?? []), op]);
+    }
+    if (byLane.size === 0) return;
+    for (const [lane, ops] of byLane) {
+      // Behind the request in flight (the lane's head), ahead of everything else queued here.
+      lane.ops.splice(lane.inflight ? 1 : 0, 0, ...ops);
+      this.touch(lane.key);
+    }
+    this.outboxDirty = true;
+    this.emit();
+    for (const lane of byLane.keys()) this.pump(lane);
+  }
+
+  /** Every pending operation, as the outbox keeps it. */
+  private pendingOps(): StoredOp[] {
+    const ops: StoredOp[] = [];
+    for (const lane of this.lanes.values()) {
+      for (const op of lane.ops) {
+        const { sent: _sent, ...stored } = op;
+        ops.push(stored);
+      }
+    }
+    return ops;
   }
 
   private touch(key: string): void {
@@ -534,6 +608,7 @@ export class GroupStore {
     if (index === -1) return false;
     lane.ops.splice(index, 1);
     this.touch(lane.key);
+    this.outboxDirty = true;
     return true;
   }
 
@@ -542,6 +617,7 @@ export class GroupStore {
     if (!lane) return;
     clearTimeout(lane.retryTimer);
     for (const op of lane.ops) this.byOpId.delete(op.opId);
+    if (lane.ops.length > 0) this.outboxDirty = true;
     lane.ops = [];
     this.lanes.delete(key);
     this.touch(key);

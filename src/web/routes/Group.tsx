@@ -1,7 +1,7 @@
 import { CircleAlert, House, Loader, Plus, Share, WifiOff, X, icon } from '../components/icons.js';
 import { lazy, Suspense, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { MESSAGES } from '../../shared/messages.js';
-import { sanitizeText } from '../../shared/rules.js';
+import { parseGroupName, sanitizeText } from '../../shared/rules.js';
 import { Avatar } from '../components/Avatar.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { CounterCard, loadExtras, prefetchCardEditors } from '../components/CounterCard.js';
@@ -11,6 +11,7 @@ import { Logo } from '../components/Logo.js';
 import { whenIdle } from '../lib/idle.js';
 import type { LiveStatus } from '../live/connection.js';
 import { GroupStore } from '../live/groupStore.js';
+import { waitingFor } from '../live/outbox.js';
 import { ApiRequestError } from '../lib/api.js';
 import { takeOpening } from '../lib/opening.js';
 import { groupUrl, navigate } from '../lib/router.js';
@@ -37,12 +38,32 @@ let keyJustChanged: string | null = null;
 
 type Access =
   | { phase: 'loading' }
+  | { phase: 'offline' }
   | { phase: 'denied'; message: string }
   | { phase: 'granted'; store: GroupStore };
+
+/** Opening again while offline: first delay and cap, ms (doubling), and at once when online. */
+const REOPEN_BASE_MS = 1_000;
+const REOPEN_MAX_MS = 15_000;
 
 /** SPEC §2 route /{groupName}?key=…: loading, then access denied or the group. */
 export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey: string | null }) {
   const [access, setAccess] = useState<Access>({ phase: 'loading' });
+  // Bumped to open again after the network failed (a reload while offline).
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    if (access.phase !== 'offline') return;
+    const retry = () => {
+      setAttempt((n) => n + 1);
+    };
+    const timer = setTimeout(retry, Math.min(REOPEN_MAX_MS, REOPEN_BASE_MS * 2 ** attempt));
+    window.addEventListener('online', retry);
+    return () => {
+      clearTimeout(timer);
+      window.removeEventListener('online', retry);
+    };
+  }, [access.phase, attempt]);
 
   useEffect(() => {
     let store: GroupStore | null = null;
@@ -52,7 +73,8 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
       setAccess({ phase: 'denied', message: opening.message });
       return;
     }
-    setAccess({ phase: 'loading' });
+    // While offline, the offline screen stays up during each new try.
+    setAccess((current) => (current.phase === 'offline' ? current : { phase: 'loading' }));
     opening.group.then(
       (snapshot) => {
         if (cancelled) return;
@@ -75,14 +97,17 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
         setAccess({ phase: 'granted', store });
       },
       (error: unknown) => {
-        if (!cancelled) setAccess({ phase: 'denied', message: accessError(error) });
+        if (cancelled) return;
+        // No answer at all: the network is down, not the key wrong. Try again, keep what waits.
+        if (error instanceof ApiRequestError && error.status === 0) setAccess({ phase: 'offline' });
+        else setAccess({ phase: 'denied', message: accessError(error) });
       },
     );
     return () => {
       cancelled = true;
       store?.dispose();
     };
-  }, [rawName, accessKey]);
+  }, [rawName, accessKey, attempt]);
 
   useEffect(() => {
     if (access.phase === 'loading') document.title = `${MESSAGES.loadingGroup} · Tally`;
@@ -96,6 +121,7 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
       </Shell>
     );
   }
+  if (access.phase === 'offline') return <OfflineOpening rawName={rawName} />;
   if (access.phase === 'denied') return <AccessDenied message={access.message} />;
   return <GroupView store={access.store} />;
 }
@@ -145,6 +171,35 @@ function TopBar() {
         Tally
       </a>
     </div>
+  );
+}
+
+/** The group could not be reached (e.g. reloaded offline): it opens by itself once it can. */
+function OfflineOpening({ rawName }: { rawName: string }) {
+  const parsed = parseGroupName(rawName);
+  const waiting = parsed.ok ? waitingFor(parsed.value) : 0;
+  useEffect(() => {
+    document.title = `Offline · Tally`;
+  }, []);
+  return (
+    <Shell>
+      <div className="flex flex-1 items-center justify-center py-10">
+        <div className={`${card} w-full max-w-md p-6 text-center sm:p-8`}>
+          <div className="badge-icon badge-icon-amber mx-auto">
+            <WifiOff className="size-6" />
+          </div>
+          <h1 className="mt-4 text-2xl font-bold tracking-tight">Offline</h1>
+          <p role="status" className="mt-2 text-zinc-700 dark:text-zinc-300">
+            {MESSAGES.offlineOpening}
+          </p>
+          {waiting > 0 && (
+            <p className="mt-3 text-sm font-medium text-amber-800 dark:text-amber-300">
+              {MESSAGES.changesWaiting(waiting)}
+            </p>
+          )}
+        </div>
+      </div>
+    </Shell>
   );
 }
 
@@ -209,9 +264,9 @@ function GroupView({ store }: { store: GroupStore }) {
       ?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
   }, [state.lastCreatedId]);
 
-  // Unconfirmed taps would be lost by closing the tab: ask first.
+  // Unconfirmed taps are kept for the next visit (the outbox); if they could not be, ask first.
   useEffect(() => {
-    if (state.pendingCount === 0) return;
+    if (state.pendingCount === 0 || state.pendingDurable) return;
     const warn = (event: BeforeUnloadEvent) => {
       event.preventDefault();
     };
@@ -219,7 +274,11 @@ function GroupView({ store }: { store: GroupStore }) {
     return () => {
       window.removeEventListener('beforeunload', warn);
     };
-  }, [state.pendingCount]);
+  }, [state.pendingCount, state.pendingDurable]);
+
+  // Online, a change is confirmed within milliseconds: say it waits only when it does.
+  const slow = useHeldFor(state.pendingCount > 0, PENDING_NOTICE_AFTER_MS);
+  const showPending = state.pendingCount > 0 && (state.status !== 'live' || slow);
 
   if (state.fatal !== null) return <AccessDenied message={state.fatal} />;
 
@@ -276,6 +335,11 @@ function GroupView({ store }: { store: GroupStore }) {
             <div className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1">
               <GuestName store={store} />
               <ConnectionBadge status={state.status} />
+              {showPending && (
+                <span role="status" className="offline-badge" data-testid="changes-waiting">
+                  {MESSAGES.changesWaiting(state.pendingCount)}
+                </span>
+              )}
               {readOnly && (
                 <span className="view-only-badge" title={MESSAGES.readOnly}>
                   View only
@@ -356,7 +420,12 @@ function GroupView({ store }: { store: GroupStore }) {
         >
           {counters.map((counter) => (
             <li key={counter.id} className="min-w-0">
-              <CounterCard counter={counter} store={store} readOnly={readOnly} />
+              <CounterCard
+                counter={counter}
+                store={store}
+                readOnly={readOnly}
+                unsent={showPending && state.pendingCounters.has(counter.id)}
+              />
             </li>
           ))}
         </ul>
@@ -402,6 +471,27 @@ function GroupView({ store }: { store: GroupStore }) {
       )}
     </Shell>
   );
+}
+
+/** Pending changes are announced once they have waited this long while the page is live, ms. */
+const PENDING_NOTICE_AFTER_MS = 2_000;
+
+/** True once `condition` has held without a break for `ms`. */
+function useHeldFor(condition: boolean, ms: number): boolean {
+  const [held, setHeld] = useState(false);
+  useEffect(() => {
+    if (!condition) {
+      setHeld(false);
+      return;
+    }
+    const timer = setTimeout(() => {
+      setHeld(true);
+    }, ms);
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [condition, ms]);
+  return held && condition;
 }
 
 /** 'Loading group...' and 'Loading counters...' (SPEC §2). */

@@ -1,0 +1,216 @@
+/**
+ * Issue 8, offline taps: while the connection is down, taps and edits are queued in the browser
+ * (kept across a reload and a closed tab), shown as waiting, and sent when the connection
+ * returns, each with its operation id so the server applies every one exactly once.
+ */
+import type { Page } from '@playwright/test';
+import {
+  api,
+  counterCard,
+  counterValue,
+  expect,
+  openGroup,
+  seedGroup,
+  test,
+} from './support/fixtures.js';
+
+const waiting = (page: Page) => page.getByTestId('changes-waiting');
+const offlineBadge = (page: Page) => page.getByRole('status').filter({ hasText: 'Offline' });
+const serverValue = async (name: string, key: string) => (await api.counters(name, key))[0]?.value;
+/** Long enough for a second, duplicate delivery to have landed if there were one, ms. */
+const SETTLE_MS = 1_500;
+
+/** The page is controlled by the service worker, so a reload works without the network. */
+async function waitForServiceWorker(page: Page): Promise<void> {
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+}
+
+test.describe('offline taps', () => {
+  test('five taps made offline show as waiting and reach the server exactly once on reconnect', async ({
+    page,
+    context,
+  }) => {
+    const { name, key } = await seedGroup([{ name: 'Laps' }]);
+    await openGroup(page, name, key);
+    const card = counterCard(page, 'Laps');
+
+    await context.setOffline(true);
+    await expect(offlineBadge(page)).toBeVisible();
+    for (let i = 0; i < 5; i += 1) {
+      await card.getByRole('button', { name: 'Increment by 1' }).click();
+    }
+    await expect(counterValue(card)).toHaveText('5');
+    await expect(waiting(page)).toHaveText('5 changes waiting');
+    await expect(card.getByText('Not sent yet')).toBeVisible();
+    expect(await serverValue(name, key)).toBe(0);
+
+    await context.setOffline(false);
+    await expect.poll(() => serverValue(name, key), { timeout: 15_000 }).toBe(5);
+    await expect(waiting(page)).toBeHidden();
+    await expect(card.getByText('Not sent yet')).toBeHidden();
+    await page.waitForTimeout(SETTLE_MS);
+    expect(await serverValue(name, key)).toBe(5);
+    await expect(counterValue(card)).toHaveText('5');
+  });
+
+  test('edits made offline are queued with the taps and applied in order on reconnect', async ({
+    page,
+    context,
+  }) => {
+    const { name, key } = await seedGroup([{ name: 'Cups', value: 10 }]);
+    await openGroup(page, name, key);
+    const card = counterCard(page, 'Cups');
+
+    await context.setOffline(true);
+    await expect(offlineBadge(page)).toBeVisible();
+    await card.getByRole('button', { name: /^Counter name: / }).click();
+    await card.getByRole('textbox', { name: 'Counter name' }).fill('Teacups');
+    await card.getByRole('textbox', { name: 'Counter name' }).press('Enter');
+    const renamed = counterCard(page, 'Teacups');
+    await renamed.getByRole('button', { name: /^Increment Step: / }).click();
+    await renamed.getByRole('textbox', { name: 'Increment Step' }).fill('3');
+    await renamed.getByRole('textbox', { name: 'Increment Step' }).press('Enter');
+    await renamed.getByRole('button', { name: 'Increment by 3' }).click();
+    await renamed.getByRole('button', { name: 'Decrement by 1' }).click();
+    await expect(counterValue(renamed)).toHaveText('12');
+    await expect(waiting(page)).toHaveText('4 changes waiting');
+
+    await context.setOffline(false);
+    await expect
+      .poll(async () => (await api.counters(name, key))[0], { timeout: 15_000 })
+      .toMatchObject({ name: 'Teacups', incrementStep: 3, value: 12 });
+    await expect(waiting(page)).toBeHidden();
+  });
+
+  test('taps made offline survive a reload while offline and are sent once the network is back', async ({
+    page,
+    context,
+  }) => {
+    const { name, key } = await seedGroup([{ name: 'Steps' }]);
+    await openGroup(page, name, key);
+    await waitForServiceWorker(page);
+    const card = counterCard(page, 'Steps');
+
+    await context.setOffline(true);
+    await expect(offlineBadge(page)).toBeVisible();
+    for (let i = 0; i < 3; i += 1) {
+      await card.getByRole('button', { name: 'Increment by 1' }).click();
+    }
+    await expect(waiting(page)).toHaveText('3 changes waiting');
+
+    // The app shell comes from the service worker; the group itself cannot be opened yet.
+    await page.reload();
+    await expect(page.getByRole('heading', { name: 'Offline' })).toBeVisible();
+    await expect(page.getByText('3 changes waiting')).toBeVisible();
+    expect(await serverValue(name, key)).toBe(0);
+
+    await context.setOffline(false);
+    await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible({
+      timeout: 15_000,
+    });
+    await expect.poll(() => serverValue(name, key), { timeout: 15_000 }).toBe(3);
+    await expect(counterValue(counterCard(page, 'Steps'))).toHaveText('3');
+    await expect(waiting(page)).toBeHidden();
+    await page.waitForTimeout(SETTLE_MS);
+    expect(await serverValue(name, key)).toBe(3);
+  });
+
+  test('a tap whose answer was lost is resent after a reload and still counted once', async ({
+    page,
+  }) => {
+    const { name, key } = await seedGroup([{ name: 'Votes' }]);
+    // The live channel passes through, except while the test drops what the server says.
+    let dropLive = false;
+    await page.routeWebSocket(/\/api\/groups\/[^/]+\/live/, (socket) => {
+      const server = socket.connectToServer();
+      server.onMessage((message) => {
+        if (!dropLive) socket.send(message);
+      });
+    });
+    await openGroup(page, name, key);
+    const card = counterCard(page, 'Votes');
+
+    // The server applies the tap, but neither its answer (nor any retry's) nor the live change
+    // that carries its operation id reaches the page.
+    dropLive = true;
+    const sentIds: string[] = [];
+    await page.route('**/increment', async (route) => {
+      sentIds.push((await route.request().headerValue('idempotency-key')) ?? '');
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await card.getByRole('button', { name: 'Increment by 1' }).click();
+    await expect.poll(() => serverValue(name, key)).toBe(1);
+    await expect(waiting(page)).toHaveText('1 change waiting', { timeout: 10_000 });
+
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    dropLive = false;
+    const resent = page.waitForRequest(
+      (request) =>
+        request.url().endsWith('/increment') && request.headers()['idempotency-key'] === sentIds[0],
+    );
+    await page.reload();
+    // The kept tap goes out again under the same operation id; the server recognises it.
+    await resent;
+    await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible({
+      timeout: 15_000,
+    });
+    await expect(counterValue(counterCard(page, 'Votes'))).toHaveText('1');
+    await expect
+      .poll(() =>
+        page.evaluate(() =>
+          Object.keys(localStorage).filter((entry) => entry.startsWith('tally:outbox:')),
+        ),
+      )
+      .toEqual([]);
+    await page.waitForTimeout(SETTLE_MS);
+    expect(await serverValue(name, key)).toBe(1);
+  });
+
+  test('changes left by a tab closed while offline are sent by the next tab that opens the group', async ({
+    context,
+  }) => {
+    const { name, key } = await seedGroup([{ name: 'Jumps' }]);
+    const first = await context.newPage();
+    await openGroup(first, name, key);
+    await context.setOffline(true);
+    await expect(offlineBadge(first)).toBeVisible();
+    const card = counterCard(first, 'Jumps');
+    await card.getByRole('button', { name: 'Increment by 1' }).click();
+    await card.getByRole('button', { name: 'Increment by 1' }).click();
+    await expect(waiting(first)).toHaveText('2 changes waiting');
+    await first.close();
+
+    await context.setOffline(false);
+    const second = await context.newPage();
+    await openGroup(second, name, key);
+    await expect.poll(() => serverValue(name, key), { timeout: 15_000 }).toBe(2);
+    await expect(counterValue(counterCard(second, 'Jumps'))).toHaveText('2');
+    await second.waitForTimeout(SETTLE_MS);
+    expect(await serverValue(name, key)).toBe(2);
+  });
+
+  test('an open tab keeps its own waiting changes: another tab of the group does not take them', async ({
+    context,
+  }) => {
+    const { name, key } = await seedGroup([{ name: 'Rounds' }]);
+    const first = await context.newPage();
+    await openGroup(first, name, key);
+    // Only this page's requests fail: it stays open with its tap waiting.
+    await first.route('**/increment', (route) => route.abort('internetdisconnected'));
+    await counterCard(first, 'Rounds').getByRole('button', { name: 'Increment by 1' }).click();
+    await expect(waiting(first)).toHaveText('1 change waiting');
+
+    const second = await context.newPage();
+    await openGroup(second, name, key);
+    await second.waitForTimeout(SETTLE_MS);
+    expect(await serverValue(name, key)).toBe(0);
+    await expect(waiting(second)).toBeHidden();
+
+    await first.unrouteAll({ behavior: 'ignoreErrors' });
+    await first.evaluate(() => window.dispatchEvent(new Event('online')));
+    await expect.poll(() => serverValue(name, key), { timeout: 15_000 }).toBe(1);
+    await expect(counterValue(counterCard(second, 'Rounds'))).toHaveText('1');
+  });
+});
