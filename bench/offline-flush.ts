@@ -1,0 +1,244 @@
+/**
+ * Issue 8: how long after the network comes back the offline queue is sent and confirmed.
+ *
+ * End to end in Debian's Chromium (Playwright) against the built server (`npm run build` first,
+ * or --skip-build) on a throwaway SQLite file. Each round opens a fresh group with --counters
+ * counters, takes the page offline, taps --taps times spread over the counters and renames one,
+ * then brings the network back and measures, inside the page (performance.now()):
+ *   - online → live: the browser's 'online' event until the live channel shows 'Live';
+ *   - online → flushed: until the outbox is empty, i.e. every queued change was confirmed by the
+ *     server (the page removes its localStorage entry when nothing waits).
+ * With --reload, the page is reloaded while offline before coming back (the queue is read back
+ * from localStorage and the group opened again first). Every round checks the server holds
+ * exactly the taps made (none lost, none applied twice).
+ *
+ *   npm run bench:offline [-- --rounds 10] [--taps 100] [--counters 4] [--reload] [--skip-build]
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { chromium, type Page } from '@playwright/test';
+import type { Counter } from '../src/shared/api.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+/** The server must answer its health check within this time, ms. */
+const START_TIMEOUT_MS = 30_000;
+/** A round that has not flushed within this time failed, ms. */
+const FLUSH_TIMEOUT_MS = 30_000;
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '10' },
+    taps: { type: 'string', default: '100' },
+    counters: { type: 'string', default: '4' },
+    reload: { type: 'boolean', default: false },
+    'skip-build': { type: 'boolean', default: false },
+  },
+});
+const rounds = Math.max(1, Number.parseInt(values.rounds, 10) || 1);
+const taps = Math.max(1, Number.parseInt(values.taps, 10) || 1);
+const counterCount = Math.max(1, Number.parseInt(values.counters, 10) || 1);
+
+async function main(): Promise<void> {
+  if (!values['skip-build']) {
+    console.log('building (npm run build)…');
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-offline-'));
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const origin = `http://127.0.0.1:${String(port)}`;
+  const server = spawn(process.execPath, [path.join(ROOT, 'dist/server/main.js')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `file:${path.join(dataDir, 'tally.sqlite')}`,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  try {
+    await waitForHealth(origin, server);
+    const live: number[] = [];
+    const flushed: number[] = [];
+    for (let round = 1; round <= rounds; round += 1) {
+      const result = await runRound(origin, browser);
+      live.push(result.liveMs);
+      flushed.push(result.flushedMs);
+      console.log(
+        `round ${String(round)}/${String(rounds)}: online → live ${ms(result.liveMs)}, ` +
+          `online → flushed ${ms(result.flushedMs)}, server exact: yes`,
+      );
+    }
+    console.log(
+      `\n${String(taps)} taps on ${String(counterCount)} counters + 1 rename, offline` +
+        `${values.reload ? ', page reloaded while offline' : ''}; ${String(rounds)} rounds`,
+    );
+    console.log(`online → live:    median ${summary(live)}`);
+    console.log(`online → flushed: median ${summary(flushed)}`);
+  } finally {
+    await browser.close();
+    server.kill('SIGTERM');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function runRound(
+  origin: string,
+  browser: Awaited<ReturnType<typeof chromium.launch>>,
+): Promise<{ liveMs: number; flushedMs: number }> {
+  const name = `offline-${randomBytes(4).toString('hex')}`;
+  const key = randomBytes(32).toString('hex');
+  await call(origin, 'POST', `/api/groups/${name}/join`, undefined, { key });
+  const counters: Counter[] = [];
+  for (let i = 0; i < counterCount; i += 1) {
+    counters.push(
+      await call<Counter>(origin, 'POST', `/api/groups/${name}/counters`, key, {
+        name: `Counter ${String(i + 1)}`,
+      }),
+    );
+  }
+  const context = await browser.newContext({ baseURL: origin });
+  try {
+    const page = await context.newPage();
+    await page.goto(`/${name}?key=${key}`);
+    await waitForLive(page);
+    if (values.reload) {
+      await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    }
+
+    await context.setOffline(true);
+    await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor();
+    const expected = new Map<string, number>();
+    for (let i = 0; i < taps; i += 1) {
+      const counter = counters[i % counters.length] as Counter;
+      await page
+        .getByRole('article', { name: counter.name, exact: true })
+        .getByRole('button', { name: 'Increment by 1' })
+        .click();
+      expected.set(counter.id, (expected.get(counter.id) ?? 0) + 1);
+    }
+    const first = page.getByRole('article', { name: 'Counter 1', exact: true });
+    await first.getByRole('button', { name: /^Counter name: / }).click();
+    await first.getByRole('textbox', { name: 'Counter name' }).fill('Renamed offline');
+    await first.getByRole('textbox', { name: 'Counter name' }).press('Enter');
+    await page
+      .getByTestId('changes-waiting')
+      .getByText(`${String(taps + 1)} changes`)
+      .waitFor();
+
+    if (values.reload) {
+      await page.reload();
+      await page.getByRole('heading', { name: 'Offline' }).waitFor();
+    }
+    // Timed inside the page, from the browser's own 'online' event.
+    await page.evaluate(() => {
+      const marks = { online: 0, live: 0, flushed: 0 };
+      (window as unknown as { offlineBench: typeof marks }).offlineBench = marks;
+      const waiting = () =>
+        Object.keys(localStorage).some((entry) => entry.startsWith('tally:outbox:'));
+      window.addEventListener('online', () => {
+        marks.online = performance.now();
+        const poll = () => {
+          const now = performance.now();
+          const live = [...document.querySelectorAll('[role="status"]')].some(
+            (status) => status.textContent.trim() === 'Live',
+          );
+          if (!marks.live && live) marks.live = now;
+          if (!marks.flushed && !waiting()) marks.flushed = now;
+          if (!marks.live || !marks.flushed) setTimeout(poll, 1);
+        };
+        poll();
+      });
+    });
+    await context.setOffline(false);
+    const marks = await page
+      .waitForFunction(
+        () => {
+          const m = (window as unknown as { offlineBench?: Record<string, number> }).offlineBench;
+          return m?.live && m.flushed ? m : null;
+        },
+        undefined,
+        { timeout: FLUSH_TIMEOUT_MS, polling: 50 },
+      )
+      .then((handle) => handle.jsonValue() as Promise<Record<string, number>>);
+
+    const held = await call<Counter[]>(origin, 'GET', `/api/groups/${name}/counters`, key);
+    for (const counter of held) {
+      const want = expected.get(counter.id) ?? 0;
+      if (counter.value !== want) {
+        throw new Error(
+          `${counter.name}: server has ${String(counter.value)}, taps ${String(want)}`,
+        );
+      }
+    }
+    if (!held.some((counter) => counter.name === 'Renamed offline')) {
+      throw new Error('the rename made offline did not reach the server');
+    }
+    const online = marks.online ?? 0;
+    return { liveMs: (marks.live ?? 0) - online, flushedMs: (marks.flushed ?? 0) - online };
+  } finally {
+    await context.close();
+  }
+}
+
+async function waitForLive(page: Page): Promise<void> {
+  await page.getByRole('status').filter({ hasText: 'Live' }).waitFor({ timeout: 15_000 });
+}
+
+async function call<T>(
+  origin: string,
+  method: string,
+  route: string,
+  key?: string,
+  body?: unknown,
+): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(origin + route, {
+    method,
+    headers,
+    body: body === undefined ? null : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${String(response.status)}`);
+  return (await response.json()) as T;
+}
+
+async function waitForHealth(origin: string, server: ChildProcess): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error('the server exited before it was ready');
+    try {
+      if ((await fetch(`${origin}/api/health`)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`the server did not answer within ${String(START_TIMEOUT_MS)} ms`);
+}
+
+const ms = (value: number) => `${value.toFixed(0)} ms`;
+
+function summary(samples: number[]): string {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return `${ms(at(0.5))}, p90 ${ms(at(0.9))}, min ${ms(sorted[0] ?? 0)}, max ${ms(sorted.at(-1) ?? 0)}`;
+}
+
+await main();
