@@ -145,26 +145,9 @@ async function runRound(
       await page.reload();
       await page.getByRole('heading', { name: 'Offline' }).waitFor();
     }
-    // Timed inside the page, from the browser's own 'online' event.
-    await page.evaluate(() => {
-      const marks = { online: 0, live: 0, flushed: 0 };
-      (window as unknown as { offlineBench: typeof marks }).offlineBench = marks;
-      const waiting = () =>
-        Object.keys(localStorage).some((entry) => entry.startsWith('tally:outbox:'));
-      window.addEventListener('online', () => {
-        marks.online = performance.now();
-        const poll = () => {
-          const now = performance.now();
-          const live = [...document.querySelectorAll('[role="status"]')].some(
-            (status) => status.textContent.trim() === 'Live',
-          );
-          if (!marks.live && live) marks.live = now;
-          if (!marks.flushed && !waiting()) marks.flushed = now;
-          if (!marks.live || !marks.flushed) setTimeout(poll, 1);
-        };
-        poll();
-      });
-    });
+    // Timed inside the page, from the browser's own 'online' event. A string, not a function:
+    // tsx's helpers for named functions do not exist in the page.
+    await page.evaluate(MARK_ONLINE_TO_FLUSHED);
     await context.setOffline(false);
     const marks = await page
       .waitForFunction(
@@ -195,6 +178,25 @@ async function runRound(
     await context.close();
   }
 }
+
+/** Records in window.offlineBench when the network came back, the page went live, the outbox emptied. */
+const MARK_ONLINE_TO_FLUSHED = `(() => {
+  const marks = { online: 0, live: 0, flushed: 0 };
+  window.offlineBench = marks;
+  const waiting = () => Object.keys(localStorage).some((k) => k.startsWith('tally:outbox:'));
+  const live = () =>
+    [...document.querySelectorAll('[role="status"]')].some((e) => e.textContent.trim() === 'Live');
+  window.addEventListener('online', () => {
+    marks.online = performance.now();
+    const poll = () => {
+      const now = performance.now();
+      if (!marks.live && live()) marks.live = now;
+      if (!marks.flushed && !waiting()) marks.flushed = now;
+      if (!marks.live || !marks.flushed) setTimeout(poll, 1);
+    };
+    poll();
+  });
+})()`;
 
 async function waitForLive(page: Page): Promise<void> {
   await page.getByRole('status').filter({ hasText: 'Live' }).waitFor({ timeout: 15_000 });
