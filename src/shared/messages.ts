@@ -64,6 +64,7 @@ export const MESSAGES = {
   alreadyUndone: 'This change was already undone',
   readOnly: 'This is a view-only link: it can see the group but not change it',
   keyChanged: 'The access key of this group was changed. Ask a member for the new link.',
+  viewLinkChanged: 'This view-only link no longer works. Ask a member for a new one.',
   sameKey: 'The new access key must differ from the current one',
   invalidMemberName: 'Tally-Member must be a percent-encoded name of at most 1000 characters',
 

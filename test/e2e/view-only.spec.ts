@@ -1,3 +1,4 @@
+import { MESSAGES } from '../../src/shared/messages.js';
 import { baseUrl, counterCard, expect, openGroup, seedGroup, test } from './support/fixtures.js';
 
 async function createViewKey(name: string, key: string): Promise<string> {
@@ -12,6 +13,7 @@ async function createViewKey(name: string, key: string): Promise<string> {
 test.describe('view-only link', () => {
   test('the share dialog creates a view-only link with its QR code and turns it off', async ({
     page,
+    browser,
   }) => {
     const { name, key } = await seedGroup();
     await openGroup(page, name, key);
@@ -24,9 +26,17 @@ test.describe('view-only link', () => {
     const viewUrl = (await link.nth(1).textContent()) ?? '';
     expect(viewUrl).not.toContain(key);
     await expect(dialog.getByRole('button', { name: 'Copy link' })).toHaveCount(2);
+    // A projector showing the view-only link…
+    const projector = await (await browser.newContext()).newPage();
+    await projector.goto(viewUrl);
+    await expect(projector.getByText('View only', { exact: true })).toBeVisible();
+
     await dialog.getByRole('button', { name: 'Turn off' }).click();
     await expect(dialog.getByRole('button', { name: 'Create view-only link' })).toBeVisible();
     await expect(dialog.getByRole('img', { name: 'QR code of the view-only link' })).toHaveCount(0);
+    // …is told at once that its link stopped working (not that the group's key changed).
+    await expect(projector.getByText(MESSAGES.viewLinkChanged)).toBeVisible();
+    await projector.context().close();
   });
 
   test('a view-only page has no editing controls and still sees taps live', async ({ browser }) => {

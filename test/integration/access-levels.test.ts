@@ -86,7 +86,7 @@ describe('view-only links and key rotation', () => {
     expect(off.status).toBe(204);
     expect(await viewer.closed).toEqual({
       code: CLOSE_CODES.keyChanged,
-      reason: MESSAGES.keyChanged,
+      reason: MESSAGES.viewLinkChanged,
     });
     const refused = await call<ApiError>(server.url, 'POST', `${group.base}/join`, {
       body: { key: viewKey },
@@ -114,12 +114,14 @@ describe('view-only links and key rotation', () => {
       body: { key: next },
     });
     expect(rotated.status).toBe(200);
-    for (const socket of [member, viewer]) {
-      expect(await socket.closed).toEqual({
-        code: CLOSE_CODES.keyChanged,
-        reason: MESSAGES.keyChanged,
-      });
-    }
+    expect(await member.closed).toEqual({
+      code: CLOSE_CODES.keyChanged,
+      reason: MESSAGES.keyChanged,
+    });
+    expect(await viewer.closed).toEqual({
+      code: CLOSE_CODES.keyChanged,
+      reason: MESSAGES.viewLinkChanged,
+    });
     for (const key of [group.key, oldView]) {
       const answer = await call<ApiError>(server.url, 'GET', `${group.base}/counters`, { key });
       expect(answer.status).toBe(403);

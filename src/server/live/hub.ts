@@ -128,7 +128,13 @@ export class LiveHub {
           : group.viewKeyHash === state.keyHash;
       },
       revoke: () => {
-        this.close(client, CLOSE_CODES.keyChanged, MESSAGES.keyChanged);
+        // A view-only link dies when it is turned off or the access key changes: say which link.
+        const view = client.state.phase === 'joined' && client.state.access === 'view';
+        this.close(
+          client,
+          CLOSE_CODES.keyChanged,
+          view ? MESSAGES.viewLinkChanged : MESSAGES.keyChanged,
+        );
       },
     };
     client.authTimer = setTimeout(() => {

@@ -228,7 +228,7 @@ export class GroupStore {
       // This tab is changing the key itself: it moves to the new one, not to Access Denied.
       if (code === CLOSE_CODES.keyChanged && this.changingKey) return;
       if (code === CLOSE_CODES.keyChanged) {
-        this.fatal = MESSAGES.keyChanged;
+        this.fatal = this.access === 'view' ? MESSAGES.viewLinkChanged : MESSAGES.keyChanged;
         this.emit();
         return;
       }

@@ -15,7 +15,7 @@ import { waitingFor } from '../live/outbox.js';
 import { ApiRequestError } from '../lib/api.js';
 import { takeOpening } from '../lib/opening.js';
 import { groupUrl, navigate } from '../lib/router.js';
-import { ensureGuestName, ensureMemberId, saveGuestName } from '../lib/storage.js';
+import { ensureGuestName, ensureMemberId, GUEST_NAME_KEY, saveGuestName } from '../lib/storage.js';
 import type { PresenceMember } from '../../shared/protocol.js';
 import { card, mutedText, primaryButton, secondaryButton } from '../lib/ui.js';
 
@@ -540,6 +540,19 @@ function EmptyState({ onCreate }: { onCreate: (() => void) | null }) {
 /** SPEC §2/§5: 'Signed in as {name}', edited inline; a blank or unchanged name is not saved. */
 function GuestName({ store }: { store: GroupStore }) {
   const [name, setName] = useState(ensureGuestName);
+  // Renamed in another tab of this browser: this tab, and its entry in 'Here now', follow.
+  useEffect(() => {
+    const follow = (event: StorageEvent) => {
+      const next = event.key === GUEST_NAME_KEY ? event.newValue?.trim() : undefined;
+      if (!next) return;
+      setName(next);
+      store.renameMember(next);
+    };
+    window.addEventListener('storage', follow);
+    return () => {
+      window.removeEventListener('storage', follow);
+    };
+  }, [store]);
   return (
     <p className={`flex min-w-0 items-center gap-1 text-sm ${mutedText}`}>
       <span className="shrink-0">Signed in as</span>
