@@ -3,6 +3,7 @@
  * (kept across a reload and a closed tab), shown as waiting, and sent when the connection
  * returns, each with its operation id so the server applies every one exactly once.
  */
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import {
   api,
@@ -19,6 +20,14 @@ const offlineBadge = (page: Page) => page.getByRole('status').filter({ hasText: 
 const serverValue = async (name: string, key: string) => (await api.counters(name, key))[0]?.value;
 /** Long enough for a second, duplicate delivery to have landed if there were one, ms. */
 const SETTLE_MS = 1_500;
+
+/** axe's serious and critical findings on the page as it is now. */
+async function seriousA11yFindings(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => violation.id);
+}
 
 /** The page is controlled by the service worker, so a reload works without the network. */
 async function waitForServiceWorker(page: Page): Promise<void> {
@@ -43,6 +52,7 @@ test.describe('offline taps', () => {
     await expect(counterValue(card)).toHaveText('5');
     await expect(waiting(page)).toHaveText('5 changes waiting');
     await expect(card.getByText('Not sent yet')).toBeVisible();
+    expect(await seriousA11yFindings(page)).toEqual([]);
     expect(await serverValue(name, key)).toBe(0);
 
     await context.setOffline(false);
@@ -103,6 +113,7 @@ test.describe('offline taps', () => {
     await page.reload();
     await expect(page.getByRole('heading', { name: 'Offline' })).toBeVisible();
     await expect(page.getByText('3 changes waiting')).toBeVisible();
+    expect(await seriousA11yFindings(page)).toEqual([]);
     expect(await serverValue(name, key)).toBe(0);
 
     await context.setOffline(false);
