@@ -171,7 +171,7 @@ export class GroupStore {
     this.member = member;
     this.group = group;
     this.groupSeq = seq;
-    this.outbox = new Outbox(slug);
+    this.outbox = new Outbox(slug, () => this.pendingOps());
     this.state = this.buildState();
   }
 
@@ -572,7 +572,6 @@ export class GroupStore {
       this.byOpId.set(op.opId, lane);
       byLane.set(lane, [...(byLane.get(lane) ?? []), op]);
     }
-    if (byLane.size === 0) return;
     for (const [lane, ops] of byLane) {
       // Behind the request in flight (the lane's head), ahead of everything else queued here.
       lane.ops.splice(lane.inflight ? 1 : 0, 0, ...ops);

@@ -177,14 +177,24 @@ function randomId(): string {
 const locks = (): LockManager | null =>
   typeof navigator !== 'undefined' && 'locks' in navigator ? navigator.locks : null;
 
-/** Takes the named lock for the rest of the page's life; false when another tab holds it. */
-function holdForever(manager: LockManager, name: string): Promise<boolean> {
+/**
+ * Page lifetimes overlap during a reload: the page being replaced may still hold its lock for a
+ * moment. Waiting this long for it tells a reload from a duplicated tab (whose original keeps the
+ * lock), ms.
+ */
+const LOCK_WAIT_MS = 1_000;
+
+/**
+ * Takes the named lock for the rest of the page's life, waiting up to `waitMs` for it; false when
+ * another page keeps it.
+ */
+function holdForever(manager: LockManager, name: string, waitMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     manager
-      .request(name, { ifAvailable: true }, (lock) => {
-        resolve(lock !== null);
+      .request(name, { signal: AbortSignal.timeout(waitMs) }, () => {
+        resolve(true);
         // Never settles: the lock goes when the page does.
-        return lock === null ? null : new Promise<never>(() => undefined);
+        return new Promise<never>(() => undefined);
       })
       .catch(() => {
         resolve(false);
@@ -202,9 +212,9 @@ export function claimTab(): Promise<string> {
   tab ??= (async () => {
     const manager = locks();
     let id = sessionGet(TAB_ID_KEY) ?? randomId();
-    if (manager && !(await holdForever(manager, LOCK_PREFIX + id))) {
+    if (manager && !(await holdForever(manager, LOCK_PREFIX + id, LOCK_WAIT_MS))) {
       id = randomId();
-      await holdForever(manager, LOCK_PREFIX + id);
+      await holdForever(manager, LOCK_PREFIX + id, LOCK_WAIT_MS);
     }
     sessionSet(TAB_ID_KEY, id);
     return id;
@@ -244,12 +254,17 @@ export function waitingFor(group: string): number {
 
 export class Outbox {
   private key: string | null = null;
-  /** What to write once the tab's id is known (changes made in the page's first milliseconds). */
-  private unsaved: readonly StoredOp[] | null = null;
   /** False once a write failed (storage full or refused): closing the tab would lose changes. */
   durable = storage() !== null;
 
-  constructor(private readonly group: string) {}
+  /**
+   * @param pending this page's pending operations now (written along with what is restored, for
+   *   changes made before the outbox was open)
+   */
+  constructor(
+    private readonly group: string,
+    private readonly pending: () => readonly StoredOp[],
+  ) {}
 
   /**
    * Claims this tab's entry and returns what is waiting: this tab's own (a reload) and those of
@@ -279,18 +294,14 @@ export class Outbox {
     const seen = new Set<string>();
     const unique = restored.filter((op) => !seen.has(op.opId) && seen.add(op.opId));
     // Written before the adopted entries go, so a crash in between loses nothing.
-    this.write([...unique, ...(this.unsaved ?? [])]);
+    this.write([...unique, ...this.pending().filter((op) => !seen.has(op.opId))]);
     for (const entry of found) if (entry.key !== this.key) store.removeItem(entry.key);
     return unique;
   }
 
-  /** Replaces this tab's entry with its current pending operations. */
+  /** Replaces this tab's entry with its current pending operations (once open: open writes them). */
   save(ops: readonly StoredOp[]): void {
-    if (this.key === null) {
-      this.unsaved = ops;
-      return;
-    }
-    this.write(ops);
+    if (this.key !== null) this.write(ops);
   }
 
   private write(ops: readonly StoredOp[]): void {
