@@ -139,7 +139,7 @@ export const CounterCard = memo(function CounterCard({
             <span>{counter.decrementStep}</span>
           </button>
         )}
-        <div className="flex min-w-0 flex-1 justify-center text-center">
+        <div className="relative flex min-w-0 flex-1 justify-center text-center">
           <InlineEdit
             value={String(counter.value)}
             label="Counter value"
@@ -149,6 +149,13 @@ export const CounterCard = memo(function CounterCard({
             className={`font-bold tracking-tight tabular-nums ${valueSize(counter.value)}`}
             inputClassName="text-center text-2xl font-bold tabular-nums"
           />
+          {unsent && (
+            // In the gap under the number, so the card keeps its height while offline.
+            <p className="unsent-note" title={MESSAGES.notSentYet}>
+              <Clock className="size-3.5" />
+              <span>Not sent yet</span>
+            </p>
+          )}
         </div>
         {!readOnly && (
           <button
@@ -164,13 +171,6 @@ export const CounterCard = memo(function CounterCard({
           </button>
         )}
       </div>
-
-      {unsent && (
-        <p className="unsent-note" title={MESSAGES.notSentYet}>
-          <Clock className="size-3.5" />
-          <span>Not sent yet</span>
-        </p>
-      )}
 
       <Suspense fallback={<div className="h-9" />}>
         <Sparkline counter={counter} store={store} />
