@@ -5,11 +5,14 @@
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { MESSAGES } from '../../src/shared/messages.js';
 import {
   api,
+  baseUrl,
   counterCard,
   counterValue,
   expect,
+  newKey,
   openGroup,
   seedGroup,
   test,
@@ -242,5 +245,36 @@ test.describe('offline taps', () => {
     await first.evaluate(() => window.dispatchEvent(new Event('online')));
     await expect.poll(() => serverValue(name, key), { timeout: 15_000 }).toBe(1);
     await expect(counterValue(counterCard(second, 'Rounds'))).toHaveText('1');
+  });
+
+  test('changes waiting when another member replaces the key are kept and go out from the new link', async ({
+    page,
+  }) => {
+    const { name, key } = await seedGroup([{ name: 'Goals' }]);
+    await openGroup(page, name, key);
+    await goOffline(page);
+    const card = counterCard(page, 'Goals');
+    await card.getByRole('button', { name: 'Increment by 1' }).click();
+    await card.getByRole('button', { name: 'Increment by 1' }).click();
+    await expect(waiting(page)).toHaveText('2 changes waiting');
+
+    // Meanwhile, another member replaces the group's key.
+    const next = newKey();
+    const rotated = await fetch(`${baseUrl()}/api/groups/${name}/key`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: next }),
+    });
+    expect(rotated.ok).toBe(true);
+
+    await page.context().setOffline(false);
+    await expect(page.getByText(MESSAGES.keyChanged)).toBeVisible({ timeout: 15_000 });
+    await page.waitForTimeout(SETTLE_MS);
+    expect(await serverValue(name, next)).toBe(0);
+
+    // The member gets the new link and opens it in the same tab: the kept taps go out with it.
+    await page.goto(`/${name}?key=${next}`);
+    await expect.poll(() => serverValue(name, next), { timeout: 15_000 }).toBe(2);
+    await expect(counterValue(counterCard(page, 'Goals'))).toHaveText('2');
   });
 });

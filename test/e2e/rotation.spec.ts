@@ -15,6 +15,7 @@ test.describe('access key rotation', () => {
     await expect(dialog.getByText(/stop working/)).toBeVisible();
     await dialog.getByRole('button', { name: 'Change key now' }).click();
 
+    await expect(alice).not.toHaveURL(new RegExp(key));
     await expect(alice).toHaveURL(new RegExp(`/${name}\\?key=[0-9a-f]{64}$`));
     const newKey = new URL(alice.url()).searchParams.get('key');
     expect(newKey).not.toBe(key);

@@ -226,8 +226,11 @@ export class GroupStore {
     },
     onFatal: (code, reason) => {
       // This tab is changing the key itself: it moves to the new one, not to Access Denied.
-      if (code === CLOSE_CODES.keyChanged && this.changingKey) return;
-      if (code === CLOSE_CODES.keyChanged) {
+      if ((code === CLOSE_CODES.keyChanged || code === CLOSE_CODES.forbidden) && this.changingKey)
+        return;
+      // The key opened this group when the page did: refused now, it was replaced meanwhile
+      // (e.g. while this page was offline and missed the 4410).
+      if (code === CLOSE_CODES.keyChanged || code === CLOSE_CODES.forbidden) {
         this.fatal = this.access === 'view' ? MESSAGES.viewLinkChanged : MESSAGES.keyChanged;
         this.emit();
         return;
@@ -644,6 +647,13 @@ export class GroupStore {
       (error: unknown) => {
         lane.inflight = null;
         if (this.disposed) return;
+        if (error instanceof ApiRequestError && error.code === 'wrong_key') {
+          // The group's key was replaced meanwhile: these changes stay kept (the outbox) and go
+          // out once this browser opens the group with the new link. Nothing is sent until then.
+          this.fatal = this.access === 'view' ? MESSAGES.viewLinkChanged : MESSAGES.keyChanged;
+          this.emit();
+          return;
+        }
         const stillPending = lane.ops[0] === op;
         if (stillPending && shouldRetry(error, lane.attempt)) {
           lane.attempt += 1;
