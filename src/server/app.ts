@@ -19,6 +19,7 @@ import { TallyService } from './core/service.js';
 import { HttpError } from './errors.js';
 import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
+import { clientAddressOf } from './security/client-address.js';
 import { logSerializers, redactPaths } from './logger.js';
 import { registerActivityRoutes } from './routes/activity.js';
 import { registerAccessRoutes, registerApiRoutes } from './routes/api.js';
@@ -64,6 +65,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: BODY_LIMIT_BYTES,
+    // Behind a proxy, request.ip is the client's address only if the proxy is trusted.
+    trustProxy: config.trustProxy ?? false,
     return503OnClosing: true,
     // Errors raised before routing (a malformed %-escape in the URL) get the API error shape too.
     frameworkErrors: (_error, _request, reply) => {
@@ -137,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     crossOriginEmbedderPolicy: false,
     strictTransportSecurity: false,
   });
-  const live = acceptLiveUpgrades(app.server, hub);
+  const live = acceptLiveUpgrades(app.server, hub, clientAddressOf(config.trustProxy ?? false));
   app.addHook('preClose', async () => {
     hub.closeAll(CLOSE_CODES.goingAway, 'Server shutting down');
     await live.close();

@@ -3,6 +3,7 @@
  * with a one-line message naming the variable (ConfigError), never a stack trace.
  */
 import path from 'node:path';
+import { parseTrustProxy, type TrustProxy } from './security/client-address.js';
 
 /**
  * SQLite commit durability. normal (WAL): a committed change survives a crash of the process,
@@ -26,6 +27,8 @@ export interface Config {
   activityRetentionDays?: number;
   /** false turns the activity log (and with it undo) off: the benchmark measures its cost. */
   activityLog?: boolean;
+  /** Proxies whose X-Forwarded-For names the client (security/client-address.ts). */
+  trustProxy?: TrustProxy;
 }
 
 /** ACTIVITY_RETENTION_DAYS default: a year of history (ADR 0007 has the sizes). */
@@ -125,6 +128,17 @@ export function parseDatabaseUrl(
   throw new ConfigError('DATABASE_URL must start with file: (SQLite) or postgres:// (PostgreSQL)');
 }
 
+function parseTrustProxyVariable(raw: string | undefined): TrustProxy {
+  try {
+    return parseTrustProxy(raw);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(
+      `TRUST_PROXY must be false, true, or proxy addresses separated by commas (e.g. 10.0.0.0/8,loopback): ${reason}`,
+    );
+  }
+}
+
 function parseLogLevel(raw: string | undefined): LogLevel {
   if (raw === undefined || raw === '') return 'info';
   const level = LOG_LEVELS.find((candidate) => candidate === raw.toLowerCase());
@@ -150,5 +164,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: parseLogLevel(env.LOG_LEVEL),
     activityRetentionDays: parseRetentionDays(env.ACTIVITY_RETENTION_DAYS),
     activityLog: parseActivityLog(env.ACTIVITY_LOG),
+    trustProxy: parseTrustProxyVariable(env.TRUST_PROXY),
   };
 }

@@ -34,6 +34,8 @@ export interface TestServerOptions {
   webRoot?: string;
   /** Rate and flood limits; the server's defaults unless given. */
   security?: Partial<SecurityPolicy>;
+  /** TRUST_PROXY: whose X-Forwarded-For names the client. None by default. */
+  trustProxy?: Config['trustProxy'];
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -52,6 +54,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
       host: '127.0.0.1',
       database: options.database ?? { kind: 'sqlite', file: databaseFile },
       logLevel: options.logLevel ?? 'info',
+      ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     },
     logStream,
     webRoot: options.webRoot ?? null,

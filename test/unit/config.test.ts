@@ -26,6 +26,22 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ ACTIVITY_LOG: 'no' })).toThrow(/^ACTIVITY_LOG must be on or off/);
   });
 
+  it('trusts no proxy unless TRUST_PROXY names them (addresses, ranges, names or true)', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, loopback ,::1' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      'loopback',
+      '::1',
+    ]);
+    expect(() => loadConfig({ TRUST_PROXY: 'my-proxy' })).toThrow(/^TRUST_PROXY must be/);
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/99' })).toThrow(/^TRUST_PROXY must be/);
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.1,,10.0.0.2' })).toThrow(/empty/);
+    // A hop count cannot tell a proxy from a client claiming to be one: not accepted.
+    expect(() => loadConfig({ TRUST_PROXY: '2' })).toThrow(/^TRUST_PROXY must be/);
+  });
+
   it('reads PORT, HOST, LOG_LEVEL and a file: DATABASE_URL', () => {
     const config = loadConfig({
       PORT: '8080',
@@ -41,6 +57,7 @@ describe('configuration from the environment', () => {
       logLevel: 'warn',
       activityRetentionDays: 30,
       activityLog: true,
+      trustProxy: false,
       database: { kind: 'sqlite', file: '/tmp/elsewhere.sqlite', synchronous: 'full' },
     });
   });

@@ -18,7 +18,13 @@ export interface LiveUpgrades {
   close(): Promise<void>;
 }
 
-export function acceptLiveUpgrades(server: Server, hub: LiveHub): LiveUpgrades {
+export function acceptLiveUpgrades(
+  server: Server,
+  hub: LiveHub,
+  /** The client's address (behind a trusted proxy, from X-Forwarded-For): the key limits use it. */
+  clientAddress: (request: IncomingMessage) => string | undefined = (request) =>
+    request.socket.remoteAddress,
+): LiveUpgrades {
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: LIVE_MAX_PAYLOAD_BYTES,
@@ -40,7 +46,7 @@ export function acceptLiveUpgrades(server: Server, hub: LiveHub): LiveUpgrades {
     }
     const name = groupName;
     wss.handleUpgrade(request, socket, head, (ws) => {
-      hub.attach(ws, name, request.socket.remoteAddress);
+      hub.attach(ws, name, clientAddress(request));
     });
   };
   server.on('upgrade', onUpgrade);

@@ -18,9 +18,9 @@ export function callFrom<T = unknown>(
   baseUrl: string,
   method: string,
   path: string,
-  options: { key?: string; body?: unknown } = {},
+  options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Reply<T>> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   if (payload !== undefined) headers['content-type'] = 'application/json';
@@ -56,8 +56,10 @@ export function liveAuthFrom(
   wsUrl: string,
   groupName: string,
   key: string,
+  /** Extra headers of the upgrade request (e.g. X-Forwarded-For, as a proxy adds it). */
+  headers: Record<string, string> = {},
 ): Promise<{ outcome: 'ready' } | { outcome: 'closed'; code: number; reason: string }> {
-  const socket = new WebSocket(wsUrl + livePath(groupName), { localAddress });
+  const socket = new WebSocket(wsUrl + livePath(groupName), { localAddress, headers });
   return new Promise((resolve, reject) => {
     socket.on('open', () => {
       socket.send(JSON.stringify({ type: 'auth', protocol: PROTOCOL_VERSION, key }));

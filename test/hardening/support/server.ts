@@ -19,7 +19,7 @@ export const UNLIMITED: SecurityPolicy = {
 };
 
 export function startHardenedServer(
-  options: Pick<TestServerOptions, 'security' | 'database' | 'logLevel'> = {},
+  options: Pick<TestServerOptions, 'security' | 'database' | 'logLevel' | 'trustProxy'> = {},
 ): Promise<HardenedServer> {
   return startServer(options);
 }
