@@ -409,7 +409,9 @@ function GroupView({ store }: { store: GroupStore }) {
             }}
           />
         ) : (
-          <Pending>{MESSAGES.loadingCounters}</Pending>
+          // As tall as the screen: the footer waits below the fold instead of jumping down when
+          // the grid arrives (a layout shift Lighthouse counted on phones, BENCHMARKS.md).
+          <Pending tall>{MESSAGES.loadingCounters}</Pending>
         )
       ) : counters.length === 0 ? (
         <EmptyState onCreate={readOnly ? null : addCounter} />
@@ -495,11 +497,12 @@ function useHeldFor(condition: boolean, ms: number): boolean {
 }
 
 /** 'Loading group...' and 'Loading counters...' (SPEC §2). */
-function Pending({ children }: { children: ReactNode }) {
+function Pending({ children, tall = false }: { children: ReactNode; tall?: boolean }) {
+  const place = tall ? 'min-h-dvh items-start pt-16' : 'items-center';
   return (
     <div
       role="status"
-      className={`flex flex-1 items-center justify-center gap-3 py-10 text-lg ${mutedText}`}
+      className={`flex flex-1 justify-center gap-3 py-10 text-lg ${place} ${mutedText}`}
     >
       <Loader className="size-5 animate-spin" />
       {children}
