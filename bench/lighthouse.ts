@@ -21,20 +21,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, startBuiltServer } from './browser-bench.js';
 import lighthouse, { type Config, type Flags, type RunnerResult } from 'lighthouse';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const WORK_DIR = '/tmp/lh';
-const CHROME_PATH = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-const CHROME_FLAGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const CHROME_PATH = CHROMIUM_PATH;
+const CHROME_FLAGS = ['--headless=new', ...CHROMIUM_ARGS];
 /** Server and browser must be up within this time, ms. */
 const START_TIMEOUT_MS = 30_000;
 const COUNTERS = [
@@ -82,21 +76,10 @@ async function main(): Promise<void> {
   const dbFile = path.join(WORK_DIR, 't.sqlite');
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(dbFile + suffix, { force: true });
 
-  const server = spawn(process.execPath, [path.join(ROOT, 'dist/server/main.js')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${dbFile}`,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const server = await startBuiltServer(port, dbFile);
   let chrome: ChildProcess | null = null;
   try {
-    const origin = `http://127.0.0.1:${String(port)}`;
-    await waitForHealth(origin, server);
+    const origin = server.origin;
     const groupUrl = await seedGroup(origin);
     const userDataDir = fs.mkdtempSync(path.join(WORK_DIR, 'chrome-'));
     const started = await startChrome(userDataDir);
@@ -157,30 +140,11 @@ async function main(): Promise<void> {
     }
   } finally {
     chrome?.kill('SIGKILL');
-    await stop(server);
+    await server.stop();
   }
 }
 
 const ms = (value: number) => `${String(Math.round(value))} ms`;
-
-async function waitForHealth(origin: string, server: ChildProcess): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) {
-      throw new Error(`the server exited with code ${String(server.exitCode)}`);
-    }
-    try {
-      const response = await fetch(`${origin}/api/health`);
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(
-    `the server did not answer ${origin}/api/health within ${String(START_TIMEOUT_MS)} ms`,
-  );
-}
 
 /** A group with a few counters, created through the API (docs/api.md); returns its page URL. */
 async function seedGroup(origin: string): Promise<string> {
@@ -281,18 +245,6 @@ function chromeVersion(): string {
   } catch {
     return CHROME_PATH;
   }
-}
-
-function stop(server: ChildProcess): Promise<void> {
-  if (server.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => server.kill('SIGKILL'), 5_000);
-    server.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    server.kill('SIGTERM');
-  });
 }
 
 main().catch((error: unknown) => {

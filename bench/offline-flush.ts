@@ -14,7 +14,7 @@
  *
  *   npm run bench:offline [-- --rounds 10] [--taps 100] [--counters 4] [--reload] [--skip-build]
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,10 +22,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from '@playwright/test';
 import type { Counter } from '../src/shared/api.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, startBuiltServer } from './browser-bench.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-/** The server must answer its health check within this time, ms. */
-const START_TIMEOUT_MS = 30_000;
 /** A round that has not flushed within this time failed, ms. */
 const FLUSH_TIMEOUT_MS = 30_000;
 
@@ -49,30 +48,10 @@ async function main(): Promise<void> {
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-offline-'));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const origin = `http://127.0.0.1:${String(port)}`;
-  const server = spawn(process.execPath, [path.join(ROOT, 'dist/server/main.js')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${path.join(dataDir, 'tally.sqlite')}`,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const server = await startBuiltServer(port, path.join(dataDir, 'tally.sqlite'));
+  const { origin } = server;
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
-    await waitForHealth(origin, server);
     const live: number[] = [];
     const flushed: number[] = [];
     for (let round = 1; round <= rounds; round += 1) {
@@ -92,7 +71,7 @@ async function main(): Promise<void> {
     console.log(`online → flushed: median ${summary(flushed)}`);
   } finally {
     await browser.close();
-    server.kill('SIGTERM');
+    await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -219,20 +198,6 @@ async function call<T>(
   });
   if (!response.ok) throw new Error(`${method} ${route}: ${String(response.status)}`);
   return (await response.json()) as T;
-}
-
-async function waitForHealth(origin: string, server: ChildProcess): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error('the server exited before it was ready');
-    try {
-      if ((await fetch(`${origin}/api/health`)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`the server did not answer within ${String(START_TIMEOUT_MS)} ms`);
 }
 
 const ms = (value: number) => `${value.toFixed(0)} ms`;
