@@ -54,10 +54,10 @@ const PRESETS: Record<string, Preset> = {
 
 interface TargetResult {
   target: Target;
-  idle: { connections: number; bytesPerConnection: number; rssBytes: number };
-  throughput: LoadResult;
-  fanout: LoadResult;
-  latency: LoadResult;
+  idle?: { connections: number; bytesPerConnection: number; rssBytes: number };
+  throughput?: LoadResult;
+  fanout?: LoadResult;
+  latency?: LoadResult;
 }
 
 const { values } = parseArgs({
@@ -65,6 +65,8 @@ const { values } = parseArgs({
     preset: { type: 'string', default: 'smoke' },
     /** Only the servers whose name contains this (tally, ws, original). */
     only: { type: 'string' },
+    /** Only these scenarios, comma-separated (idle, throughput, fanout, latency): for profiling. */
+    scenarios: { type: 'string', default: 'idle,throughput,fanout,latency' },
   },
 });
 const presetName = values.preset;
@@ -74,47 +76,40 @@ if (!chosen) {
 }
 const preset: Preset = chosen;
 
+type Scenario = 'idle' | 'throughput' | 'fanout' | 'latency';
+const SCENARIOS: readonly Scenario[] = ['idle', 'throughput', 'fanout', 'latency'];
+const selected = new Set(values.scenarios.split(',').map((name) => name.trim()));
+for (const name of selected) {
+  if (!SCENARIOS.includes(name as Scenario)) {
+    throw new Error(`unknown scenario ${name}: use ${SCENARIOS.join(', ')}`);
+  }
+}
+const runs = (scenario: Scenario) => selected.has(scenario);
+
+const LABELS: Record<Exclude<Scenario, 'idle'>, string> = {
+  throughput: 'durable increments',
+  fanout: 'fan-out',
+  latency: 'latency',
+};
+
 async function measure(target: Target): Promise<TargetResult> {
   const running = await target.start();
   try {
-    log(`${target.name}: idle connections`);
-    const idle = await idleMemory(target, running, preset.idle.groups, preset.idle.members);
-
-    log(`${target.name}: durable increments, open loop ${preset.throughput.rate}/s offered`);
-    let population = await populate(
-      target,
-      running,
-      'sat',
-      preset.throughput.groups,
-      preset.throughput.members,
-    );
-    const throughput = await openLoop(population, running, target, preset.throughput);
-    for (const client of population.clients) client.close();
-    await sleep(preset.settleMs);
-
-    log(`${target.name}: fan-out, open loop ${preset.fanout.rate}/s`);
-    population = await populate(
-      target,
-      running,
-      'fan',
-      preset.fanout.groups,
-      preset.fanout.members,
-    );
-    const fanout = await openLoop(population, running, target, preset.fanout);
-    for (const client of population.clients) client.close();
-    await sleep(preset.settleMs);
-
-    log(`${target.name}: latency, open loop ${preset.latency.rate}/s`);
-    population = await populate(
-      target,
-      running,
-      'lat',
-      preset.latency.groups,
-      preset.latency.members,
-    );
-    const latency = await openLoop(population, running, target, preset.latency);
-    for (const client of population.clients) client.close();
-    return { target, idle, throughput, fanout, latency };
+    const result: TargetResult = { target };
+    if (runs('idle')) {
+      log(`${target.name}: idle connections`);
+      result.idle = await idleMemory(target, running, preset.idle.groups, preset.idle.members);
+    }
+    for (const scenario of ['throughput', 'fanout', 'latency'] as const) {
+      if (!runs(scenario)) continue;
+      const shape = preset[scenario];
+      log(`${target.name}: ${LABELS[scenario]}, open loop ${shape.rate}/s offered`);
+      const population = await populate(target, running, scenario, shape.groups, shape.members);
+      result[scenario] = await openLoop(population, running, target, shape);
+      for (const client of population.clients) client.close();
+      await sleep(preset.settleMs);
+    }
+    return result;
   } finally {
     await running.stop();
   }
@@ -127,6 +122,11 @@ function log(message: string): void {
 const ms = (micros: number) => (Number.isNaN(micros) ? '–' : (micros / 1_000).toFixed(2));
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : '–');
+/** A scenario's result, present for every target when the scenario ran. */
+function got<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('scenario result missing');
+  return value;
+}
 const loss = (result: LoadResult) =>
   result.lost === null ? 'n/a' : `${int(result.lost)} lost, ${int(result.duplicated ?? 0)} dup`;
 
@@ -156,61 +156,69 @@ function table(results: TargetResult[]): string {
   const t = preset.throughput;
   const f = preset.fanout;
   const l = preset.latency;
-  row(
-    `idle: KB per connection (${int(preset.idle.groups * preset.idle.members)} clients)`,
-    (r) => r.idle.bytesPerConnection / 1024,
-    (n) => n.toFixed(1),
-  );
-  row(
-    'idle: server RSS MB',
-    (r) => r.idle.rssBytes / 2 ** 20,
-    (n) => n.toFixed(0),
-    false,
-  );
-  row(
-    `throughput: increments/s acked (offered ${int(t.rate)}/s by ${int(t.groups * t.tappers)} tappers)`,
-    (r) => r.throughput.incrementsPerSecond,
-    int,
-  );
-  row('throughput: member-deliveries/s', (r) => r.throughput.deliveriesPerSecond, int);
-  row(
-    'throughput: server CPU (cores)',
-    (r) => r.throughput.serverCpuCores,
-    (n) => n.toFixed(2),
-    false,
-  );
-  text('throughput: correctness', (r) => loss(r.throughput));
-  row(
-    `fan-out: increments/s acked (offered ${int(f.rate)}/s, ${int(f.groups * f.members)} clients)`,
-    (r) => r.fanout.incrementsPerSecond,
-    int,
-  );
-  row('fan-out: member-deliveries/s', (r) => r.fanout.deliveriesPerSecond, int);
-  row('fan-out: latency p50 ms', (r) => r.fanout.latency.percentile(0.5), ms);
-  row('fan-out: latency p99 ms', (r) => r.fanout.latency.percentile(0.99), ms);
-  row(
-    'fan-out: server CPU (cores)',
-    (r) => r.fanout.serverCpuCores,
-    (n) => n.toFixed(2),
-    false,
-  );
-  row(
-    'fan-out: server RSS MB',
-    (r) => r.fanout.serverRssBytes / 2 ** 20,
-    (n) => n.toFixed(0),
-    false,
-  );
-  text('fan-out: correctness', (r) => loss(r.fanout));
-  row(
-    `latency: p50 ms (${int(l.groups * l.members)} clients, ${int(l.rate)}/s)`,
-    (r) => r.latency.latency.percentile(0.5),
-    ms,
-  );
-  row('latency: p95 ms', (r) => r.latency.latency.percentile(0.95), ms);
-  row('latency: p99 ms', (r) => r.latency.latency.percentile(0.99), ms);
-  row('latency: max ms', (r) => r.latency.latency.max, ms);
-  row('latency: member-deliveries/s', (r) => r.latency.deliveriesPerSecond, int);
-  text('latency: correctness', (r) => loss(r.latency));
+  if (runs('idle')) {
+    row(
+      `idle: KB per connection (${int(preset.idle.groups * preset.idle.members)} clients)`,
+      (r) => got(r.idle).bytesPerConnection / 1024,
+      (n) => n.toFixed(1),
+    );
+    row(
+      'idle: server RSS MB',
+      (r) => got(r.idle).rssBytes / 2 ** 20,
+      (n) => n.toFixed(0),
+      false,
+    );
+  }
+  if (runs('throughput')) {
+    row(
+      `throughput: increments/s acked (offered ${int(t.rate)}/s by ${int(t.groups * t.tappers)} tappers)`,
+      (r) => got(r.throughput).incrementsPerSecond,
+      int,
+    );
+    row('throughput: member-deliveries/s', (r) => got(r.throughput).deliveriesPerSecond, int);
+    row(
+      'throughput: server CPU (cores)',
+      (r) => got(r.throughput).serverCpuCores,
+      (n) => n.toFixed(2),
+      false,
+    );
+    text('throughput: correctness', (r) => loss(got(r.throughput)));
+  }
+  if (runs('fanout')) {
+    row(
+      `fan-out: increments/s acked (offered ${int(f.rate)}/s, ${int(f.groups * f.members)} clients)`,
+      (r) => got(r.fanout).incrementsPerSecond,
+      int,
+    );
+    row('fan-out: member-deliveries/s', (r) => got(r.fanout).deliveriesPerSecond, int);
+    row('fan-out: latency p50 ms', (r) => got(r.fanout).latency.percentile(0.5), ms);
+    row('fan-out: latency p99 ms', (r) => got(r.fanout).latency.percentile(0.99), ms);
+    row(
+      'fan-out: server CPU (cores)',
+      (r) => got(r.fanout).serverCpuCores,
+      (n) => n.toFixed(2),
+      false,
+    );
+    row(
+      'fan-out: server RSS MB',
+      (r) => got(r.fanout).serverRssBytes / 2 ** 20,
+      (n) => n.toFixed(0),
+      false,
+    );
+    text('fan-out: correctness', (r) => loss(got(r.fanout)));
+  }
+  if (runs('latency')) {
+    row(
+      `latency: p50 ms (${int(l.groups * l.members)} clients, ${int(l.rate)}/s)`,
+      (r) => got(r.latency).latency.percentile(0.5),
+      ms,
+    );
+    row('latency: p95 ms', (r) => got(r.latency).latency.percentile(0.95), ms);
+    row('latency: p99 ms', (r) => got(r.latency).latency.percentile(0.99), ms);
+    row('latency: max ms', (r) => got(r.latency).latency.max, ms);
+    row('latency: member-deliveries/s', (r) => got(r.latency).deliveriesPerSecond, int);
+    text('latency: correctness', (r) => loss(got(r.latency)));
+  }
   const lines = [header, header.map(() => '---'), ...rows].map(
     (cells) => `| ${cells.join(' | ')} |`,
   );
@@ -240,15 +248,14 @@ async function main(): Promise<void> {
     `\nTally benchmark, preset "${presetName}", ${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`,
   );
   console.log(table(results));
-  const errors = results.reduce(
-    (sum, r) => sum + r.throughput.errors + r.fanout.errors + r.latency.errors,
-    0,
-  );
+  const loads = (r: TargetResult) =>
+    [r.throughput, r.fanout, r.latency].filter((load): load is LoadResult => load !== undefined);
+  const errors = results.flatMap(loads).reduce((sum, load) => sum + load.errors, 0);
   if (errors > 0) console.log(`\n${errors} client errors`);
   const tallyResults = results.filter((r) => r.target === tally || r.target === tallyWithoutLog);
   if (tallyResults.length > 0) {
     const lost = tallyResults
-      .flatMap((result) => [result.throughput, result.fanout, result.latency])
+      .flatMap(loads)
       .reduce((sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0), 0);
     console.log(
       `\nTally correctness: ${lost === 0 ? 'every counter ends at exactly the increments sent' : `${lost} increments lost or duplicated`}`,

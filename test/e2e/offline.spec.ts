@@ -4,7 +4,7 @@
  * returns, each with its operation id so the server applies every one exactly once.
  */
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
+import type { BrowserContext, Page } from '@playwright/test';
 import { MESSAGES } from '../../src/shared/messages.js';
 import {
   api,
@@ -32,13 +32,19 @@ async function seriousA11yFindings(page: Page): Promise<string[]> {
     .map((violation) => violation.id);
 }
 
+/** The API's HTTP requests (the live socket is cut by the offline emulation itself). */
+const API_REQUESTS = '**/api/**';
+
 /**
  * Takes the page's browser context offline. A controlled page's requests pass through its
  * service worker, whose own network goes offline a moment after the page's in this emulation:
- * wait for that too, or a tap made right away still gets through.
+ * wait for that too. Chromium's emulation may also let a request leave and reach the server
+ * while reporting it failed (seen under load in CI), so the API's requests are refused before
+ * they leave as well: while "offline", the server hears nothing from this context.
  */
 async function goOffline(page: Page): Promise<void> {
   const context = page.context();
+  await context.route(API_REQUESTS, (route) => route.abort('internetdisconnected'));
   await context.setOffline(true);
   await expect(offlineBadge(page)).toBeVisible();
   for (const worker of context.serviceWorkers()) {
@@ -53,6 +59,12 @@ async function goOffline(page: Page): Promise<void> {
       )
       .toBe('offline');
   }
+}
+
+/** Brings the context's network back: API requests go out again, then the browser is online. */
+async function goOnline(context: BrowserContext): Promise<void> {
+  await context.unroute(API_REQUESTS);
+  await context.setOffline(false);
 }
 
 /** The page is controlled by the service worker, so a reload works without the network. */
@@ -80,7 +92,7 @@ test.describe('offline taps', () => {
     expect(await seriousA11yFindings(page)).toEqual([]);
     expect(await serverValue(name, key)).toBe(0);
 
-    await context.setOffline(false);
+    await goOnline(context);
     await expect.poll(() => serverValue(name, key), { timeout: 15_000 }).toBe(5);
     await expect(waiting(page)).toBeHidden();
     await expect(card.getByText('Not sent yet')).toBeHidden();
@@ -110,7 +122,7 @@ test.describe('offline taps', () => {
     await expect(counterValue(renamed)).toHaveText('12');
     await expect(waiting(page)).toHaveText('4 changes waiting');
 
-    await context.setOffline(false);
+    await goOnline(context);
     await expect
       .poll(async () => (await api.counters(name, key))[0], { timeout: 15_000 })
       .toMatchObject({ name: 'Teacups', incrementStep: 3, value: 12 });
@@ -139,7 +151,7 @@ test.describe('offline taps', () => {
     expect(await seriousA11yFindings(page)).toEqual([]);
     expect(await serverValue(name, key)).toBe(0);
 
-    await context.setOffline(false);
+    await goOnline(context);
     await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible({
       timeout: 15_000,
     });
@@ -215,7 +227,7 @@ test.describe('offline taps', () => {
     await expect(waiting(first)).toHaveText('2 changes waiting');
     await first.close();
 
-    await context.setOffline(false);
+    await goOnline(context);
     const second = await context.newPage();
     await openGroup(second, name, key);
     await expect.poll(() => serverValue(name, key), { timeout: 15_000 }).toBe(2);
@@ -267,7 +279,7 @@ test.describe('offline taps', () => {
     });
     expect(rotated.ok).toBe(true);
 
-    await page.context().setOffline(false);
+    await goOnline(page.context());
     await expect(page.getByText(MESSAGES.keyChanged)).toBeVisible({ timeout: 15_000 });
     await page.waitForTimeout(SETTLE_MS);
     expect(await serverValue(name, next)).toBe(0);
