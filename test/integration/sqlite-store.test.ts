@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/server/core/access.js';
+import { SAFETY_NET_PAGES } from '../../src/server/store/checkpointer.js';
 import { SqliteStore } from '../../src/server/store/sqlite.js';
 import type { Store } from '../../src/server/store/types.js';
 import { describeActivityContract } from './activity.suite.js';
@@ -50,6 +51,44 @@ describe('SQLite store with ACTIVITY_LOG=off', () => {
       { groupId: group.id, mutation: { kind: 'undoOperation', opId: 'c1' } },
     ]);
     expect(undo).toMatchObject({ ok: false, code: 'activity_not_found' });
+    await store.close();
+  });
+});
+
+describe('SQLite WAL checkpoints', () => {
+  it('are run by a worker thread, and the WAL starts over under sustained writes', async () => {
+    const file = path.join(dir, `wal-${++count}.sqlite`);
+    const store = new SqliteStore(file);
+    await store.migrate();
+    const { group } = await store.createGroup('wal', hashKey('cd'.repeat(16)));
+    const [created] = await store.commit([
+      { groupId: group.id, mutation: { kind: 'createCounter', fields: {} } },
+    ]);
+    if (!created?.ok || created.result.kind !== 'counter') throw new Error('no counter');
+    const counterId = created.result.counter.id;
+    // Batches one after another, as under sustained load: ~3,000 commits of ~10 pages each,
+    // 130 MB of WAL frames. A write always lands while the worker copies, so only the server
+    // connection's safety-net checkpoint lets the file start over.
+    let sent = 0;
+    for (let round = 0; round < 30; round += 1) {
+      for (let batch = 0; batch < 100; batch += 1) {
+        sent += 1;
+        await store.commit([
+          {
+            groupId: group.id,
+            opId: `tap-${sent}`,
+            mutation: { kind: 'adjustCounter', counterId, direction: 'increment', times: 1 },
+          },
+        ]);
+      }
+      // Let the worker's interval (200 ms) come round now and then, as idle moments do.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await expect.poll(() => store.checkpoints, { timeout: 5_000 }).toBeGreaterThan(0);
+    const walBytes = fs.statSync(`${file}-wal`).size;
+    expect(walBytes).toBeLessThan((SAFETY_NET_PAGES + 1_000) * 4_096);
+    const state = await store.loadGroupState(group.id);
+    expect(state?.counters[0]?.value).toBe(sent);
     await store.close();
   });
 });

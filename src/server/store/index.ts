@@ -25,6 +25,9 @@ export async function openBackend(
     const store = new SqliteStore(database.file, {
       synchronous: database.synchronous,
       activityLog,
+      onCheckpointError: (message) => {
+        log.warn(message);
+      },
     });
     await store.migrate();
     return { store, bus: new MemoryBus() };

@@ -72,6 +72,7 @@ import {
   type ActivityRow,
 } from './activity.js';
 import { inverseOf } from './undo.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE counter_groups (
@@ -139,9 +140,17 @@ export class SqliteStore implements Store {
   /** Whether changes are written to the activity log (ACTIVITY_LOG). */
   private readonly activityLog: boolean;
 
+  /** Checkpoints the WAL from a worker thread (file databases only). */
+  private readonly checkpointer: Checkpointer | undefined;
+
   constructor(
     file: string,
-    options: { synchronous?: SqliteSynchronous; activityLog?: boolean } = {},
+    options: {
+      synchronous?: SqliteSynchronous;
+      activityLog?: boolean;
+      /** Told when WAL checkpoints fail or move back onto the event loop. */
+      onCheckpointError?: (message: string) => void;
+    } = {},
   ) {
     this.activityLog = options.activityLog ?? true;
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -152,6 +161,20 @@ export class SqliteStore implements Store {
     // Another process holding the write lock (a second server on the same file, a backup):
     // wait up to 5 s instead of failing at once.
     this.db.pragma('busy_timeout = 5000');
+    // Counters, groups and recent operation ids stay in memory: 64 MiB (negative = KiB).
+    this.db.pragma('cache_size = -65536');
+    if (file !== ':memory:') {
+      this.checkpointer = startCheckpointer(
+        this.db,
+        file,
+        options.onCheckpointError ?? (() => undefined),
+      );
+    }
+  }
+
+  /** Checkpoints run by the worker so far (tests and diagnostics). */
+  get checkpoints(): number {
+    return this.checkpointer?.runs ?? 0;
   }
 
   migrate(): Promise<void> {
@@ -327,9 +350,9 @@ export class SqliteStore implements Store {
     return Promise.resolve();
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
-    return Promise.resolve();
   }
 
   private prepare(sql: string): Database.Statement {
