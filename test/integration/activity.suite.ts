@@ -295,6 +295,18 @@ export function describeActivityContract(label: string, create: () => Promise<St
       );
     });
 
+    it('undoes a tap sent in the same batch as its undo (an offline queue sent at once)', async () => {
+      const counter = await createCounter();
+      const outcomes = await store.commit([
+        tap(counter.id, 'Ada', 'increment', 'queued-1'),
+        // Another member's tap: one member's taps of one batch share an entry (ADR 7).
+        tap(counter.id, 'Bob', 'increment', 'queued-2'),
+        op({ kind: 'undoOperation', opId: 'queued-2' }, 'Bob', 'queued-3'),
+      ]);
+      expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true, true]);
+      expect(await valueOf(counter.id)).toBe(1);
+    });
+
     it('applies only one of two undos of the same entry in one commit', async () => {
       const counter = await createCounter();
       await store.commit([tap(counter.id)]);

@@ -116,7 +116,11 @@ export function startCheckpointer(
     async stop() {
       if (stopped) return;
       stopped = true;
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => { resolve(); }));
+      const exited = new Promise<void>((resolve) =>
+        worker.once('exit', () => {
+          resolve();
+        }),
+      );
       worker.postMessage('stop');
       await exited;
       if (db.open) db.pragma(`wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`);

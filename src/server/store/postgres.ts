@@ -47,6 +47,7 @@ import {
   counterRef,
   duplicateOutcome,
   planBatch,
+  readsEarlierWrites,
   type Step,
   type StoredAnswer,
 } from './batch.js';
@@ -343,6 +344,9 @@ export class PostgresStore implements Store {
       const plan = planBatch(operations, replayed);
       for (const step of plan.steps) {
         if (step.kind === 'single') {
+          if (readsEarlierWrites(operations[step.index] as Operation)) {
+            await this.writeActivity(batch);
+          }
           outcomes[step.index] = await this.applyOne(batch, step.index);
         } else {
           for (const [index, outcome] of await this.applyAdjust(batch, step)) {
@@ -609,8 +613,9 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Writes the batch's activity entries (ids taken from the sequence first, so operation ids
-   * and undone entries can point at them), then the operation ids with their entries.
+   * Writes the batch's activity entries held so far (ids taken from the sequence first, so
+   * operation ids and undone entries can point at them), then the operation ids with their
+   * entries, and empties those lists. Once at the end of a batch, and before an undo.
    */
   private async writeActivity(batch: PostgresBatch): Promise<void> {
     const { client } = batch;
@@ -663,6 +668,9 @@ export class PostgresStore implements Store {
         ],
       );
     }
+    batch.drafts.length = 0;
+    batch.undos.length = 0;
+    batch.remembered.length = 0;
   }
 
   private async applyMutation(
