@@ -81,7 +81,7 @@ describe('SQLite WAL checkpoints', () => {
           },
         ]);
       }
-      // Let the worker's interval (200 ms) come round now and then, as idle moments do.
+      // Let the worker's interval come round now and then, as idle moments do.
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await expect.poll(() => store.checkpoints, { timeout: 5_000 }).toBeGreaterThan(0);
