@@ -46,7 +46,7 @@ const PRESETS: Record<string, Preset> = {
     settleMs: 3_000,
     withoutLog: true,
     idle: { groups: 1_000, members: 10 },
-    throughput: { groups: 400, members: 5, tappers: 5, rate: 60_000, durationMs: 10_000 },
+    throughput: { groups: 400, members: 5, tappers: 5, rate: 50_000, durationMs: 10_000 },
     fanout: { groups: 500, members: 10, tappers: 2, rate: 25_000, durationMs: 10_000 },
     latency: { groups: 100, members: 10, tappers: 2, rate: 2_000, durationMs: 10_000 },
   },

@@ -98,6 +98,19 @@ async function json<T>(url: string, init?: RequestInit): Promise<T> {
   return (await response.json()) as T;
 }
 
+/**
+ * Node's flags in `npm start` (package.json), so the benchmark runs the server as it is deployed:
+ * `node <flags> dist/server/main.js`.
+ */
+function startFlags(): string[] {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  const match = /\bnode ((?:--\S+ )*)dist\/server\/main\.js/.exec(manifest.scripts?.start ?? '');
+  if (!match) throw new Error('package.json: npm start does not run node dist/server/main.js');
+  return (match[1] ?? '').split(' ').filter(Boolean);
+}
+
 /** Tally built from dist/, on a throwaway SQLite file; `env` adds settings (ACTIVITY_LOG). */
 function tallyTarget(name: string, env: Record<string, string>): Target {
   return {
@@ -109,7 +122,7 @@ function tallyTarget(name: string, env: Record<string, string>): Target {
       const port = await freePort();
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
       const nodeOptions = process.env.TALLY_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
-      const child = launch([...nodeOptions, 'dist/server/main.js'], {
+      const child = launch([...startFlags(), ...nodeOptions, 'dist/server/main.js'], {
         PORT: String(port),
         HOST: '127.0.0.1',
         DATABASE_URL: `file:${path.join(dir, 'bench.sqlite')}`,
