@@ -28,18 +28,9 @@ const AUTOMATIC_CHECKPOINT_PAGES = 1_000;
 /** The server connection's own checkpoint while the worker runs: 40 MB of 4 KB pages. */
 export const SAFETY_NET_PAGES = 10_000;
 
-/** What the worker reports after each checkpoint. */
-export interface CheckpointReport {
-  /** Frames in the WAL when the checkpoint ran. */
-  walFrames: number;
-  /** Frames copied into the database file so far. */
-  checkpointedFrames: number;
-}
-
 export interface Checkpointer {
   /** Checkpoints run since start. */
   readonly runs: number;
-  readonly last: CheckpointReport | undefined;
   /** Stops the worker (the server's connection goes back to automatic checkpoints). */
   stop(): Promise<void>;
 }
@@ -53,10 +44,11 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 1000');
+const runs = new Int32Array(workerData.runs);
 const timer = setInterval(() => {
   try {
-    const [row] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ walFrames: row.log, checkpointedFrames: row.checkpointed });
+    db.pragma('wal_checkpoint(PASSIVE)');
+    Atomics.add(runs, 0, 1);
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message || error) });
   }
@@ -77,32 +69,28 @@ export function startCheckpointer(
   intervalMs = CHECKPOINT_INTERVAL_MS,
 ): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  // The worker counts its checkpoints in shared memory: no message to the event loop per run.
+  const runs = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file, driver, intervalMs },
+    workerData: { file, driver, intervalMs, runs: runs.buffer },
   });
   // A worker thread keeps the process alive; the server's own handles decide when it exits.
   worker.unref();
   db.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
   let stopped = false;
+  const checkpointOnEventLoop = () => {
+    if (db.open) db.pragma(`wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`);
+  };
   const fallBack = (reason: string) => {
     if (stopped) return;
     stopped = true;
-    if (db.open) db.pragma(`wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`);
+    checkpointOnEventLoop();
     onError(reason);
   };
-  const state: { runs: number; last: CheckpointReport | undefined } = {
-    runs: 0,
-    last: undefined,
-  };
-  worker.on('message', (message: CheckpointReport | { error: string }) => {
-    if ('error' in message) {
-      // A checkpoint can fail for a moment (busy, disk full); the next one retries.
-      onError(`WAL checkpoint failed: ${message.error}`);
-      return;
-    }
-    state.runs += 1;
-    state.last = message;
+  worker.on('message', (message: { error: string }) => {
+    // A checkpoint can fail for a moment (busy, disk full); the next one retries.
+    onError(`WAL checkpoint failed: ${message.error}`);
   });
   worker.on('error', (error) => {
     fallBack(`WAL checkpoint worker failed: ${error.message}`);
@@ -112,10 +100,7 @@ export function startCheckpointer(
   });
   return {
     get runs() {
-      return state.runs;
-    },
-    get last() {
-      return state.last;
+      return Atomics.load(runs, 0);
     },
     async stop() {
       if (stopped) return;
@@ -127,7 +112,7 @@ export function startCheckpointer(
       );
       worker.postMessage('stop');
       await exited;
-      if (db.open) db.pragma(`wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`);
+      checkpointOnEventLoop();
     },
   };
 }

@@ -177,14 +177,14 @@ interface PostgresBatch {
   operations: readonly Operation[];
   /** Each locked group's latest change number. */
   seqs: Map<string, number>;
-  /** Operation ids to store with their answers, written in one statement at the end. */
+  /** Operation ids to store with their answers, written in one statement (writeActivity). */
   remembered: {
     groupId: string;
     opId: string;
     result: string;
     draft?: ActivityDraft | undefined;
   }[];
-  /** Activity entries of the batch, written at its end (writeActivity). */
+  /** Activity entries of the batch not yet written (writeActivity: at its end, before an undo). */
   drafts: ActivityDraft[];
   /** Entries taken back in this batch, and the entries that took them back. */
   undone: Set<number>;

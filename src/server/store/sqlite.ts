@@ -136,17 +136,10 @@ const MIGRATIONS: readonly string[] = [
 const REMEMBER_COLUMNS = 5;
 const REMEMBER_ROWS = 128;
 
-const insertSql = new Map<number, string>();
-
-/** The INSERT of `rows` operation-id rows (built once per size). */
+/** The INSERT of `rows` operation-id rows. */
 function insertOperationIds(rows: number): string {
-  let sql = insertSql.get(rows);
-  if (sql === undefined) {
-    const placeholders = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ');
-    sql = `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id) VALUES ${placeholders}`;
-    insertSql.set(rows, sql);
-  }
-  return sql;
+  const placeholders = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ');
+  return `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id) VALUES ${placeholders}`;
 }
 
 export class SqliteStore implements Store {
@@ -157,6 +150,8 @@ export class SqliteStore implements Store {
 
   /** Operation-id rows of the running batch not yet inserted, REMEMBER_COLUMNS values each. */
   private readonly remembered: (string | number | null)[] = [];
+  /** The operation-id INSERTs by row count (powers of two up to REMEMBER_ROWS). */
+  private readonly rememberStatements = new Map<number, Database.Statement>();
 
   /** Whether changes are written to the activity log (ACTIVITY_LOG). */
   private readonly activityLog: boolean;
@@ -444,12 +439,18 @@ export class SqliteStore implements Store {
       let rows = REMEMBER_ROWS;
       while (rows > left) rows /= 2;
       const end = offset + rows * REMEMBER_COLUMNS;
-      this.prepare(insertOperationIds(rows)).run(values.slice(offset, end));
+      let insert = this.rememberStatements.get(rows);
+      if (!insert) {
+        insert = this.db.prepare(insertOperationIds(rows));
+        this.rememberStatements.set(rows, insert);
+      }
+      insert.run(values.slice(offset, end));
       offset = end;
     }
     values.length = 0;
   }
 
+  /** Writes an entry of the activity log; returns its id (null with the log turned off). */
   private log(draft: ActivityDraft): number | null {
     if (!this.activityLog) return null;
     const info = this.prepare(
