@@ -29,6 +29,64 @@ export interface Config {
   activityLog?: boolean;
   /** Proxies whose X-Forwarded-For names the client (security/client-address.ts). */
   trustProxy?: TrustProxy;
+  /** Quotas and connection caps (issue 14); DEFAULT_LIMITS where a field is not given. */
+  limits?: Partial<Limits>;
+}
+
+/**
+ * What one group or one client address may hold (issue 14, docs/api.md "Limits"). Every field has
+ * an environment variable (README, Configuration); data already over a lowered quota stays
+ * readable and usable, it only cannot grow.
+ */
+export interface Limits {
+  /** Counters one group may hold (MAX_COUNTERS_PER_GROUP). */
+  countersPerGroup: number;
+  /** Groups one client address may create per hour (MAX_GROUPS_PER_ADDRESS_PER_HOUR). */
+  groupsPerAddressPerHour: number;
+  /** Activity entries kept per group, the oldest dropped first (ACTIVITY_MAX_ENTRIES_PER_GROUP). */
+  activityEntriesPerGroup: number;
+  /** Open connections, HTTP and live, per client address (MAX_CONNECTIONS_PER_ADDRESS). */
+  connectionsPerAddress: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  countersPerGroup: 1_000,
+  groupsPerAddressPerHour: 100,
+  activityEntriesPerGroup: 100_000,
+  connectionsPerAddress: 1_000,
+};
+
+/** The limits in force: the configured ones over the defaults. */
+export function limitsOf(config: Pick<Config, 'limits'>): Limits {
+  return { ...DEFAULT_LIMITS, ...config.limits };
+}
+
+const LIMIT_VARIABLES: Record<keyof Limits, { name: string; min: number; max: number }> = {
+  countersPerGroup: { name: 'MAX_COUNTERS_PER_GROUP', min: 1, max: 100_000 },
+  groupsPerAddressPerHour: { name: 'MAX_GROUPS_PER_ADDRESS_PER_HOUR', min: 1, max: 1_000_000 },
+  activityEntriesPerGroup: {
+    name: 'ACTIVITY_MAX_ENTRIES_PER_GROUP',
+    min: 100,
+    max: 100_000_000,
+  },
+  connectionsPerAddress: { name: 'MAX_CONNECTIONS_PER_ADDRESS', min: 1, max: 1_000_000 },
+};
+
+function parseLimits(env: NodeJS.ProcessEnv): Limits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const field of Object.keys(LIMIT_VARIABLES) as (keyof Limits)[]) {
+    const { name, min, max } = LIMIT_VARIABLES[field];
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) {
+      throw new ConfigError(
+        `${name} must be a whole number from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')} (got "${raw}")`,
+      );
+    }
+    limits[field] = value;
+  }
+  return limits;
 }
 
 /** ACTIVITY_RETENTION_DAYS default: a year of history (ADR 0007 has the sizes). */
@@ -165,5 +223,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     activityRetentionDays: parseRetentionDays(env.ACTIVITY_RETENTION_DAYS),
     activityLog: parseActivityLog(env.ACTIVITY_LOG),
     trustProxy: parseTrustProxyVariable(env.TRUST_PROXY),
+    limits: parseLimits(env),
   };
 }

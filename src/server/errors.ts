@@ -18,6 +18,14 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   read_only: 403,
   not_found: 404,
   internal_error: 500,
+  operation_id_reused: 422,
+  too_many_counters: 409,
+  too_many_groups: 429,
+  too_many_connections: 429,
+  busy: 503,
+  storage_unavailable: 503,
+  request_timeout: 408,
+  headers_too_large: 431,
 };
 
 export class HttpError extends Error {

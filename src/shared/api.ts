@@ -83,6 +83,15 @@ export const ErrorCodeSchema = z.enum([
   'read_only',
   'not_found',
   'internal_error',
+  // Issue 14: quotas, overload and storage health.
+  'operation_id_reused',
+  'too_many_counters',
+  'too_many_groups',
+  'too_many_connections',
+  'busy',
+  'storage_unavailable',
+  'request_timeout',
+  'headers_too_large',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

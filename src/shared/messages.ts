@@ -68,6 +68,19 @@ export const MESSAGES = {
   sameKey: 'The new access key must differ from the current one',
   invalidMemberName: 'Tally-Member must be a percent-encoded name of at most 1000 characters',
 
+  // Tally: quotas, overload and storage health (issue 14)
+  tooManyCounters: (max: number) =>
+    `This group has reached its limit of ${max.toLocaleString('en-US')} counters. Delete one to add another.`,
+  tooManyGroups: (seconds: number) =>
+    `Too many new groups from this address. Please try again in ${seconds} s.`,
+  tooManyConnections: 'Too many connections from this address. Close some tabs and try again.',
+  busy: 'Tally is busy right now. Please try again in a moment.',
+  storageUnavailable: 'Tally cannot save changes right now. Please try again later.',
+  textHasNul: 'Text must not contain NUL characters',
+  requestTimeout: 'The request took too long to arrive',
+  headersTooLarge: 'Request headers are too large',
+  malformedRequest: 'Malformed request',
+
   // Tally: offline (issue 8)
   changesWaiting: (count: number) =>
     count === 1 ? '1 change waiting' : `${count.toLocaleString('en-US')} changes waiting`,

@@ -125,7 +125,7 @@ describe('retried mutations', () => {
     for (const answer of await Promise.all(reuses)) {
       expect(answer.status).toBe(422);
       expect(answer.body.error).toEqual({
-        code: 'validation_failed',
+        code: 'operation_id_reused',
         message: MESSAGES.operationIdReused,
       });
     }

@@ -36,6 +36,8 @@ export interface TestServerOptions {
   security?: Partial<SecurityPolicy>;
   /** TRUST_PROXY: whose X-Forwarded-For names the client. None by default. */
   trustProxy?: Config['trustProxy'];
+  /** Quotas and connection caps (issue 14); the server's defaults unless given. */
+  limits?: Config['limits'];
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -55,6 +57,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
       database: options.database ?? { kind: 'sqlite', file: databaseFile },
       logLevel: options.logLevel ?? 'info',
       ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
     },
     logStream,
     webRoot: options.webRoot ?? null,

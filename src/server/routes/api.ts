@@ -156,5 +156,5 @@ function counterOf(result: MutationResult, counterId?: string): Counter {
 }
 
 function reusedOperationId(): HttpError {
-  return new HttpError('validation_failed', MESSAGES.operationIdReused, 422);
+  return new HttpError('operation_id_reused', MESSAGES.operationIdReused);
 }

@@ -19,7 +19,7 @@ export const UNLIMITED: SecurityPolicy = {
 };
 
 export function startHardenedServer(
-  options: Pick<TestServerOptions, 'security' | 'database' | 'logLevel' | 'trustProxy'> = {},
+  options: Pick<TestServerOptions, 'security' | 'database' | 'logLevel' | 'trustProxy' | 'limits'> = {},
 ): Promise<HardenedServer> {
   return startServer(options);
 }
