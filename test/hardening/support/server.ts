@@ -19,7 +19,10 @@ export const UNLIMITED: SecurityPolicy = {
 };
 
 export function startHardenedServer(
-  options: Pick<TestServerOptions, 'security' | 'database' | 'logLevel' | 'trustProxy' | 'limits'> = {},
+  options: Pick<
+    TestServerOptions,
+    'security' | 'database' | 'logLevel' | 'trustProxy' | 'limits'
+  > = {},
 ): Promise<HardenedServer> {
   return startServer(options);
 }
