@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/server/config.js';
+import { ConfigError, DEFAULT_LIMITS, loadConfig } from '../../src/server/config.js';
 
 describe('configuration from the environment', () => {
   it('defaults to port 3000 on all interfaces with SQLite under ./data', () => {
@@ -59,7 +59,37 @@ describe('configuration from the environment', () => {
       activityLog: true,
       trustProxy: false,
       database: { kind: 'sqlite', file: '/tmp/elsewhere.sqlite', synchronous: 'full' },
+      limits: DEFAULT_LIMITS,
     });
+  });
+
+  it('reads the quotas and connection cap, each with its default', () => {
+    expect(DEFAULT_LIMITS).toEqual({
+      countersPerGroup: 1_000,
+      groupsPerAddressPerHour: 100,
+      activityEntriesPerGroup: 100_000,
+      connectionsPerAddress: 1_000,
+    });
+    expect(
+      loadConfig({
+        MAX_COUNTERS_PER_GROUP: '50',
+        MAX_GROUPS_PER_ADDRESS_PER_HOUR: '5',
+        ACTIVITY_MAX_ENTRIES_PER_GROUP: '1000',
+        MAX_CONNECTIONS_PER_ADDRESS: '20',
+      }).limits,
+    ).toEqual({
+      countersPerGroup: 50,
+      groupsPerAddressPerHour: 5,
+      activityEntriesPerGroup: 1_000,
+      connectionsPerAddress: 20,
+    });
+    expect(() => loadConfig({ MAX_COUNTERS_PER_GROUP: '0' })).toThrow(/^MAX_COUNTERS_PER_GROUP/);
+    expect(() => loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: 'many' })).toThrow(
+      /^MAX_CONNECTIONS_PER_ADDRESS must be a whole number/,
+    );
+    expect(() => loadConfig({ ACTIVITY_MAX_ENTRIES_PER_GROUP: '10' })).toThrow(
+      /^ACTIVITY_MAX_ENTRIES_PER_GROUP/,
+    );
   });
 
   it('recognises a postgres:// DATABASE_URL', () => {
