@@ -174,7 +174,8 @@ export const UNKNOWN_MEMBER = 'Someone';
  * labels log entries only; it proves nothing (there are no accounts).
  */
 export function memberName(raw: string | undefined): string {
-  const clean = sanitizeText(raw ?? '')
+  // NUL never reaches a database, the bus or a screen (PostgreSQL refuses it in text).
+  const clean = sanitizeText((raw ?? '').replaceAll('\u0000', ''))
     .slice(0, MEMBER_NAME_MAX_LENGTH)
     .trim();
   return clean === '' ? UNKNOWN_MEMBER : clean;

@@ -55,7 +55,10 @@ import {
   adjustOutcomes,
   counterRef,
   duplicateOutcome,
+  fingerprintsOf,
+  operationIdReused,
   planBatch,
+  reuseOf,
   readsEarlierWrites,
   type Step,
   type StoredAnswer,
@@ -130,16 +133,20 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE operation_ids ADD COLUMN activity_id INTEGER;`,
   // 3: view-only links (issue 8): the hash of the view-only key, null while there is none.
   `ALTER TABLE counter_groups ADD COLUMN view_key_hash TEXT;`,
+  // 4: (issue 14) what each operation id meant (batch.ts fingerprintOf; null for older rows),
+  // and the one-row table the health check's write probe updates.
+  `ALTER TABLE operation_ids ADD COLUMN fingerprint TEXT;
+   CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL) STRICT;`,
 ];
 
 /** Values per operation_ids row, and most rows per INSERT (a power of two). */
-const REMEMBER_COLUMNS = 5;
+const REMEMBER_COLUMNS = 6;
 const REMEMBER_ROWS = 128;
 
 /** The INSERT of `rows` operation-id rows. */
 function insertOperationIds(rows: number): string {
-  const placeholders = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ');
-  return `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id) VALUES ${placeholders}`;
+  const placeholders = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ');
+  return `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id, fingerprint) VALUES ${placeholders}`;
 }
 
 export class SqliteStore implements Store {
@@ -150,6 +157,8 @@ export class SqliteStore implements Store {
 
   /** Operation-id rows of the running batch not yet inserted, REMEMBER_COLUMNS values each. */
   private readonly remembered: (string | number | null)[] = [];
+  /** The running batch's fingerprints by group and operation id (the first use of each id). */
+  private readonly fingerprints = new Map<string, string>();
   /** The operation-id INSERTs by row count (powers of two up to REMEMBER_ROWS). */
   private readonly rememberStatements = new Map<number, Database.Statement>();
 
@@ -247,14 +256,23 @@ export class SqliteStore implements Store {
   commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
     const run = this.db.transaction(() => {
       this.remembered.length = 0;
+      const fingerprints = fingerprintsOf(operations);
+      this.fingerprints.clear();
+      operations.forEach(({ groupId, opId }, index) => {
+        const key = `${groupId}\u0000${opId}`;
+        const fingerprint = fingerprints[index];
+        if (fingerprint !== undefined && !this.fingerprints.has(key)) {
+          this.fingerprints.set(key, fingerprint);
+        }
+      });
       const outcomes: (OperationOutcome | undefined)[] = new Array<OperationOutcome | undefined>(
         operations.length,
       );
       operations.forEach((operation, index) => {
-        outcomes[index] = this.replay(operation);
+        outcomes[index] = this.replay(operation, fingerprints[index]);
       });
       const replayed = new Set(outcomes.flatMap((outcome, index) => (outcome ? [index] : [])));
-      const plan = planBatch(operations, replayed);
+      const plan = planBatch(operations, replayed, fingerprints);
       const seqs = new Map<string, number>();
       for (const step of plan.steps) {
         if (step.kind === 'single') {
@@ -270,6 +288,7 @@ export class SqliteStore implements Store {
       for (const [index, first] of plan.duplicates) {
         outcomes[index] = duplicateOutcome(outcomes[first]);
       }
+      for (const index of plan.reused) outcomes[index] = operationIdReused();
       this.writeRemembered();
       const writeSeq = this.prepare('UPDATE counter_groups SET seq = ? WHERE id = ?');
       for (const [groupId, seq] of seqs) writeSeq.run(seq, groupId);
@@ -386,12 +405,18 @@ export class SqliteStore implements Store {
   // ---- inside the write transaction ----------------------------------------------------------
 
   /** The answer again, if this group already applied this operation id. */
-  private replay(operation: Operation): OperationOutcome | undefined {
+  private replay(
+    operation: Operation,
+    fingerprint: string | undefined,
+  ): OperationOutcome | undefined {
     if (operation.opId === undefined) return undefined;
     const stored = this.prepare(
-      'SELECT result FROM operation_ids WHERE group_id = ? AND op_id = ?',
-    ).get(operation.groupId, operation.opId) as { result: string } | undefined;
+      'SELECT result, fingerprint FROM operation_ids WHERE group_id = ? AND op_id = ?',
+    ).get(operation.groupId, operation.opId) as
+      { result: string; fingerprint: string | null } | undefined;
     if (!stored) return undefined;
+    const reused = reuseOf(stored.fingerprint, fingerprint);
+    if (reused) return reused;
     const answer = JSON.parse(stored.result) as StoredAnswer;
     if (answer.kind !== 'counterRef') {
       return { ok: true, result: answer, changes: [], replayed: true };
@@ -422,7 +447,8 @@ export class SqliteStore implements Store {
     activityId: number | null,
   ): void {
     if (opId === undefined) return;
-    this.remembered.push(groupId, opId, result, Date.now(), activityId);
+    const fingerprint = this.fingerprints.get(`${groupId}\u0000${opId}`) ?? null;
+    this.remembered.push(groupId, opId, result, Date.now(), activityId, fingerprint);
   }
 
   /**
@@ -561,7 +587,14 @@ export class SqliteStore implements Store {
       }
       case 'updateCounter': {
         const entries = definedEntries<CounterPatch>(mutation.patch);
-        return this.patchCounter(operation, mutation.counterId, entries, 0, seq, 'counter.updated');
+        return this.patchCounter(
+          operation,
+          mutation.counterId,
+          entries,
+          0n,
+          seq,
+          'counter.updated',
+        );
       }
       case 'adjustCounter': {
         const column = mutation.direction === 'increment' ? 'increment_step' : 'decrement_step';
@@ -624,7 +657,7 @@ export class SqliteStore implements Store {
     operation: Operation,
     counterId: string,
     entries: [string, unknown][],
-    valueDelta: number,
+    valueDelta: bigint,
     seq: number,
     entryKind: 'counter.updated' | 'counter.adjusted',
   ): Applied {
@@ -652,7 +685,7 @@ export class SqliteStore implements Store {
     const after = toCounter(row);
     const draft =
       entryKind === 'counter.adjusted'
-        ? { ...counterDraft(operation, entryKind, after, seq), delta: valueDelta }
+        ? { ...counterDraft(operation, entryKind, after, seq), delta: Number(valueDelta) }
         : updateDraft(operation, before, after, seq);
     return {
       outcome: counterOutcome(after, false, { type: 'counter.updated', seq, counter: after }),
