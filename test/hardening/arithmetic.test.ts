@@ -77,11 +77,11 @@ describe.each([
       await counter.set(MAX_VALUE - 14);
       expect((await counter.increment(2)).body.value).toBe(MAX_VALUE);
       const over = await counter.increment();
-      expect([over.status, over.body.error?.code]).toEqual([422, 'value_out_of_range']);
+      expect([over.status, over.body.error.code]).toEqual([422, 'value_out_of_range']);
       await counter.set(MIN_VALUE + 9);
       expect((await counter.decrement(3)).body.value).toBe(MIN_VALUE);
       const under = await counter.decrement();
-      expect([under.status, under.body.error?.code]).toEqual([422, 'value_out_of_range']);
+      expect([under.status, under.body.error.code]).toEqual([422, 'value_out_of_range']);
       expect(await counter.value()).toBe(MIN_VALUE);
     },
   );

@@ -41,7 +41,9 @@ function canonicalJson(value: unknown): string {
       .map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`);
     return `{${members.join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  // JSON.stringify answers undefined for undefined (typed as string).
+  const text = JSON.stringify(value) as string | undefined;
+  return text ?? 'null';
 }
 
 /**
