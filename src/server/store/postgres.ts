@@ -67,18 +67,44 @@ import {
   type ActivityRow,
 } from './activity.js';
 import { inverseOf } from './undo.js';
-import type {
-  ActivityListQuery,
-  GroupRecord,
-  GroupState,
-  Operation,
-  OperationOutcome,
-  Store,
+import {
+  StorageUnavailableError,
+  type ActivityListQuery,
+  type GroupRecord,
+  type GroupState,
+  type Operation,
+  type OperationOutcome,
+  type Store,
 } from './types.js';
 
 /** Counter values are bounded to ±(2^53 − 1), so a bigint always fits a JS number exactly. */
 const BIGINT_AS_NUMBER = new pg.TypeOverrides();
 BIGINT_AS_NUMBER.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+/**
+ * PostgreSQL error classes (SQLSTATE prefixes or codes) that mean writes cannot be committed at
+ * all rather than that one operation was wrong: connection exceptions (08), insufficient
+ * resources such as a full disk (53), operator intervention (57), read-only transaction (25006),
+ * and Tally's tables or schema gone (42P01 undefined_table, 3F000 invalid_schema_name).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57|25006$|42P01$|3F000$)/;
+
+/** A driver error that fails every operation alike, as the error the API answers it with. */
+function storageError(error: unknown): unknown {
+  if (error instanceof StorageUnavailableError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNAVAILABLE_SQLSTATE.test(code)) {
+    return new StorageUnavailableError(error instanceof Error ? error.message : code);
+  }
+  // No SQLSTATE: the connection itself failed (refused, reset, timed out).
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+    return new StorageUnavailableError(code);
+  }
+  if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) {
+    return new StorageUnavailableError(error.message);
+  }
+  return error;
+}
 
 /** The migrations, in order; each runs once, under an advisory lock. */
 const MIGRATIONS: readonly string[] = [
@@ -268,10 +294,12 @@ export class PostgresStore implements Store {
   }
 
   async findGroup(name: string): Promise<GroupRecord | null> {
-    const { rows } = await this.pool.query<GroupRow>(
-      'SELECT * FROM counter_groups WHERE name = $1',
-      [name],
-    );
+    // Every request starts here: a vanished schema answers 503, not 500.
+    const { rows } = await this.pool
+      .query<GroupRow>('SELECT * FROM counter_groups WHERE name = $1', [name])
+      .catch((error: unknown) => {
+        throw storageError(error);
+      });
     return rows[0] ? toGroup(rows[0]) : null;
   }
 
@@ -327,6 +355,25 @@ export class PostgresStore implements Store {
   }
 
   async commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
+    try {
+      return await this.commitBatch(operations);
+    } catch (error) {
+      throw storageError(error);
+    }
+  }
+
+  async probeWrite(): Promise<void> {
+    try {
+      await this.pool.query(
+        `INSERT INTO health_probe (id, at) VALUES (1, now())
+         ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
+      );
+    } catch (error) {
+      throw new StorageUnavailableError(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private async commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');

@@ -16,13 +16,15 @@ import type { Counter, CounterPatch, GroupPatch } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { SqliteSynchronous } from '../config.js';
-import type {
-  ActivityListQuery,
-  GroupRecord,
-  GroupState,
-  Operation,
-  OperationOutcome,
-  Store,
+import {
+  StorageUnavailableError,
+  StoreBusyError,
+  type ActivityListQuery,
+  type GroupRecord,
+  type GroupState,
+  type Operation,
+  type OperationOutcome,
+  type Store,
 } from './types.js';
 import {
   COUNTER_COLUMNS,
@@ -77,6 +79,7 @@ import {
 } from './activity.js';
 import { inverseOf } from './undo.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { lockDatabaseFile, type FileLock } from './file-lock.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE counter_groups (
@@ -139,6 +142,36 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL) STRICT;`,
 ];
 
+/**
+ * How long a write waits for another process's write lock, ms: none. Waiting blocks the event
+ * loop (better-sqlite3 is synchronous; the old 5 s timeout froze every request for 5 s per
+ * write); the batch is answered 503 `busy` instead, which clients retry. The checkpoint worker
+ * never takes the write lock (PASSIVE checkpoints), so it never causes this.
+ */
+export const BUSY_TIMEOUT_MS = 0;
+
+/** The file a path names now, to notice the database being deleted or replaced under us. */
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+function identityOf(file: string): FileIdentity | undefined {
+  const stats = fs.statSync(file, { throwIfNoEntry: false });
+  return stats ? { dev: stats.dev, ino: stats.ino } : undefined;
+}
+
+/** SQLite errors that fail a whole batch alike, as the errors the API answers them with. */
+function storageError(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return error;
+  if (code.startsWith('SQLITE_BUSY')) return new StoreBusyError();
+  if (/^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)/.test(code)) {
+    return new StorageUnavailableError(code);
+  }
+  return error;
+}
+
 /** Values per operation_ids row, and most rows per INSERT (a power of two). */
 const REMEMBER_COLUMNS = 6;
 const REMEMBER_ROWS = 128;
@@ -168,6 +201,12 @@ export class SqliteStore implements Store {
   /** Checkpoints the WAL from a worker thread (file databases only). */
   private readonly checkpointer: Checkpointer | undefined;
 
+  /** The database file's path, and the file it named when opened (file databases only). */
+  private readonly file: string;
+  private readonly identity: FileIdentity | undefined;
+  /** Held for the store's life: a second server on this file refuses to start. */
+  private readonly lock: FileLock | undefined;
+
   constructor(
     file: string,
     options: {
@@ -178,14 +217,24 @@ export class SqliteStore implements Store {
     } = {},
   ) {
     this.activityLog = options.activityLog ?? true;
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
+    this.file = file;
+    if (file !== ':memory:') {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      this.lock = lockDatabaseFile(file);
+    }
+    try {
+      this.db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+    } catch (error) {
+      this.lock?.release();
+      throw error;
+    }
+    this.identity = file === ':memory:' ? undefined : identityOf(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma('foreign_keys = ON');
-    // Another process holding the write lock (a second server on the same file, a backup):
-    // wait up to 5 s instead of failing at once.
-    this.db.pragma('busy_timeout = 5000');
+    // Another process holding the write lock (a backup, a sqlite3 shell): fail at once with
+    // 503 busy rather than block the event loop (BUSY_TIMEOUT_MS).
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Counters, groups and recent operation ids stay in memory: 64 MiB (negative = KiB).
     this.db.pragma('cache_size = -65536');
     if (file !== ':memory:') {
@@ -231,11 +280,17 @@ export class SqliteStore implements Store {
   }
 
   createGroup(name: string, keyHash: string): Promise<{ group: GroupRecord; created: boolean }> {
+    this.assertSameFile();
     const insert = this.prepare(
       `INSERT INTO counter_groups (id, name, display_name, access_key_hash, created_at)
        VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
     );
-    const info = insert.run(randomUUID(), name, name, keyHash, Date.now());
+    let info: Database.RunResult;
+    try {
+      info = insert.run(randomUUID(), name, name, keyHash, Date.now());
+    } catch (error) {
+      throw storageError(error);
+    }
     const row = this.prepare('SELECT * FROM counter_groups WHERE name = ?').get(name) as GroupRow;
     return Promise.resolve({ group: toGroup(row), created: info.changes === 1 });
   }
@@ -294,7 +349,44 @@ export class SqliteStore implements Store {
       for (const [groupId, seq] of seqs) writeSeq.run(seq, groupId);
       return outcomes.map((outcome) => outcome ?? groupNotFound());
     });
-    return Promise.resolve(run.immediate());
+    // Checked once per batch (one stat call): a deleted file would take writes that are gone
+    // after a restart, so they are refused instead of acknowledged.
+    this.assertSameFile();
+    try {
+      return Promise.resolve(run.immediate());
+    } catch (error) {
+      throw storageError(error);
+    }
+  }
+
+  probeWrite(): Promise<void> {
+    this.assertSameFile();
+    const write = this.db.transaction(() => {
+      this.prepare(
+        `INSERT INTO health_probe (id, at) VALUES (1, ?)
+         ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
+      ).run(Date.now());
+    });
+    try {
+      write.immediate();
+    } catch (error) {
+      const translated = storageError(error);
+      throw translated instanceof StoreBusyError
+        ? translated
+        : new StorageUnavailableError(error instanceof Error ? error.message : String(error));
+    }
+    return Promise.resolve();
+  }
+
+  /** Refuses writes once the path no longer names the file this store opened. */
+  private assertSameFile(): void {
+    if (this.identity === undefined) return;
+    const now = identityOf(this.file);
+    if (now?.dev !== this.identity.dev || now.ino !== this.identity.ino) {
+      throw new StorageUnavailableError(
+        now ? 'the database file was replaced' : 'the database file was deleted',
+      );
+    }
   }
 
   pruneOperationIds(olderThanMs: number): Promise<number> {
@@ -391,6 +483,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
+    this.lock?.release();
   }
 
   private prepare(sql: string): Database.Statement {
