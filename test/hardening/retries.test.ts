@@ -5,6 +5,7 @@
  * refused with 422 and applies nothing (found by the fuzz suite: it used to be a 500, or a
  * silent 204/200 answering for the wrong change).
  */
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError, Counter } from '../../src/shared/api.js';
 import { MESSAGES } from '../../src/shared/messages.js';
@@ -270,4 +271,35 @@ describe.each([
       live.close();
     },
   );
+});
+
+describe('operation ids stored before fingerprints existed', () => {
+  it('keep replaying their first answer; another kind of change is still refused', async () => {
+    const member = await createGroup(server.url);
+    const counter = await member.addCounter();
+    const increment = `${member.base}/counters/${counter.id}/increment`;
+    const tap = (times: number) =>
+      call<Counter & ApiError>(server.url, 'POST', increment, {
+        key: member.key,
+        body: { opId: 'legacy', times },
+      });
+    expect((await tap(2)).status).toBe(200);
+    // As a row written by an older version: no fingerprint.
+    const db = new Database(server.databaseFile);
+    db.prepare('UPDATE operation_ids SET fingerprint = NULL WHERE op_id = ?').run('legacy');
+    db.close();
+    const replay = await tap(5);
+    expect([replay.status, replay.body.value]).toEqual([200, 2]);
+    const remove = await call<ApiError>(
+      server.url,
+      'DELETE',
+      `${member.base}/counters/${counter.id}`,
+      {
+        key: member.key,
+        headers: { 'idempotency-key': 'legacy' },
+      },
+    );
+    expect([remove.status, remove.body.error.code]).toEqual([422, 'operation_id_reused']);
+    expect((await member.counters())[0]?.value).toBe(2);
+  });
 });
