@@ -229,6 +229,27 @@ describe.each([
     },
   );
 
+  it.skipIf(skip)(
+    'stores a lone surrogate as U+FFFD (the only other text PostgreSQL could refuse)',
+    async () => {
+      const member = await createGroup(target.url);
+      const created = await call<{ name: string }>(
+        target.url,
+        'POST',
+        `${member.base}/counters`,
+        // Raw JSON: a lone surrogate escape survives JSON.parse as a lone UTF-16 unit.
+        { key: member.key, rawBody: '{"name":"a\\ud800b"}' },
+      );
+      expect([created.status, created.body.name]).toEqual([201, 'a\ufffdb']);
+      const tap = await call(target.url, 'POST', `${member.base}/counters`, {
+        key: member.key,
+        headers: { 'tally-member': 'Bo%ED%A0%80' },
+      });
+      // Not UTF-8 (an encoded surrogate): refused like any malformed percent-encoding.
+      expect(tap.status).toBe(400);
+    },
+  );
+
   it.skipIf(skip)('in a counter id of a read names no counter (not a 500)', async () => {
     const member = await createGroup(target.url);
     const history = await call<ApiError>(

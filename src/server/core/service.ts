@@ -25,7 +25,7 @@ import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import type { Batcher } from '../batcher.js';
 import { HttpError, errors } from '../errors.js';
 import { KeyGuard } from '../security/key-guard.js';
-import { refuseNulCharacters, refuseNulInMemberName } from '../security/nul.js';
+import { refuseNulCharacters, refuseNulInMemberName, wellFormedMutation } from '../security/nul.js';
 import { publicGroup } from '../store/columns.js';
 import type {
   AccessMutation,
@@ -181,7 +181,7 @@ export class TallyService {
   ): Promise<MutationResult> {
     refuseNulCharacters(mutation);
     refuseNulInMemberName(actor);
-    return this.apply(groupId, mutation, opId, actor);
+    return this.apply(groupId, wellFormedMutation(mutation), opId, actor);
   }
 
   private async apply(
