@@ -390,10 +390,16 @@ export class SqliteStore implements Store {
   }
 
   pruneOperationIds(olderThanMs: number): Promise<number> {
-    const info = this.prepare('DELETE FROM operation_ids WHERE created_at < ?').run(
-      Date.now() - olderThanMs,
-    );
-    return Promise.resolve(info.changes);
+    // A rejection, never a synchronous throw: the caller is a timer (busy: tried again later).
+    try {
+      const info = this.prepare('DELETE FROM operation_ids WHERE created_at < ?').run(
+        Date.now() - olderThanMs,
+      );
+      return Promise.resolve(info.changes);
+    } catch (error) {
+      const reason = storageError(error);
+      return Promise.reject(reason instanceof Error ? reason : new Error(String(reason)));
+    }
   }
 
   listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
