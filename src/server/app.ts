@@ -23,6 +23,7 @@ import { clientAddressOf } from './security/client-address.js';
 import { logSerializers, redactPaths } from './logger.js';
 import { registerActivityRoutes } from './routes/activity.js';
 import { registerAccessRoutes, registerApiRoutes } from './routes/api.js';
+import { registerHealthRoute } from './routes/health.js';
 import { CSP_DIRECTIVES, rawSecurityHeaders } from './security/headers.js';
 import { KeyGuard, RateLimitedError } from './security/key-guard.js';
 import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from './security/policy.js';
@@ -146,15 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await live.close();
   });
 
-  app.get('/api/health', async (_request, reply) => {
-    try {
-      await store.ping();
-      return { status: 'ok', store: store.kind, connections: hub.connectionCount };
-    } catch (error) {
-      app.log.error({ err: error }, 'health check failed');
-      return reply.code(503).send(errorBody('internal_error', 'Database unavailable'));
-    }
-  });
+  registerHealthRoute(app, store, () => hub.connectionCount);
   registerApiRoutes(app, service);
   registerActivityRoutes(app, service);
   registerAccessRoutes(app, service);

@@ -169,13 +169,19 @@ export type GroupExport = z.infer<typeof GroupExportSchema>;
 /** Who made a change, when the client did not say. */
 export const UNKNOWN_MEMBER = 'Someone';
 
+/** A high surrogate without its low half, or a low one without its high half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /**
  * A member name as sent with a change: sanitised like every text, cut to a display length. It
  * labels log entries only; it proves nothing (there are no accounts).
  */
 export function memberName(raw: string | undefined): string {
-  const clean = sanitizeText(raw ?? '')
+  // NUL never reaches a database, the bus or a screen (PostgreSQL refuses it in text); a lone
+  // surrogate (also one left by the cut) becomes U+FFFD, as both stores then keep it alike.
+  const clean = sanitizeText((raw ?? '').replaceAll('\u0000', ''))
     .slice(0, MEMBER_NAME_MAX_LENGTH)
+    .replace(LONE_SURROGATE, '\uFFFD')
     .trim();
   return clean === '' ? UNKNOWN_MEMBER : clean;
 }

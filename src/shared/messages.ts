@@ -77,6 +77,7 @@ export const MESSAGES = {
   busy: 'Tally is busy right now. Please try again in a moment.',
   storageUnavailable: 'Tally cannot save changes right now. Please try again later.',
   textHasNul: 'Text must not contain NUL characters',
+  memberNameHasNul: 'The member name must not contain NUL characters',
   requestTimeout: 'The request took too long to arrive',
   headersTooLarge: 'Request headers are too large',
   malformedRequest: 'Malformed request',

@@ -227,3 +227,36 @@ describe('kill -9 during sustained increments', () => {
     );
   }, 180_000);
 });
+
+describe('two server processes on one SQLite file', () => {
+  it('the second refuses to start with one line; after the first is killed -9, a new one starts', async () => {
+    const port = await freePort();
+    await start(port);
+    const first = child;
+    const second = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(await freePort()),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `file:${path.join(dir, 'tally.sqlite')}`,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    second.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
+    expect(code).not.toBe(0);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^tally: could not start: another Tally server is already using /);
+    expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+
+    // The operating system drops the lock with the crashed process.
+    child = first;
+    await kill();
+    await start(await freePort());
+    await kill();
+  }, 60_000);
+});

@@ -5,12 +5,14 @@
  * refused with 422 and applies nothing (found by the fuzz suite: it used to be a 500, or a
  * silent 204/200 answering for the wrong change).
  */
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError, Counter } from '../../src/shared/api.js';
 import { MESSAGES } from '../../src/shared/messages.js';
 import type { ServerMessage } from '../../src/shared/protocol.js';
 import { call, createGroup } from '../helpers/client.js';
 import { joinLive } from '../helpers/live.js';
+import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
 import { startHardenedServer, type HardenedServer } from './support/server.js';
 
 let server: HardenedServer;
@@ -137,5 +139,167 @@ describe('retried mutations', () => {
       { body: { key: member.key } },
     );
     expect(group.body.group.displayName).toBe('Renamed');
+  });
+});
+
+/**
+ * The fingerprint check (issue 14): the store keeps what each operation id meant, so the same id
+ * with another `times`, direction, patch or fields is refused — on both stores, over REST and
+ * live, also when both uses arrive in one batch — while the same change stays a replay.
+ */
+describe.each([
+  { store: 'SQLite', postgres: false },
+  { store: 'PostgreSQL', postgres: true },
+])('an operation id reused for a different change on $store', ({ postgres }) => {
+  const schema = uniqueSchema();
+  let target: HardenedServer;
+  beforeAll(async () => {
+    if (postgres && postgresUrl === undefined) return;
+    target = await startHardenedServer(postgres ? { database: postgresDatabase(schema) } : {});
+  });
+  afterAll(async () => {
+    if (postgres && postgresUrl === undefined) return;
+    await target.close();
+    if (postgres) await dropSchemas([schema]);
+  });
+
+  const expectReused = (answer: { status: number; body: ApiError }) => {
+    expect(answer.status).toBe(422);
+    expect(answer.body.error).toEqual({
+      code: 'operation_id_reused',
+      message: MESSAGES.operationIdReused,
+    });
+  };
+
+  it.skipIf(postgres && postgresUrl === undefined)(
+    'is refused with 422 for other times, direction, patch or fields; the same change replays',
+    async () => {
+      const member = await createGroup(target.url);
+      const counter = await member.addCounter({ name: 'Laps' });
+      const at = `${member.base}/counters/${counter.id}`;
+      const post = (path: string, body: unknown, opId: string) =>
+        call<ApiError>(target.url, 'POST', path, {
+          key: member.key,
+          headers: { 'idempotency-key': opId },
+          body,
+        });
+
+      expect((await post(`${at}/increment`, { times: 3 }, 'tap')).status).toBe(200);
+      expectReused(await post(`${at}/increment`, { times: 4 }, 'tap'));
+      expectReused(await post(`${at}/decrement`, { times: 3 }, 'tap'));
+      const replay = await call<Counter>(target.url, 'POST', `${at}/increment`, {
+        key: member.key,
+        headers: { 'idempotency-key': 'tap' },
+        body: { times: 3 },
+      });
+      expect([replay.status, replay.body.value]).toEqual([200, 3]);
+
+      const patch = (body: unknown) =>
+        call<ApiError>(target.url, 'PATCH', at, {
+          key: member.key,
+          headers: { 'idempotency-key': 'edit' },
+          body,
+        });
+      expect((await patch({ value: 10 })).status).toBe(200);
+      expectReused(await patch({ value: 11 }));
+      expectReused(await patch({ value: 10, name: 'Other' }));
+      expect((await patch({ value: 10 })).status).toBe(200);
+
+      const create = (name: string) => post(`${member.base}/counters`, { name }, 'make');
+      expect((await create('Cups')).status).toBe(201);
+      expectReused(await create('Plates'));
+      expect((await create('Cups')).status).toBe(201);
+
+      const counters = await member.counters();
+      expect(counters.map((c) => [c.name, c.value])).toEqual([
+        ['Laps', 10],
+        ['Cups', 0],
+      ]);
+    },
+  );
+
+  it.skipIf(postgres && postgresUrl === undefined)(
+    'is refused when both uses arrive in one batch: one applies, the other answers 422',
+    async () => {
+      const member = await createGroup(target.url);
+      const counter = await member.addCounter();
+      const answers = await Promise.all(
+        [1, 2].map((times) =>
+          call<ApiError>(target.url, 'POST', `${member.base}/counters/${counter.id}/increment`, {
+            key: member.key,
+            headers: { 'idempotency-key': 'same-batch' },
+            body: { times },
+          }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses).toEqual([200, 422]);
+      const applied = answers[0]?.status === 200 ? 1 : 2;
+      expect((await member.counters())[0]?.value).toBe(applied);
+    },
+  );
+
+  it.skipIf(postgres && postgresUrl === undefined)(
+    'is refused on the live channel with an error carrying operation_id_reused (deleteCounter)',
+    async () => {
+      const member = await createGroup(target.url);
+      const [one, two] = [await member.addCounter(), await member.addCounter()];
+      const live = await joinLive(target.wsUrl, member.group.name, member.key);
+      live.send({
+        type: 'mutate',
+        opId: 'remove',
+        mutation: { kind: 'deleteCounter', counterId: one.id },
+      });
+      await live.waitFor(
+        (m: ServerMessage): m is Extract<ServerMessage, { type: 'ack' }> =>
+          m.type === 'ack' && m.opId === 'remove',
+      );
+      live.send({
+        type: 'mutate',
+        opId: 'remove',
+        mutation: { kind: 'deleteCounter', counterId: two.id },
+      });
+      const error = await live.waitFor(
+        (m: ServerMessage): m is Extract<ServerMessage, { type: 'error' }> =>
+          m.type === 'error' && m.opId === 'remove',
+      );
+      expect(error.error).toEqual({
+        code: 'operation_id_reused',
+        message: MESSAGES.operationIdReused,
+      });
+      expect((await member.counters()).map((c) => c.id)).toEqual([two.id]);
+      live.close();
+    },
+  );
+});
+
+describe('operation ids stored before fingerprints existed', () => {
+  it('keep replaying their first answer; another kind of change is still refused', async () => {
+    const member = await createGroup(server.url);
+    const counter = await member.addCounter();
+    const increment = `${member.base}/counters/${counter.id}/increment`;
+    const tap = (times: number) =>
+      call<Counter & ApiError>(server.url, 'POST', increment, {
+        key: member.key,
+        body: { opId: 'legacy', times },
+      });
+    expect((await tap(2)).status).toBe(200);
+    // As a row written by an older version: no fingerprint.
+    const db = new Database(server.databaseFile);
+    db.prepare('UPDATE operation_ids SET fingerprint = NULL WHERE op_id = ?').run('legacy');
+    db.close();
+    const replay = await tap(5);
+    expect([replay.status, replay.body.value]).toEqual([200, 2]);
+    const remove = await call<ApiError>(
+      server.url,
+      'DELETE',
+      `${member.base}/counters/${counter.id}`,
+      {
+        key: member.key,
+        headers: { 'idempotency-key': 'legacy' },
+      },
+    );
+    expect([remove.status, remove.body.error.code]).toEqual([422, 'operation_id_reused']);
+    expect((await member.counters())[0]?.value).toBe(2);
   });
 });

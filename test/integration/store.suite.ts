@@ -416,6 +416,59 @@ export function describeStoreContract(label: string, factory: StoreFactory): voi
       await expect(store.ping()).resolves.toBeUndefined();
     });
 
+    it('commits a write probe (the health check) while storage takes writes', async () => {
+      await expect(store.probeWrite()).resolves.toBeUndefined();
+      await expect(store.probeWrite()).resolves.toBeUndefined();
+    });
+
+    it('refuses an operation id reused for another change, in a later batch or the same one', async () => {
+      const group = await newGroup();
+      const counter = await createCounter(group.id);
+      const tap = (times: number): Mutation => ({
+        kind: 'adjustCounter',
+        counterId: counter.id,
+        direction: 'increment',
+        times,
+      });
+      expect(counterOf(await commitOne(group.id, tap(2), 'op-1')).value).toBe(2);
+      const reused = { ok: false, code: 'operation_id_reused' };
+      expect(await commitOne(group.id, tap(3), 'op-1')).toMatchObject(reused);
+      expect(
+        await commitOne(
+          group.id,
+          { kind: 'updateCounter', counterId: counter.id, patch: { value: 9 } },
+          'op-1',
+        ),
+      ).toMatchObject(reused);
+      // The same change again is a replay.
+      expect(await commitOne(group.id, tap(2), 'op-1')).toMatchObject({ ok: true, replayed: true });
+      const outcomes = await store.commit([
+        { groupId: group.id, opId: 'op-2', mutation: tap(1) },
+        { groupId: group.id, opId: 'op-2', mutation: tap(1) },
+        { groupId: group.id, opId: 'op-2', mutation: tap(5) },
+      ]);
+      expect(outcomes.map((outcome) => (outcome.ok ? outcome.replayed : outcome.code))).toEqual([
+        false,
+        true,
+        'operation_id_reused',
+      ]);
+      expect((await store.loadGroupState(group.id))?.counters[0]?.value).toBe(3);
+    });
+
+    it('undoes a typed value exactly across more than 2^53', async () => {
+      const group = await newGroup();
+      const counter = await createCounter(group.id, { value: -MAX_VALUE });
+      const set = (value: number, opId: string) =>
+        commitOne(
+          group.id,
+          { kind: 'updateCounter', counterId: counter.id, patch: { value } },
+          opId,
+        );
+      expect(counterOf(await set(MAX_VALUE - 1, 'typed')).value).toBe(MAX_VALUE - 1);
+      const undone = await commitOne(group.id, { kind: 'undoOperation', opId: 'typed' });
+      expect(counterOf(undone).value).toBe(-MAX_VALUE);
+    });
+
     if (factory.reopen) {
       const reopen = factory.reopen;
       it('keeps committed data after the store is closed and opened again', async () => {

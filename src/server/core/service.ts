@@ -25,7 +25,7 @@ import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import type { Batcher } from '../batcher.js';
 import { HttpError, errors } from '../errors.js';
 import { KeyGuard } from '../security/key-guard.js';
-import { refuseNulCharacters } from '../security/nul.js';
+import { refuseNulCharacters, refuseNulInMemberName, wellFormedMutation } from '../security/nul.js';
 import { publicGroup } from '../store/columns.js';
 import type {
   AccessMutation,
@@ -180,7 +180,8 @@ export class TallyService {
     actor?: string,
   ): Promise<MutationResult> {
     refuseNulCharacters(mutation);
-    return this.apply(groupId, mutation, opId, actor);
+    refuseNulInMemberName(actor);
+    return this.apply(groupId, wellFormedMutation(mutation), opId, actor);
   }
 
   private async apply(

@@ -21,6 +21,8 @@ import {
 } from '../export/csv.js';
 import { jsonExportStream } from '../export/json.js';
 import type { GroupRecord } from '../store/types.js';
+import { errors } from '../errors.js';
+import { hasNul } from '../security/nul.js';
 import { bearerKey, memberHeader, operationId, parseWith } from './parse.js';
 
 type GroupParams = { Params: { name: string } };
@@ -47,7 +49,10 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
 
   app.get<GroupParams>('/api/groups/:name/activity', async (request) => {
     const group = await authorize(request);
-    return service.activity(group.id, parseWith(ActivityQuerySchema, request.query));
+    const query = parseWith(ActivityQuerySchema, request.query);
+    // PostgreSQL refuses NUL in text: such a counter id names no counter, so nothing matches.
+    if (query.counter !== undefined && hasNul(query.counter)) return { entries: [], next: null };
+    return service.activity(group.id, query);
   });
 
   app.post<EntryParams>('/api/groups/:name/activity/:entryId/undo', async (request) =>
@@ -79,6 +84,7 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
   app.get<CounterParams>('/api/groups/:name/counters/:id/history', async (request) => {
     const group = await authorize(request);
     const { points } = parseWith(HistoryQuerySchema, request.query);
+    if (hasNul(request.params.id)) throw errors.counterNotFound();
     return service.counterHistory(group.id, request.params.id, points);
   });
 

@@ -145,9 +145,10 @@ export function registerAccessRoutes(app: FastifyInstance, service: TallyService
 }
 
 /**
- * The counter a mutation answered with. A retry (same operation id) is answered with the first
- * answer; if that was another kind of change or another counter, the id was reused for a
- * different change, which is refused (and nothing was applied).
+ * The counter a mutation answered with. The store refuses an operation id reused for a
+ * different change (its stored fingerprint differs: operation_id_reused). Ids stored before
+ * fingerprints existed replay their first answer; if that was another kind of change or another
+ * counter, the id was reused, which is refused here too (nothing was applied).
  */
 function counterOf(result: MutationResult, counterId?: string): Counter {
   if (result.kind !== 'counter') throw reusedOperationId();

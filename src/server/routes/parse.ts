@@ -5,6 +5,7 @@ import { OperationIdSchema } from '../../shared/api.js';
 import { TEXT_MAX_LENGTH } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { HttpError } from '../errors.js';
+import { refuseNulInMemberName } from '../security/nul.js';
 
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
@@ -73,5 +74,6 @@ export function memberHeader(request: FastifyRequest): string | undefined {
   if (raw.length > MEMBER_HEADER_MAX || name.length > TEXT_MAX_LENGTH) {
     throw new HttpError('validation_failed', MESSAGES.invalidMemberName);
   }
+  refuseNulInMemberName(name);
   return name;
 }

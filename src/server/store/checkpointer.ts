@@ -12,6 +12,11 @@
  * checkpoint at SAFETY_NET_PAGES: by then the worker has copied nearly all of it, so that
  * checkpoint copies a short tail and the WAL starts over. If the worker cannot run, the
  * connection goes back to SQLite's default of 1,000 pages.
+ *
+ * The worker never takes the write lock (PASSIVE checkpoints only read and copy), so it never
+ * makes the server's writes fail with SQLITE_BUSY, which the server no longer waits out
+ * (sqlite.ts BUSY_TIMEOUT_MS = 0; the WAL test of sqlite-store.test.ts commits ~3,000 batches
+ * while it runs).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';

@@ -46,7 +46,10 @@ import {
   adjustOutcomes,
   counterRef,
   duplicateOutcome,
+  fingerprintsOf,
+  operationIdReused,
   planBatch,
+  reuseOf,
   readsEarlierWrites,
   type Step,
   type StoredAnswer,
@@ -64,18 +67,44 @@ import {
   type ActivityRow,
 } from './activity.js';
 import { inverseOf } from './undo.js';
-import type {
-  ActivityListQuery,
-  GroupRecord,
-  GroupState,
-  Operation,
-  OperationOutcome,
-  Store,
+import {
+  StorageUnavailableError,
+  type ActivityListQuery,
+  type GroupRecord,
+  type GroupState,
+  type Operation,
+  type OperationOutcome,
+  type Store,
 } from './types.js';
 
 /** Counter values are bounded to ±(2^53 − 1), so a bigint always fits a JS number exactly. */
 const BIGINT_AS_NUMBER = new pg.TypeOverrides();
 BIGINT_AS_NUMBER.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+/**
+ * PostgreSQL error classes (SQLSTATE prefixes or codes) that mean writes cannot be committed at
+ * all rather than that one operation was wrong: connection exceptions (08), insufficient
+ * resources such as a full disk (53), operator intervention (57), read-only transaction (25006),
+ * and Tally's tables or schema gone (42P01 undefined_table, 3F000 invalid_schema_name).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57|25006$|42P01$|3F000$)/;
+
+/** A driver error that fails every operation alike, as the error the API answers it with. */
+function storageError(error: unknown): unknown {
+  if (error instanceof StorageUnavailableError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNAVAILABLE_SQLSTATE.test(code)) {
+    return new StorageUnavailableError(error instanceof Error ? error.message : code);
+  }
+  // No SQLSTATE: the connection itself failed (refused, reset, timed out).
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+    return new StorageUnavailableError(code);
+  }
+  if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) {
+    return new StorageUnavailableError(error.message);
+  }
+  return error;
+}
 
 /** The migrations, in order; each runs once, under an advisory lock. */
 const MIGRATIONS: readonly string[] = [
@@ -133,6 +162,10 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE operation_ids ADD COLUMN activity_id bigint;`,
   // 3: view-only links (issue 8): the hash of the view-only key, null while there is none.
   `ALTER TABLE counter_groups ADD COLUMN view_key_hash text;`,
+  // 4: (issue 14) what each operation id meant (batch.ts fingerprintOf; null for older rows),
+  // and the one-row table the health check's write probe updates.
+  `ALTER TABLE operation_ids ADD COLUMN fingerprint text;
+   CREATE TABLE health_probe (id integer PRIMARY KEY CHECK (id = 1), at timestamptz NOT NULL);`,
 ];
 
 export interface PostgresConnection {
@@ -184,6 +217,8 @@ interface PostgresBatch {
     result: string;
     draft?: ActivityDraft | undefined;
   }[];
+  /** Each operation's fingerprint by group and operation id (its first use in the batch). */
+  fingerprints: Map<string, string>;
   /** Activity entries of the batch not yet written (writeActivity: at its end, before an undo). */
   drafts: ActivityDraft[];
   /** Entries taken back in this batch, and the entries that took them back. */
@@ -259,10 +294,12 @@ export class PostgresStore implements Store {
   }
 
   async findGroup(name: string): Promise<GroupRecord | null> {
-    const { rows } = await this.pool.query<GroupRow>(
-      'SELECT * FROM counter_groups WHERE name = $1',
-      [name],
-    );
+    // Every request starts here: a vanished schema answers 503, not 500.
+    const { rows } = await this.pool
+      .query<GroupRow>('SELECT * FROM counter_groups WHERE name = $1', [name])
+      .catch((error: unknown) => {
+        throw storageError(error);
+      });
     return rows[0] ? toGroup(rows[0]) : null;
   }
 
@@ -318,6 +355,25 @@ export class PostgresStore implements Store {
   }
 
   async commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
+    try {
+      return await this.commitBatch(operations);
+    } catch (error) {
+      throw storageError(error);
+    }
+  }
+
+  async probeWrite(): Promise<void> {
+    try {
+      await this.pool.query(
+        `INSERT INTO health_probe (id, at) VALUES (1, now())
+         ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
+      );
+    } catch (error) {
+      throw new StorageUnavailableError(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private async commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -326,22 +382,31 @@ export class PostgresStore implements Store {
         'SELECT id, seq FROM counter_groups WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
         [groupIds],
       );
+      const fingerprints = fingerprintsOf(operations);
       const batch: PostgresBatch = {
         client,
         operations,
         seqs: new Map(locked.rows.map((row) => [row.id, row.seq])),
         remembered: [],
+        fingerprints: new Map(),
         drafts: [],
         undone: new Set(),
         undos: [],
       };
+      operations.forEach(({ groupId, opId }, index) => {
+        const key = `${groupId}\u0000${opId}`;
+        const fingerprint = fingerprints[index];
+        if (fingerprint !== undefined && !batch.fingerprints.has(key)) {
+          batch.fingerprints.set(key, fingerprint);
+        }
+      });
       const startSeqs = new Map(batch.seqs);
       const outcomes = new Array<OperationOutcome | undefined>(operations.length);
-      for (const [index, outcome] of await this.replays(client, operations)) {
+      for (const [index, outcome] of await this.replays(client, operations, fingerprints)) {
         outcomes[index] = outcome;
       }
       const replayed = new Set(outcomes.flatMap((outcome, index) => (outcome ? [index] : [])));
-      const plan = planBatch(operations, replayed);
+      const plan = planBatch(operations, replayed, fingerprints);
       for (const step of plan.steps) {
         if (step.kind === 'single') {
           if (readsEarlierWrites(operations[step.index] as Operation)) {
@@ -357,6 +422,7 @@ export class PostgresStore implements Store {
       for (const [index, first] of plan.duplicates) {
         outcomes[index] = duplicateOutcome(outcomes[first]);
       }
+      for (const index of plan.reused) outcomes[index] = operationIdReused();
       await this.writeActivity(batch);
       const changed = [...batch.seqs].filter(([id, seq]) => startSeqs.get(id) !== seq);
       if (changed.length > 0) {
@@ -482,6 +548,7 @@ export class PostgresStore implements Store {
   private async replays(
     client: pg.PoolClient,
     operations: readonly Operation[],
+    fingerprints: readonly (string | undefined)[],
   ): Promise<Map<number, OperationOutcome>> {
     const withIds = operations.flatMap((operation, index) =>
       operation.opId === undefined
@@ -494,16 +561,23 @@ export class PostgresStore implements Store {
       group_id: string;
       op_id: string;
       result: StoredAnswer;
+      fingerprint: string | null;
     }>(
-      `SELECT o.group_id, o.op_id, o.result FROM operation_ids o
+      `SELECT o.group_id, o.op_id, o.result, o.fingerprint FROM operation_ids o
        JOIN unnest($1::text[], $2::text[]) AS q(group_id, op_id)
          ON o.group_id = q.group_id AND o.op_id = q.op_id`,
       [withIds.map((entry) => entry.groupId), withIds.map((entry) => entry.opId)],
     );
-    const byKey = new Map(rows.map((row) => [`${row.group_id}\u0000${row.op_id}`, row.result]));
+    const byKey = new Map(rows.map((row) => [`${row.group_id}\u0000${row.op_id}`, row]));
     for (const entry of withIds) {
-      const answer = byKey.get(`${entry.groupId}\u0000${entry.opId}`);
-      if (!answer) continue;
+      const stored = byKey.get(`${entry.groupId}\u0000${entry.opId}`);
+      if (!stored) continue;
+      const reused = reuseOf(stored.fingerprint, fingerprints[entry.index]);
+      if (reused) {
+        found.set(entry.index, reused);
+        continue;
+      }
+      const answer = stored.result;
       if (answer.kind !== 'counterRef') {
         found.set(entry.index, { ok: true, result: answer, changes: [], replayed: true });
         continue;
@@ -658,13 +732,16 @@ export class PostgresStore implements Store {
     if (batch.remembered.length > 0) {
       const { remembered } = batch;
       await client.query(
-        `INSERT INTO operation_ids (group_id, op_id, result, activity_id)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::bigint[])`,
+        `INSERT INTO operation_ids (group_id, op_id, result, activity_id, fingerprint)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::bigint[], $5::text[])`,
         [
           remembered.map((entry) => entry.groupId),
           remembered.map((entry) => entry.opId),
           remembered.map((entry) => entry.result),
           remembered.map((entry) => (entry.draft ? (ids.get(entry.draft) ?? null) : null)),
+          remembered.map(
+            (entry) => batch.fingerprints.get(`${entry.groupId}\u0000${entry.opId}`) ?? null,
+          ),
         ],
       );
     }
@@ -708,7 +785,7 @@ export class PostgresStore implements Store {
           operation,
           mutation.counterId,
           entries,
-          0,
+          0n,
           seq,
           'counter.updated',
         );
@@ -771,7 +848,7 @@ export class PostgresStore implements Store {
     operation: Operation,
     counterId: string,
     entries: [string, unknown][],
-    valueDelta: number,
+    valueDelta: bigint,
     seq: number,
     entryKind: 'counter.updated' | 'counter.adjusted',
   ): Promise<Applied> {
@@ -790,13 +867,21 @@ export class PostgresStore implements Store {
       `UPDATE counters SET ${[...sets, ...addToValue, 'version = $3'].join(', ')}
        WHERE id = $1 AND group_id = $2 AND ${next} BETWEEN $5 AND $6
        RETURNING ${COUNTER_FIELDS}`,
-      [counterId, groupId, seq, valueDelta, MIN_VALUE, MAX_VALUE, ...entries.map(([, v]) => v)],
+      [
+        counterId,
+        groupId,
+        seq,
+        valueDelta.toString(),
+        MIN_VALUE,
+        MAX_VALUE,
+        ...entries.map(([, v]) => v),
+      ],
     );
     if (!rows[0]) return failed(valueOutOfRange());
     const after = toCounter(rows[0]);
     const draft =
       entryKind === 'counter.adjusted'
-        ? { ...counterDraft(operation, entryKind, after, seq), delta: valueDelta }
+        ? { ...counterDraft(operation, entryKind, after, seq), delta: Number(valueDelta) }
         : updateDraft(operation, before, after, seq);
     return {
       outcome: counterOutcome(after, false, { type: 'counter.updated', seq, counter: after }),

@@ -16,13 +16,15 @@ import type { Counter, CounterPatch, GroupPatch } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { SqliteSynchronous } from '../config.js';
-import type {
-  ActivityListQuery,
-  GroupRecord,
-  GroupState,
-  Operation,
-  OperationOutcome,
-  Store,
+import {
+  StorageUnavailableError,
+  StoreBusyError,
+  type ActivityListQuery,
+  type GroupRecord,
+  type GroupState,
+  type Operation,
+  type OperationOutcome,
+  type Store,
 } from './types.js';
 import {
   COUNTER_COLUMNS,
@@ -55,7 +57,10 @@ import {
   adjustOutcomes,
   counterRef,
   duplicateOutcome,
+  fingerprintsOf,
+  operationIdReused,
   planBatch,
+  reuseOf,
   readsEarlierWrites,
   type Step,
   type StoredAnswer,
@@ -74,6 +79,7 @@ import {
 } from './activity.js';
 import { inverseOf } from './undo.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { lockDatabaseFile, type FileLock } from './file-lock.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE counter_groups (
@@ -130,16 +136,50 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE operation_ids ADD COLUMN activity_id INTEGER;`,
   // 3: view-only links (issue 8): the hash of the view-only key, null while there is none.
   `ALTER TABLE counter_groups ADD COLUMN view_key_hash TEXT;`,
+  // 4: (issue 14) what each operation id meant (batch.ts fingerprintOf; null for older rows),
+  // and the one-row table the health check's write probe updates.
+  `ALTER TABLE operation_ids ADD COLUMN fingerprint TEXT;
+   CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL) STRICT;`,
 ];
 
+/**
+ * How long a write waits for another process's write lock, ms: none. Waiting blocks the event
+ * loop (better-sqlite3 is synchronous; the old 5 s timeout froze every request for 5 s per
+ * write); the batch is answered 503 `busy` instead, which clients retry. The checkpoint worker
+ * never takes the write lock (PASSIVE checkpoints), so it never causes this.
+ */
+export const BUSY_TIMEOUT_MS = 0;
+
+/** The file a path names now, to notice the database being deleted or replaced under us. */
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+function identityOf(file: string): FileIdentity | undefined {
+  const stats = fs.statSync(file, { throwIfNoEntry: false });
+  return stats ? { dev: stats.dev, ino: stats.ino } : undefined;
+}
+
+/** SQLite errors that fail a whole batch alike, as the errors the API answers them with. */
+function storageError(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return error;
+  if (code.startsWith('SQLITE_BUSY')) return new StoreBusyError();
+  if (/^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)/.test(code)) {
+    return new StorageUnavailableError(code);
+  }
+  return error;
+}
+
 /** Values per operation_ids row, and most rows per INSERT (a power of two). */
-const REMEMBER_COLUMNS = 5;
+const REMEMBER_COLUMNS = 6;
 const REMEMBER_ROWS = 128;
 
 /** The INSERT of `rows` operation-id rows. */
 function insertOperationIds(rows: number): string {
-  const placeholders = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ');
-  return `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id) VALUES ${placeholders}`;
+  const placeholders = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ');
+  return `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id, fingerprint) VALUES ${placeholders}`;
 }
 
 export class SqliteStore implements Store {
@@ -150,6 +190,8 @@ export class SqliteStore implements Store {
 
   /** Operation-id rows of the running batch not yet inserted, REMEMBER_COLUMNS values each. */
   private readonly remembered: (string | number | null)[] = [];
+  /** The running batch's fingerprints by group and operation id (the first use of each id). */
+  private readonly fingerprints = new Map<string, string>();
   /** The operation-id INSERTs by row count (powers of two up to REMEMBER_ROWS). */
   private readonly rememberStatements = new Map<number, Database.Statement>();
 
@@ -158,6 +200,12 @@ export class SqliteStore implements Store {
 
   /** Checkpoints the WAL from a worker thread (file databases only). */
   private readonly checkpointer: Checkpointer | undefined;
+
+  /** The database file's path, and the file it named when opened (file databases only). */
+  private readonly file: string;
+  private readonly identity: FileIdentity | undefined;
+  /** Held for the store's life: a second server on this file refuses to start. */
+  private readonly lock: FileLock | undefined;
 
   constructor(
     file: string,
@@ -169,14 +217,24 @@ export class SqliteStore implements Store {
     } = {},
   ) {
     this.activityLog = options.activityLog ?? true;
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
+    this.file = file;
+    if (file !== ':memory:') {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      this.lock = lockDatabaseFile(file);
+    }
+    try {
+      this.db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+    } catch (error) {
+      this.lock?.release();
+      throw error;
+    }
+    this.identity = file === ':memory:' ? undefined : identityOf(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma('foreign_keys = ON');
-    // Another process holding the write lock (a second server on the same file, a backup):
-    // wait up to 5 s instead of failing at once.
-    this.db.pragma('busy_timeout = 5000');
+    // Another process holding the write lock (a backup, a sqlite3 shell): fail at once with
+    // 503 busy rather than block the event loop (BUSY_TIMEOUT_MS).
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Counters, groups and recent operation ids stay in memory: 64 MiB (negative = KiB).
     this.db.pragma('cache_size = -65536');
     if (file !== ':memory:') {
@@ -222,11 +280,17 @@ export class SqliteStore implements Store {
   }
 
   createGroup(name: string, keyHash: string): Promise<{ group: GroupRecord; created: boolean }> {
+    this.assertSameFile();
     const insert = this.prepare(
       `INSERT INTO counter_groups (id, name, display_name, access_key_hash, created_at)
        VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
     );
-    const info = insert.run(randomUUID(), name, name, keyHash, Date.now());
+    let info: Database.RunResult;
+    try {
+      info = insert.run(randomUUID(), name, name, keyHash, Date.now());
+    } catch (error) {
+      throw storageError(error);
+    }
     const row = this.prepare('SELECT * FROM counter_groups WHERE name = ?').get(name) as GroupRow;
     return Promise.resolve({ group: toGroup(row), created: info.changes === 1 });
   }
@@ -247,14 +311,23 @@ export class SqliteStore implements Store {
   commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
     const run = this.db.transaction(() => {
       this.remembered.length = 0;
+      const fingerprints = fingerprintsOf(operations);
+      this.fingerprints.clear();
+      operations.forEach(({ groupId, opId }, index) => {
+        const key = `${groupId}\u0000${opId}`;
+        const fingerprint = fingerprints[index];
+        if (fingerprint !== undefined && !this.fingerprints.has(key)) {
+          this.fingerprints.set(key, fingerprint);
+        }
+      });
       const outcomes: (OperationOutcome | undefined)[] = new Array<OperationOutcome | undefined>(
         operations.length,
       );
       operations.forEach((operation, index) => {
-        outcomes[index] = this.replay(operation);
+        outcomes[index] = this.replay(operation, fingerprints[index]);
       });
       const replayed = new Set(outcomes.flatMap((outcome, index) => (outcome ? [index] : [])));
-      const plan = planBatch(operations, replayed);
+      const plan = planBatch(operations, replayed, fingerprints);
       const seqs = new Map<string, number>();
       for (const step of plan.steps) {
         if (step.kind === 'single') {
@@ -270,19 +343,63 @@ export class SqliteStore implements Store {
       for (const [index, first] of plan.duplicates) {
         outcomes[index] = duplicateOutcome(outcomes[first]);
       }
+      for (const index of plan.reused) outcomes[index] = operationIdReused();
       this.writeRemembered();
       const writeSeq = this.prepare('UPDATE counter_groups SET seq = ? WHERE id = ?');
       for (const [groupId, seq] of seqs) writeSeq.run(seq, groupId);
       return outcomes.map((outcome) => outcome ?? groupNotFound());
     });
-    return Promise.resolve(run.immediate());
+    // Checked once per batch (one stat call): a deleted file would take writes that are gone
+    // after a restart, so they are refused instead of acknowledged.
+    this.assertSameFile();
+    try {
+      return Promise.resolve(run.immediate());
+    } catch (error) {
+      throw storageError(error);
+    }
+  }
+
+  probeWrite(): Promise<void> {
+    this.assertSameFile();
+    const write = this.db.transaction(() => {
+      this.prepare(
+        `INSERT INTO health_probe (id, at) VALUES (1, ?)
+         ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
+      ).run(Date.now());
+    });
+    try {
+      write.immediate();
+    } catch (error) {
+      const translated = storageError(error);
+      throw translated instanceof StoreBusyError
+        ? translated
+        : new StorageUnavailableError(error instanceof Error ? error.message : String(error));
+    }
+    return Promise.resolve();
+  }
+
+  /** Refuses writes once the path no longer names the file this store opened. */
+  private assertSameFile(): void {
+    if (this.identity === undefined) return;
+    const now = identityOf(this.file);
+    if (now?.dev !== this.identity.dev || now.ino !== this.identity.ino) {
+      throw new StorageUnavailableError(
+        now ? 'the database file was replaced' : 'the database file was deleted',
+      );
+    }
   }
 
   pruneOperationIds(olderThanMs: number): Promise<number> {
-    const info = this.prepare('DELETE FROM operation_ids WHERE created_at < ?').run(
-      Date.now() - olderThanMs,
-    );
-    return Promise.resolve(info.changes);
+    // A rejection, never a synchronous throw: the caller is a timer (busy: tried again later).
+    try {
+      const info = this.prepare('DELETE FROM operation_ids WHERE created_at < ?').run(
+        Date.now() - olderThanMs,
+      );
+      return Promise.resolve(info.changes);
+    } catch (error) {
+      const reason = storageError(error);
+      return Promise.reject(reason instanceof Error ? reason : new Error(String(reason)));
+    }
   }
 
   listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
@@ -372,6 +489,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
+    this.lock?.release();
   }
 
   private prepare(sql: string): Database.Statement {
@@ -386,12 +504,18 @@ export class SqliteStore implements Store {
   // ---- inside the write transaction ----------------------------------------------------------
 
   /** The answer again, if this group already applied this operation id. */
-  private replay(operation: Operation): OperationOutcome | undefined {
+  private replay(
+    operation: Operation,
+    fingerprint: string | undefined,
+  ): OperationOutcome | undefined {
     if (operation.opId === undefined) return undefined;
     const stored = this.prepare(
-      'SELECT result FROM operation_ids WHERE group_id = ? AND op_id = ?',
-    ).get(operation.groupId, operation.opId) as { result: string } | undefined;
+      'SELECT result, fingerprint FROM operation_ids WHERE group_id = ? AND op_id = ?',
+    ).get(operation.groupId, operation.opId) as
+      { result: string; fingerprint: string | null } | undefined;
     if (!stored) return undefined;
+    const reused = reuseOf(stored.fingerprint, fingerprint);
+    if (reused) return reused;
     const answer = JSON.parse(stored.result) as StoredAnswer;
     if (answer.kind !== 'counterRef') {
       return { ok: true, result: answer, changes: [], replayed: true };
@@ -422,7 +546,8 @@ export class SqliteStore implements Store {
     activityId: number | null,
   ): void {
     if (opId === undefined) return;
-    this.remembered.push(groupId, opId, result, Date.now(), activityId);
+    const fingerprint = this.fingerprints.get(`${groupId}\u0000${opId}`) ?? null;
+    this.remembered.push(groupId, opId, result, Date.now(), activityId, fingerprint);
   }
 
   /**
@@ -561,7 +686,14 @@ export class SqliteStore implements Store {
       }
       case 'updateCounter': {
         const entries = definedEntries<CounterPatch>(mutation.patch);
-        return this.patchCounter(operation, mutation.counterId, entries, 0, seq, 'counter.updated');
+        return this.patchCounter(
+          operation,
+          mutation.counterId,
+          entries,
+          0n,
+          seq,
+          'counter.updated',
+        );
       }
       case 'adjustCounter': {
         const column = mutation.direction === 'increment' ? 'increment_step' : 'decrement_step';
@@ -624,7 +756,7 @@ export class SqliteStore implements Store {
     operation: Operation,
     counterId: string,
     entries: [string, unknown][],
-    valueDelta: number,
+    valueDelta: bigint,
     seq: number,
     entryKind: 'counter.updated' | 'counter.adjusted',
   ): Applied {
@@ -652,7 +784,7 @@ export class SqliteStore implements Store {
     const after = toCounter(row);
     const draft =
       entryKind === 'counter.adjusted'
-        ? { ...counterDraft(operation, entryKind, after, seq), delta: valueDelta }
+        ? { ...counterDraft(operation, entryKind, after, seq), delta: Number(valueDelta) }
         : updateDraft(operation, before, after, seq);
     return {
       outcome: counterOutcome(after, false, { type: 'counter.updated', seq, counter: after }),

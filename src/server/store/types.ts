@@ -6,6 +6,36 @@
 import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
 import type { Counter, ErrorCode, Group, Mutation, MutationResult } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
+import { MESSAGES } from '../../shared/messages.js';
+import { HttpError } from '../errors.js';
+
+/**
+ * The database is locked by another process (SQLite: a backup, a second program): nothing of the
+ * batch was applied and it may be sent again at once — 503 `busy`, which clients retry. The
+ * batcher must reject the whole batch with it, never retry its operations one by one.
+ */
+export class StoreBusyError extends HttpError {
+  override name = 'StoreBusyError';
+  constructor() {
+    super('busy', MESSAGES.busy);
+  }
+}
+
+/**
+ * Writes cannot be committed: the SQLite file was deleted or replaced under the server, the disk
+ * is full or read-only, the PostgreSQL schema is gone. Nothing of the batch was applied; 503
+ * `storage_unavailable`. Like StoreBusyError, it fails the whole batch, not one operation.
+ */
+export class StorageUnavailableError extends HttpError {
+  override name = 'StorageUnavailableError';
+  constructor(readonly reason: string) {
+    super('storage_unavailable', MESSAGES.storageUnavailable);
+  }
+}
+
+/** Whether an error from Store.commit fails every operation of the batch alike. */
+export const failsWholeBatch = (error: unknown): boolean =>
+  error instanceof StoreBusyError || error instanceof StorageUnavailableError;
 
 export interface GroupRecord extends Group {
   /** SHA-256 of the access key, hex. Never leaves the server. */
@@ -98,5 +128,10 @@ export interface Store {
   pruneOperationIds(olderThanMs: number): Promise<number>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
+  /**
+   * A small write committed in its own transaction (the health check's probe): rejects with
+   * StorageUnavailableError or StoreBusyError when writes cannot be committed now.
+   */
+  probeWrite(): Promise<void>;
   close(): Promise<void>;
 }

@@ -16,8 +16,11 @@ export type Inverse =
       counterId: string;
       /** Fields set back to what they were. */
       patch: RestorablePatch;
-      /** Added to the value (the opposite of what the entry added). */
-      valueDelta: number;
+      /**
+       * Added to the value (the opposite of what the entry added). A bigint: between two typed
+       * values ±(2^53 − 1) it reaches 2^54 − 2, where a double no longer holds every integer.
+       */
+      valueDelta: bigint;
       /** The new entry reads like the old one: an undone tap is a tap the other way. */
       entryKind: 'counter.adjusted' | 'counter.updated';
     }
@@ -32,14 +35,14 @@ export function inverseOf(entry: ActivityEntry): Inverse {
         kind: 'counter',
         counterId: entry.counterId,
         patch: {},
-        valueDelta: -entry.delta,
+        valueDelta: -BigInt(entry.delta),
         entryKind: 'counter.adjusted',
       };
     case 'counter.updated': {
       const patch: Record<string, unknown> = {};
-      let valueDelta = 0;
+      let valueDelta = 0n;
       for (const change of entry.changes) {
-        if (change.field === 'value') valueDelta = Number(change.from) - Number(change.to);
+        if (change.field === 'value') valueDelta = exact(change.from) - exact(change.to);
         else patch[change.field] = change.from;
       }
       return {
@@ -60,4 +63,9 @@ export function inverseOf(entry: ActivityEntry): Inverse {
       return { kind: 'group', patch };
     }
   }
+}
+
+/** A stored value as an exact integer (values are whole numbers within ±(2^53 − 1)). */
+function exact(value: unknown): bigint {
+  return BigInt(Number(value));
 }
