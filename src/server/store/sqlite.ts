@@ -74,6 +74,14 @@ import {
 } from './activity.js';
 import { inverseOf } from './undo.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import {
+  ActivityTrimmer,
+  nextTurn,
+  tooManyCounters,
+  ACTIVITY_TRIM_CHUNK,
+  type StoreQuotas,
+} from './quotas.js';
+import { DEFAULT_LIMITS } from '../config.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE counter_groups (
@@ -130,6 +138,9 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE operation_ids ADD COLUMN activity_id INTEGER;`,
   // 3: view-only links (issue 8): the hash of the view-only key, null while there is none.
   `ALTER TABLE counter_groups ADD COLUMN view_key_hash TEXT;`,
+  // 4: a counter's history as index seeks by time (issue 14: one seek per chart bucket, never a
+  // scan of every entry of the counter).
+  `CREATE INDEX activity_by_counter_time ON activity (counter_id, at, id) WHERE counter_id IS NOT NULL;`,
 ];
 
 /** Values per operation_ids row, and most rows per INSERT (a power of two). */
@@ -140,6 +151,13 @@ const REMEMBER_ROWS = 128;
 function insertOperationIds(rows: number): string {
   const placeholders = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ');
   return `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id) VALUES ${placeholders}`;
+}
+
+interface ValueRow {
+  id: number;
+  /** Epoch ms. */
+  at: number;
+  value_after: number;
 }
 
 export class SqliteStore implements Store {
@@ -159,6 +177,12 @@ export class SqliteStore implements Store {
   /** Checkpoints the WAL from a worker thread (file databases only). */
   private readonly checkpointer: Checkpointer | undefined;
 
+  /** Counters per group; activity entries kept per group (store/quotas.ts). */
+  private readonly quotas: StoreQuotas;
+  private readonly trimmer: ActivityTrimmer;
+  /** Activity entries the running batch wrote, per group (told to the trimmer after commit). */
+  private readonly batchEntries = new Map<string, number>();
+
   constructor(
     file: string,
     options: {
@@ -166,9 +190,23 @@ export class SqliteStore implements Store {
       activityLog?: boolean;
       /** Told when WAL checkpoints fail or move back onto the event loop. */
       onCheckpointError?: (message: string) => void;
+      /** Per-group quotas; DEFAULT_LIMITS unless given. */
+      quotas?: StoreQuotas;
+      /** Told when trimming the activity log fails (it is retried on later writes). */
+      onTrimError?: (error: unknown) => void;
     } = {},
   ) {
     this.activityLog = options.activityLog ?? true;
+    this.quotas = options.quotas ?? DEFAULT_LIMITS;
+    this.trimmer = new ActivityTrimmer(
+      this.quotas.activityEntriesPerGroup,
+      {
+        boundary: (groupId, cap) => Promise.resolve(this.activityBoundary(groupId, cap)),
+        deleteUpTo: (groupId, upTo, limit) =>
+          Promise.resolve(this.deleteActivityUpTo(groupId, upTo, limit)),
+      },
+      options.onTrimError ?? (() => undefined),
+    );
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -245,6 +283,20 @@ export class SqliteStore implements Store {
   }
 
   commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
+    this.batchEntries.clear();
+    const outcomes = this.commitBatch(operations);
+    for (const [groupId, entries] of this.batchEntries) this.trimmer.noteWritten(groupId, entries);
+    this.batchEntries.clear();
+    this.trimmer.kick();
+    return outcomes;
+  }
+
+  /** Resolves when no activity trim is running (tests). */
+  activityTrimmed(): Promise<void> {
+    return this.trimmer.settled();
+  }
+
+  private commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
     const run = this.db.transaction(() => {
       this.remembered.length = 0;
       const outcomes: (OperationOutcome | undefined)[] = new Array<OperationOutcome | undefined>(
@@ -307,6 +359,10 @@ export class SqliteStore implements Store {
     return Promise.resolve(rows.map(toActivityEntry));
   }
 
+  /**
+   * The first entry, then one index seek per time bucket (the bucket's last entry, on
+   * activity_by_counter_time): at most `points` seeks whatever the number of entries.
+   */
   counterHistory(
     groupId: string,
     counterId: string,
@@ -318,22 +374,21 @@ export class SqliteStore implements Store {
       const now = Date.now();
       const current = { t: now, v: counter.value };
       const first = this.prepare(
-        `SELECT id, at, value_after FROM activity
+        `SELECT id, at, value_after FROM activity INDEXED BY activity_by_counter
          WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL ORDER BY id LIMIT 1`,
-      ).get(counterId, groupId) as { id: number; at: number; value_after: number } | undefined;
+      ).get(counterId, groupId) as ValueRow | undefined;
       if (!first) return [current];
       const width = bucketWidthMs(first.at, now, points);
-      const rows = this.prepare(
-        `SELECT id, at, value_after FROM activity WHERE id IN (
-           SELECT max(id) FROM activity
-           WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL
-           GROUP BY CAST((at - ?) / ? AS INTEGER))
-         ORDER BY id`,
-      ).all(counterId, groupId, first.at, width) as {
-        id: number;
-        at: number;
-        value_after: number;
-      }[];
+      const lastBefore = this.prepare(
+        `SELECT id, at, value_after FROM activity INDEXED BY activity_by_counter_time
+         WHERE counter_id = ? AND at < ? AND group_id = ? AND value_after IS NOT NULL
+         ORDER BY at DESC, id DESC LIMIT 1`,
+      );
+      const rows: ValueRow[] = [];
+      for (let start = first.at; start <= now; start += width) {
+        const row = lastBefore.get(counterId, start + width, groupId) as ValueRow | undefined;
+        if (row && row.at >= start && row.id !== rows[rows.length - 1]?.id) rows.push(row);
+      }
       return historyPoints(first, rows, current);
     });
     return Promise.resolve(read.deferred());
@@ -345,7 +400,7 @@ export class SqliteStore implements Store {
         id: string;
       }[];
       const recent = this.prepare(
-        `SELECT at, value_after FROM activity
+        `SELECT at, value_after FROM activity INDEXED BY activity_by_counter
          WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL
          ORDER BY id DESC LIMIT ?`,
       );
@@ -359,9 +414,40 @@ export class SqliteStore implements Store {
     return Promise.resolve(read.deferred());
   }
 
-  pruneActivity(olderThanMs: number): Promise<number> {
-    const info = this.prepare('DELETE FROM activity WHERE at < ?').run(Date.now() - olderThanMs);
-    return Promise.resolve(info.changes);
+  /** Deletes in chunks of ACTIVITY_TRIM_CHUNK with a turn of the event loop between them. */
+  async pruneActivity(olderThanMs: number): Promise<number> {
+    const cutoff = Date.now() - olderThanMs;
+    const remove = this.prepare(
+      `DELETE FROM activity WHERE id IN (
+         SELECT id FROM activity INDEXED BY activity_by_age WHERE at < ? LIMIT ?)`,
+    );
+    let total = 0;
+    for (;;) {
+      if (!this.db.open) return total;
+      const { changes } = remove.run(cutoff, ACTIVITY_TRIM_CHUNK);
+      total += changes;
+      if (changes < ACTIVITY_TRIM_CHUNK) return total;
+      await nextTurn();
+    }
+  }
+
+  /** The newest of the group's entries beyond its `cap` newest, or null (activity_by_group). */
+  private activityBoundary(groupId: string, cap: number): number | null {
+    if (!this.db.open) return null;
+    const row = this.prepare(
+      `SELECT id FROM activity INDEXED BY activity_by_group WHERE group_id = ?
+       ORDER BY id DESC LIMIT 1 OFFSET ?`,
+    ).get(groupId, cap) as { id: number } | undefined;
+    return row?.id ?? null;
+  }
+
+  private deleteActivityUpTo(groupId: string, upTo: number, limit: number): number {
+    if (!this.db.open) return 0;
+    return this.prepare(
+      `DELETE FROM activity WHERE id IN (
+         SELECT id FROM activity INDEXED BY activity_by_group WHERE group_id = ? AND id <= ?
+         ORDER BY id LIMIT ?)`,
+    ).run(groupId, upTo, limit).changes;
   }
 
   ping(): Promise<void> {
@@ -370,6 +456,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.trimmer.stop();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
@@ -453,6 +540,7 @@ export class SqliteStore implements Store {
   /** Writes an entry of the activity log; returns its id (null with the log turned off). */
   private log(draft: ActivityDraft): number | null {
     if (!this.activityLog) return null;
+    this.batchEntries.set(draft.groupId, (this.batchEntries.get(draft.groupId) ?? 0) + 1);
     const info = this.prepare(
       `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
          value_after, delta, detail, undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -539,6 +627,7 @@ export class SqliteStore implements Store {
     const { groupId, mutation } = operation;
     switch (mutation.kind) {
       case 'createCounter': {
+        if (this.groupIsFull(groupId)) return failed(tooManyCounters(this.quotas.countersPerGroup));
         const fields = mutation.fields;
         const row = this.prepare(
           `INSERT INTO counters (id, group_id, name, description, value, increment_step,
@@ -711,6 +800,10 @@ export class SqliteStore implements Store {
         break;
       case 'restore': {
         const { counter } = inverse;
+        if (this.groupIsFull(groupId)) {
+          applied = failed(tooManyCounters(this.quotas.countersPerGroup));
+          break;
+        }
         const restored = this.prepare(
           `INSERT INTO counters (id, group_id, name, description, value, increment_step,
                decrement_step, thumbnail_url, created_at, created_seq, version)
@@ -737,6 +830,18 @@ export class SqliteStore implements Store {
         break;
     }
     return markUndo(applied, entryId);
+  }
+
+  /**
+   * Whether the group holds its quota of counters. Counts at most that many index entries
+   * (counters_by_group), so a group already over a lowered quota costs no more.
+   */
+  private groupIsFull(groupId: string): boolean {
+    const max = this.quotas.countersPerGroup;
+    const row = this.prepare(
+      'SELECT count(*) AS n FROM (SELECT 1 FROM counters WHERE group_id = ? LIMIT ?)',
+    ).get(groupId, max) as { n: number };
+    return row.n >= max;
   }
 
   private readCounter(groupId: string, counterId: string): Counter | null {
