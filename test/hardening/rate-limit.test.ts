@@ -1,5 +1,6 @@
 /**
  * Failed access keys are rate-limited per client address and per group (ADR 0005):
+ *   - only wrong keys count (a missing or malformed key guesses nothing);
  *   - per address: 10 failures at once, then one every 6 s;
  *   - per group: 30 failures at once (all addresses together), then one every 2 s;
  *   - a failure over a limit is answered 429 `rate_limited` with Retry-After instead of 403;
@@ -77,6 +78,16 @@ describe('the key guard policy (fake clock)', () => {
     const { attempt } = guard();
     for (let i = 0; i < 1_000; i++) expect(await attempt('a', 'g', rightKey)).toBe('ok');
     for (let i = 0; i < 10; i++) expect(await attempt('a', `h${i}`, wrongKey)).toBe('wrong_key');
+  });
+
+  it('does not count a missing or malformed key: it guesses nothing', async () => {
+    const { attempt } = guard();
+    const missing = () => Promise.reject(new HttpError('missing_key', 'no key'));
+    const malformed = () => Promise.reject(new HttpError('invalid_key_format', 'bad'));
+    for (let i = 0; i < 50; i++) expect(await attempt('a', 'g', missing)).toBe('missing_key');
+    for (let i = 0; i < 50; i++)
+      expect(await attempt('a', 'g', malformed)).toBe('invalid_key_format');
+    expect(await attempt('a', 'g', wrongKey)).toBe('wrong_key');
   });
 
   it('does not count answers that are not key failures (unknown group)', async () => {

@@ -13,12 +13,12 @@ import { HttpError } from '../errors.js';
 import { DEFAULT_KEY_FAILURE_POLICY, type KeyFailurePolicy } from './policy.js';
 import { TokenBuckets } from './token-buckets.js';
 
-/** Answers that mean "this key does not open this group". */
-const KEY_FAILURES: ReadonlySet<ErrorCode> = new Set([
-  'missing_key',
-  'invalid_key_format',
-  'wrong_key',
-]);
+/**
+ * Answers that count as a failed guess: a well-formed key that does not open the group. A
+ * missing or malformed key guesses nothing (its answer is the same for every group), so it is
+ * never counted, and a member whose app sent one by mistake is never limited for it.
+ */
+const KEY_FAILURES: ReadonlySet<ErrorCode> = new Set(['wrong_key']);
 
 /** A 429 with a Retry-After header (app.ts's error handler sets it from retryAfterSeconds). */
 export class RateLimitedError extends HttpError {
