@@ -77,10 +77,10 @@ describe('SQLite reads', () => {
     const db = (store as unknown as { db: Database.Database }).db;
     const statements = new Set<string>();
     const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
+    db.prepare = (sql: string) => {
       statements.add(sql);
       return prepare(sql);
-    });
+    };
     try {
       const { groupId, counterId } = await seed(store);
       statements.clear();
