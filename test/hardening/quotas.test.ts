@@ -270,6 +270,48 @@ for (const store of STORES) {
     });
   });
 
+  describe.skipIf(store.skip)(`activity cap lowered on ${store.name}`, () => {
+    it('trims a group that no longer writes in the hourly prune, after the cap was lowered', async () => {
+      const database = store.database();
+      const before = await startServer({
+        limits: { activityEntriesPerGroup: 1_000 },
+        ...(database === null ? {} : { database }),
+      });
+      const member = await createGroup(before.url);
+      const counter = await member.addCounter({ name: 'idle later' });
+      for (let i = 0; i < 150; i++) {
+        await call(before.url, 'POST', `${member.base}/counters/${counter.id}/increment`, {
+          key: member.key,
+          headers: { 'tally-member': `m${i % 2}` },
+        });
+      }
+      await before.close({ keepDatabase: true });
+      const cap = 100;
+      const after = await startServer({
+        limits: { activityEntriesPerGroup: cap },
+        database: database ?? { kind: 'sqlite', file: before.databaseFile },
+      });
+      try {
+        const { store: backend } = after.app.tally;
+        const group = await backend.findGroup(member.group.name);
+        const entries = () =>
+          backend.listActivity(group?.id ?? '', { limit: 10_000, order: 'newest' });
+        expect(await entries()).toHaveLength(151);
+        // What the server runs every hour (app.ts): age first, then every group's count.
+        await backend.pruneActivity(365 * 24 * 60 * 60 * 1000);
+        const kept = await entries();
+        expect(kept).toHaveLength(cap);
+        expect(kept[0]).toMatchObject({ kind: 'counter.adjusted', value: 150 });
+        const counters = await call<Counter[]>(after.url, 'GET', `${member.base}/counters`, {
+          key: member.key,
+        });
+        expect(counters.body[0]?.value).toBe(150);
+      } finally {
+        await after.close();
+      }
+    });
+  });
+
   describe.skipIf(store.skip)(`groups created per address on ${store.name}`, () => {
     it('answers creations over the hourly quota 429 too_many_groups; joins and other addresses go on', async () => {
       const server = await start(store, { groupsPerAddressPerHour: 3 });

@@ -69,6 +69,7 @@ import {
   nextTurn,
   tooManyCounters,
   ACTIVITY_TRIM_CHUNK,
+  TRIM_ALL_PAGE,
   type StoreQuotas,
 } from './quotas.js';
 import { DEFAULT_LIMITS } from '../config.js';
@@ -502,8 +503,24 @@ export class PostgresStore implements Store {
     return series;
   }
 
-  /** Deletes in chunks of ACTIVITY_TRIM_CHUNK, so no statement holds locks for long. */
+  /**
+   * Deletes entries past the age in chunks of ACTIVITY_TRIM_CHUNK, so no statement holds locks
+   * for long, then trims every group to its cap of entries (store/quotas.ts).
+   */
   async pruneActivity(olderThanMs: number): Promise<number> {
+    const pruned = await this.pruneByAge(olderThanMs);
+    await this.trimmer.trimAll(async (after) => {
+      if (this.pool.ended) return [];
+      const { rows } = await this.pool.query<{ id: string }>(
+        'SELECT id FROM counter_groups WHERE id > $1 ORDER BY id LIMIT $2',
+        [after, TRIM_ALL_PAGE],
+      );
+      return rows.map((row) => row.id);
+    });
+    return pruned;
+  }
+
+  private async pruneByAge(olderThanMs: number): Promise<number> {
     let total = 0;
     for (;;) {
       const result = await this.pool.query(

@@ -18,6 +18,8 @@ export function tooManyCounters(max: number): OperationOutcome {
   return { ok: false, code: 'too_many_counters', message: MESSAGES.tooManyCounters(max) };
 }
 
+/** Group ids read per page when the hourly prune checks every group. */
+export const TRIM_ALL_PAGE = 1_000;
 /** Rows one trimming DELETE removes: a few ms of work, then the event loop gets a turn. */
 export const ACTIVITY_TRIM_CHUNK = 500;
 /** The slack is a tenth of the cap, at most this many entries. */
@@ -75,6 +77,24 @@ export class ActivityTrimmer {
     for (const oldest of this.written.keys()) {
       if (this.written.size <= MAX_TRACKED_GROUPS) break;
       this.written.delete(oldest);
+    }
+  }
+
+  /**
+   * Checks every group, a page of ids at a time (the hourly prune): groups that no longer write
+   * are trimmed too, e.g. after the cap was lowered. `page(after)` lists group ids after `after`.
+   */
+  async trimAll(page: (after: string) => Promise<string[]>): Promise<void> {
+    let after = '';
+    for (;;) {
+      if (this.isStopped()) return;
+      const ids = await page(after);
+      const last = ids[ids.length - 1];
+      if (last === undefined) return;
+      for (const id of ids) this.due.add(id);
+      this.kick();
+      await this.settled();
+      after = last;
     }
   }
 

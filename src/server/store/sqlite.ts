@@ -79,6 +79,7 @@ import {
   nextTurn,
   tooManyCounters,
   ACTIVITY_TRIM_CHUNK,
+  TRIM_ALL_PAGE,
   type StoreQuotas,
 } from './quotas.js';
 import { DEFAULT_LIMITS } from '../config.js';
@@ -417,8 +418,24 @@ export class SqliteStore implements Store {
     return Promise.resolve(read.deferred());
   }
 
-  /** Deletes in chunks of ACTIVITY_TRIM_CHUNK with a turn of the event loop between them. */
+  /**
+   * Deletes entries past the age in chunks of ACTIVITY_TRIM_CHUNK with a turn of the event loop
+   * between them, then trims every group to its cap of entries (store/quotas.ts).
+   */
   async pruneActivity(olderThanMs: number): Promise<number> {
+    const pruned = await this.pruneByAge(olderThanMs);
+    const page = this.prepare('SELECT id FROM counter_groups WHERE id > ? ORDER BY id LIMIT ?');
+    await this.trimmer.trimAll((after) =>
+      Promise.resolve(
+        this.db.open
+          ? (page.all(after, TRIM_ALL_PAGE) as { id: string }[]).map((row) => row.id)
+          : [],
+      ),
+    );
+    return pruned;
+  }
+
+  private async pruneByAge(olderThanMs: number): Promise<number> {
     const cutoff = Date.now() - olderThanMs;
     const remove = this.prepare(
       `DELETE FROM activity WHERE id IN (
