@@ -14,6 +14,8 @@ import type { ActivityPage } from '../../src/shared/activity.js';
 import type { ApiError, Counter, GroupSnapshot } from '../../src/shared/api.js';
 import { MESSAGES } from '../../src/shared/messages.js';
 import type { DatabaseConfig } from '../../src/server/config.js';
+import { GroupCreationQuota } from '../../src/server/security/group-quota.js';
+import { RateLimitedError } from '../../src/server/security/key-guard.js';
 import { activityTrimSlack } from '../../src/server/store/quotas.js';
 import { call, createGroup, newKey, uniqueGroupName } from '../helpers/client.js';
 import { joinLive, type LiveClient } from '../helpers/live.js';
@@ -376,3 +378,35 @@ for (const store of STORES) {
     });
   });
 }
+
+describe('the group creation quota (fake clock)', () => {
+  it('allows the hourly number at once, then one more every hour / n; finding a group costs nothing', async () => {
+    let now = 1_000_000;
+    const quota = new GroupCreationQuota(3, () => now);
+    const create = () => quota.create('a', () => Promise.resolve({ created: true }));
+    const find = () => quota.create('a', () => Promise.resolve({ created: false }));
+    const outcome = async (run: () => Promise<unknown>) => {
+      try {
+        await run();
+        return 'ok';
+      } catch (error) {
+        if (error instanceof RateLimitedError) return `${error.code} ${error.retryAfterSeconds}`;
+        throw error;
+      }
+    };
+    for (let i = 0; i < 3; i++) expect(await outcome(create)).toBe('ok');
+    expect(await outcome(create)).toBe('too_many_groups 1200');
+    now += 10 * 60_000;
+    expect(await outcome(create)).toBe('too_many_groups 600');
+    now += 10 * 60_000;
+    expect(await outcome(create)).toBe('ok');
+    // A join that raced and found the group already there was not a creation: refunded.
+    now += 20 * 60_000;
+    for (let i = 0; i < 5; i++) expect(await outcome(find)).toBe('ok');
+    expect(await outcome(create)).toBe('ok');
+    // In-process callers (no address) are never limited.
+    for (let i = 0; i < 10; i++) {
+      await quota.create(undefined, () => Promise.resolve({ created: true }));
+    }
+  });
+});
