@@ -14,7 +14,7 @@ import { BODY_LIMIT_BYTES } from '../shared/limits.js';
 import { MESSAGES } from '../shared/messages.js';
 import { CLOSE_CODES } from '../shared/protocol.js';
 import { Batcher } from './batcher.js';
-import { DEFAULT_ACTIVITY_RETENTION_DAYS, type Config } from './config.js';
+import { DEFAULT_ACTIVITY_RETENTION_DAYS, limitsOf, type Config } from './config.js';
 import { TallyService } from './core/service.js';
 import { HttpError } from './errors.js';
 import { LiveHub } from './live/hub.js';
@@ -25,6 +25,7 @@ import { registerActivityRoutes } from './routes/activity.js';
 import { registerAccessRoutes, registerApiRoutes } from './routes/api.js';
 import { registerHealthRoute } from './routes/health.js';
 import { CSP_DIRECTIVES, rawSecurityHeaders } from './security/headers.js';
+import { GroupCreationQuota } from './security/group-quota.js';
 import { KeyGuard, RateLimitedError } from './security/key-guard.js';
 import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from './security/policy.js';
 import { openBackend } from './store/index.js';
@@ -82,10 +83,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const { store, bus } = await openBackend(config.database, app.log, {
     activityLog: config.activityLog ?? true,
+    quotas: limitsOf(config),
   });
   const batcher = new Batcher(store, bus);
   const security = { ...DEFAULT_SECURITY_POLICY, ...options.security };
-  const service = new TallyService(store, batcher, new KeyGuard(security.keyFailures));
+  const service = new TallyService(
+    store,
+    batcher,
+    new KeyGuard(security.keyFailures),
+    new GroupCreationQuota(limitsOf(config).groupsPerAddressPerHour),
+  );
   const hub = new LiveHub(
     bus,
     service,

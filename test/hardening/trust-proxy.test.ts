@@ -81,7 +81,7 @@ describe('with TRUST_PROXY naming the proxy', () => {
     const guesser = forwardedFor('203.0.113.7');
     expect(await statusAfterFailures(server, member.base, proxy, () => guesser)).toBe(429);
     expect(
-      await liveAuthFrom(proxy, server.wsUrl, member.group.name, member.key, guesser),
+      await liveAuthFrom(proxy, server.wsUrl, member.group.name, newKey(), guesser),
     ).toMatchObject({ outcome: 'closed', code: CLOSE_CODES.tooManyMessages });
 
     // Everyone else behind the same proxy is untouched: a newcomer, over HTTP and live.

@@ -24,6 +24,7 @@ import { MESSAGES } from '../../shared/messages.js';
 import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import type { Batcher } from '../batcher.js';
 import { HttpError, errors } from '../errors.js';
+import { GroupCreationQuota } from '../security/group-quota.js';
 import { KeyGuard } from '../security/key-guard.js';
 import { refuseNulCharacters, refuseNulInMemberName, wellFormedMutation } from '../security/nul.js';
 import { publicGroup } from '../store/columns.js';
@@ -42,6 +43,8 @@ export class TallyService {
     private readonly batcher: Batcher,
     /** Limits failed key checks per client address and per group (security/policy.ts). */
     private readonly guard = new KeyGuard(),
+    /** Groups each client address may create per hour (security/group-quota.ts). */
+    private readonly creations = new GroupCreationQuota(),
   ) {}
 
   /** The slug of a group name from a URL, or 400 with SPEC's message. */
@@ -68,19 +71,22 @@ export class TallyService {
     client?: string,
   ): Promise<{ snapshot: GroupSnapshot; created: boolean }> {
     const slug = this.slugOf(rawName);
-    return this.guard.check(client, slug, () => this.joinGroup(slug, key));
+    return this.guard.check(client, slug, () => this.joinGroup(slug, key, client));
   }
 
   private async joinGroup(
     slug: string,
     key: string,
+    client: string | undefined,
   ): Promise<{ snapshot: GroupSnapshot; created: boolean }> {
     if (!isValidKeyFormat(key))
       throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
     let group = await this.store.findGroup(slug);
     let created = false;
     if (!group) {
-      ({ group, created } = await this.store.createGroup(slug, hashKey(key)));
+      ({ group, created } = await this.creations.create(client, () =>
+        this.store.createGroup(slug, hashKey(key)),
+      ));
     }
     const access = created ? 'full' : accessOf(group, key);
     const state = await this.store.loadGroupState(group.id);

@@ -3,9 +3,35 @@
  * TCP stream; every frame of the same turn (a batch's changes, the acks of its taps) joins it,
  * and one uncork after the turn hands them to the kernel in a single write. Under load this turns
  * one syscall per frame into one per socket per turn.
+ *
+ * It also bounds what sockets that do not read can make the server hold (issue 14):
+ *   - per socket: a frame for a socket that still has more than MAX_BUFFERED_BYTES unread, beyond
+ *     its latest large frame (its snapshot, which a reader needs a moment to take in), is not
+ *     sent; the socket is closed with 1013 (try again later) and cut off shortly after, since a
+ *     peer that does not read will never read the close frame either;
+ *   - per client address: a sweep every UNREAD_SWEEP_MS adds up the unread bytes of each
+ *     address's sockets; over MAX_UNREAD_BYTES_PER_ADDRESS, its sockets holding the most are
+ *     closed the same way until it is under, and until then a large frame (a snapshot) to any of
+ *     its sockets closes that socket instead of being queued.
+ * So one address pins at most about MAX_UNREAD_BYTES_PER_ADDRESS plus one snapshot (whose size
+ * the quotas bound: at most MAX_COUNTERS_PER_GROUP counters), whatever number of sockets it opens,
+ * and members elsewhere never wait for it. A closed client reconnects and gets a fresh snapshot.
  */
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+
+/** Unread bytes past which a socket gets no more frames and is closed (N). */
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+/** Unread bytes all sockets of one client address may hold together (M). */
+export const MAX_UNREAD_BYTES_PER_ADDRESS = 32 * 1024 * 1024;
+/** Frames from this size on (snapshots) are refused to an address over its unread bytes. */
+const LARGE_FRAME_BYTES = 64 * 1024;
+/** How often each address's unread bytes are added up, ms. */
+export const UNREAD_SWEEP_MS = 1_000;
+/** A slow reader told 1013 is cut off this long after, if it has not closed by then, ms. */
+const SLOW_READER_GRACE_MS = 1_000;
+const TRY_AGAIN_LATER = 1013;
+const SLOW_READER_REASON = 'Too slow: reconnect for a fresh snapshot';
 
 const corked = new Set<Duplex>();
 let scheduled = false;
@@ -21,19 +47,93 @@ function streamOf(socket: WebSocket): Duplex | undefined {
   return (socket as unknown as { _socket?: Duplex })._socket;
 }
 
+/** Open sockets by client address, and each socket's address. */
+const socketsByAddress = new Map<string, Set<WebSocket>>();
+const addressOf = new WeakMap<WebSocket, string>();
+/** Each socket's latest large frame, bytes: it may hold that much unread on top of N. */
+const largeFrameOf = new WeakMap<WebSocket, number>();
+/** Per address: unread bytes at the last sweep plus the frames queued since (≈ bytes). */
+const unreadByAddress = new Map<string, number>();
+let sweeper: NodeJS.Timeout | undefined;
+
 /**
- * A socket whose peer stopped reading holds every frame in server memory. Past this many bytes
- * waiting it is closed (1013, "try again later"); the client reconnects and gets a fresh
- * snapshot, so it loses nothing but the backlog.
+ * Counts `socket`'s unread bytes towards `address` until it closes (the live hub calls this for
+ * every socket it accepts). Sockets without an address are bounded per socket only.
  */
-export const MAX_BUFFERED_BYTES = 1024 * 1024;
-const TRY_AGAIN_LATER = 1013;
+export function trackSocket(socket: WebSocket, address: string | undefined): void {
+  if (address === undefined) return;
+  let sockets = socketsByAddress.get(address);
+  if (!sockets) {
+    sockets = new Set();
+    socketsByAddress.set(address, sockets);
+  }
+  sockets.add(socket);
+  addressOf.set(socket, address);
+  socket.once('close', () => {
+    untrack(socket, address);
+  });
+  sweeper ??= setInterval(sweep, UNREAD_SWEEP_MS).unref();
+}
+
+function untrack(socket: WebSocket, address: string): void {
+  const sockets = socketsByAddress.get(address);
+  sockets?.delete(socket);
+  if (sockets?.size === 0) {
+    socketsByAddress.delete(address);
+    unreadByAddress.delete(address);
+  }
+  if (socketsByAddress.size === 0 && sweeper !== undefined) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
+}
+
+/** Unread bytes the sockets of `address` hold now (tests and diagnostics). */
+export function unreadBytesOf(address: string): number {
+  let total = 0;
+  for (const socket of socketsByAddress.get(address) ?? []) total += socket.bufferedAmount;
+  return total;
+}
+
+/** Adds up each address's unread bytes; closes its fullest sockets while it is over. */
+function sweep(): void {
+  for (const [address, sockets] of socketsByAddress) {
+    let total = unreadBytesOf(address);
+    if (total > MAX_UNREAD_BYTES_PER_ADDRESS) {
+      const fullest = [...sockets].sort((a, b) => b.bufferedAmount - a.bufferedAmount);
+      for (const socket of fullest) {
+        if (total <= MAX_UNREAD_BYTES_PER_ADDRESS || socket.bufferedAmount === 0) break;
+        total -= socket.bufferedAmount;
+        dropSlowReader(socket);
+      }
+    }
+    unreadByAddress.set(address, total);
+  }
+}
+
+/** 1013, then cut off: memory held for a peer that does not read is freed within a second. */
+function dropSlowReader(socket: WebSocket): void {
+  socket.close(TRY_AGAIN_LATER, SLOW_READER_REASON);
+  setTimeout(() => {
+    socket.terminate();
+  }, SLOW_READER_GRACE_MS).unref();
+}
 
 export function sendCorked(socket: WebSocket, frame: string): void {
   if (socket.readyState !== socket.OPEN) return;
-  if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-    socket.close(TRY_AGAIN_LATER, 'Too slow: reconnect for a fresh snapshot');
+  if (socket.bufferedAmount > MAX_BUFFERED_BYTES + (largeFrameOf.get(socket) ?? 0)) {
+    dropSlowReader(socket);
     return;
+  }
+  if (frame.length >= LARGE_FRAME_BYTES) largeFrameOf.set(socket, frame.length);
+  const address = addressOf.get(socket);
+  if (address !== undefined) {
+    const unread = unreadByAddress.get(address) ?? 0;
+    if (frame.length >= LARGE_FRAME_BYTES && unread + frame.length > MAX_UNREAD_BYTES_PER_ADDRESS) {
+      dropSlowReader(socket);
+      return;
+    }
+    unreadByAddress.set(address, unread + frame.length);
   }
   const stream = streamOf(socket);
   if (stream && !corked.has(stream)) {

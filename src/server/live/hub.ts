@@ -24,7 +24,7 @@ import { MessageBudget } from '../security/message-budget.js';
 import { DEFAULT_LIVE_MESSAGE_POLICY } from '../security/policy.js';
 import type { BucketPolicy } from '../security/token-buckets.js';
 import { GAP_TIMEOUT_MS, GroupChannel, type ChannelMember } from './channel.js';
-import { sendCorked } from './corked.js';
+import { sendCorked, trackSocket } from './corked.js';
 import { PresenceBoard } from './presence.js';
 
 /** A socket that has not authenticated by then is closed, ms. */
@@ -141,6 +141,7 @@ export class LiveHub {
       this.close(client, CLOSE_CODES.unauthorized, 'Authentication timed out');
     }, AUTH_TIMEOUT_MS);
     this.clients.add(client);
+    trackSocket(socket, address);
     socket.on('pong', () => {
       client.alive = true;
     });

@@ -1,7 +1,11 @@
 /**
- * Limits failed access-key checks per client address and per group (policy.ts). A request over
- * either limit is refused with 429 before its key is looked at, so a guesser learns nothing from
- * it; only a request whose address recently proved the group's key is checked anyway.
+ * Limits failed access-key checks per client address and per group (policy.ts, ADR 0005).
+ *
+ * The key is always checked (SHA-256 and a constant-time compare: microseconds), and a right key
+ * always opens the group, whatever the buckets say: however many wrong keys other addresses send,
+ * a member holding the key gets in, and nothing a stranger does can push a member out. Only key
+ * failures are counted; a failure over either limit is answered 429 instead of 403, so a guesser
+ * gets no more than the limit's worth of answers, and a right key among them would still pass.
  */
 import type { ErrorCode } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
@@ -9,80 +13,61 @@ import { HttpError } from '../errors.js';
 import { DEFAULT_KEY_FAILURE_POLICY, type KeyFailurePolicy } from './policy.js';
 import { TokenBuckets } from './token-buckets.js';
 
-/** Answers that mean "this key does not open this group". */
-const KEY_FAILURES: ReadonlySet<ErrorCode> = new Set([
-  'missing_key',
-  'invalid_key_format',
-  'wrong_key',
-]);
+/**
+ * Answers that count as a failed guess: a well-formed key that does not open the group. A
+ * missing or malformed key guesses nothing (its answer is the same for every group), so it is
+ * never counted, and a member whose app sent one by mistake is never limited for it.
+ */
+const KEY_FAILURES: ReadonlySet<ErrorCode> = new Set(['wrong_key']);
 
-/** Most remembered (address, group) pairs; the oldest are forgotten first. */
-const MAX_TRUSTED_PAIRS = 100_000;
-
+/** A 429 with a Retry-After header (app.ts's error handler sets it from retryAfterSeconds). */
 export class RateLimitedError extends HttpError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('rate_limited', MESSAGES.rateLimited(retryAfterSeconds));
+  constructor(
+    readonly retryAfterSeconds: number,
+    code: ErrorCode = 'rate_limited',
+    message: string = MESSAGES.rateLimited(retryAfterSeconds),
+  ) {
+    super(code, message);
   }
 }
+
+/** Whole seconds to wait, at least 1, from ms. */
+export const retryAfterSeconds = (waitMs: number): number => Math.max(1, Math.ceil(waitMs / 1000));
 
 export class KeyGuard {
   private readonly perClient: TokenBuckets;
   private readonly perGroup: TokenBuckets;
-  /** `address \n group` → trusted until, ms since the epoch. */
-  private readonly trusted = new Map<string, number>();
 
-  constructor(
-    private readonly policy: KeyFailurePolicy = DEFAULT_KEY_FAILURE_POLICY,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(policy: KeyFailurePolicy = DEFAULT_KEY_FAILURE_POLICY, now: () => number = Date.now) {
     this.perClient = new TokenBuckets(policy.perClient, now);
     this.perGroup = new TokenBuckets(policy.perGroup, now);
   }
 
   /**
    * Runs one key check for `group` (a slug) from `client` (an address; undefined when there is
-   * none, e.g. in-process callers): refused with RateLimitedError when over a limit, counted
-   * when it fails with a key error, remembered when it succeeds.
+   * none, e.g. in-process callers). A success passes untouched; a key failure is counted, and
+   * answered with RateLimitedError instead when the address or the group was already over its
+   * limit.
    */
   async check<T>(client: string | undefined, group: string, run: () => Promise<T>): Promise<T> {
-    this.admit(client, group);
     try {
-      const result = await run();
-      if (client !== undefined) this.trust(client, group);
-      return result;
+      return await run();
     } catch (error) {
       if (error instanceof HttpError && KEY_FAILURES.has(error.code)) {
-        if (client !== undefined) this.perClient.spend(client);
-        this.perGroup.spend(group);
+        this.countFailure(client, group);
       }
       throw error;
     }
   }
 
-  private admit(client: string | undefined, group: string): void {
-    if (client !== undefined && this.isTrusted(client, group)) return;
+  /** Counts a failure; throws RateLimitedError if the caller was already over a limit. */
+  private countFailure(client: string | undefined, group: string): void {
     const waitMs = Math.max(
       client === undefined ? 0 : this.perClient.waitMs(client),
       this.perGroup.waitMs(group),
     );
-    if (waitMs > 0) throw new RateLimitedError(Math.max(1, Math.ceil(waitMs / 1000)));
-  }
-
-  private isTrusted(client: string, group: string): boolean {
-    const until = this.trusted.get(pairKey(client, group));
-    return until !== undefined && until > this.now();
-  }
-
-  private trust(client: string, group: string): void {
-    const pair = pairKey(client, group);
-    // Re-inserted so the Map's order stays oldest-first.
-    this.trusted.delete(pair);
-    this.trusted.set(pair, this.now() + this.policy.trustMs);
-    for (const oldest of this.trusted.keys()) {
-      if (this.trusted.size <= MAX_TRUSTED_PAIRS) break;
-      this.trusted.delete(oldest);
-    }
+    if (client !== undefined) this.perClient.spend(client);
+    this.perGroup.spend(group);
+    if (waitMs > 0) throw new RateLimitedError(retryAfterSeconds(waitMs));
   }
 }
-
-const pairKey = (client: string, group: string) => `${client}\n${group}`;

@@ -1,7 +1,7 @@
 /**
  * Tally's abuse limits (docs/decisions/0005-rate-limits.md, docs/api.md "Rate limits").
- * Only failed key checks are limited on the API: a member with the right key is never slowed by
- * how much they use the group. The live channel additionally limits messages per socket.
+ * Only failed key checks are limited on the API, and a right key always passes: a member with
+ * the key is never slowed by how much they use the group, nor by what strangers send. The live channel additionally limits messages per socket.
  */
 import type { BucketPolicy } from './token-buckets.js';
 
@@ -10,17 +10,11 @@ export interface KeyFailurePolicy {
   perClient: BucketPolicy;
   /** Failed key checks per group, from all addresses together: 30 at once, then one per 2 s. */
   perGroup: BucketPolicy;
-  /**
-   * An address that got a key right for a group is trusted for that group this long, ms: its key
-   * is always checked, so the rightful holder keeps working while others hammer the group.
-   */
-  trustMs: number;
 }
 
 export const DEFAULT_KEY_FAILURE_POLICY: KeyFailurePolicy = {
   perClient: { burst: 10, refillMs: 6_000 },
   perGroup: { burst: 30, refillMs: 2_000 },
-  trustMs: 60 * 60 * 1000,
 };
 
 /**

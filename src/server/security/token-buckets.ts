@@ -56,6 +56,12 @@ export class TokenBuckets {
     this.bound();
   }
 
+  /** Gives back a token taken for something that did not happen after all. */
+  refund(key: string): void {
+    const bucket = this.current(key);
+    if (bucket !== undefined) bucket.tokens = Math.min(this.policy.burst, bucket.tokens + 1);
+  }
+
   get size(): number {
     return this.buckets.size;
   }

@@ -6,6 +6,7 @@ import { PostgresBus } from '../bus/postgres.js';
 import type { Bus } from '../bus/types.js';
 import type { DatabaseConfig } from '../config.js';
 import { parsePostgresUrl, PostgresStore } from './postgres.js';
+import type { StoreQuotas } from './quotas.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
@@ -18,13 +19,19 @@ export interface Backend {
 export async function openBackend(
   database: DatabaseConfig,
   log: FastifyBaseLogger,
-  options: { activityLog?: boolean } = {},
+  options: { activityLog?: boolean; quotas?: StoreQuotas } = {},
 ): Promise<Backend> {
   const activityLog = options.activityLog ?? true;
+  const quotas = options.quotas === undefined ? {} : { quotas: options.quotas };
+  const onTrimError = (error: unknown) => {
+    log.warn({ err: error }, 'trimming the activity log failed');
+  };
   if (database.kind === 'sqlite') {
     const store = new SqliteStore(database.file, {
       synchronous: database.synchronous,
       activityLog,
+      ...quotas,
+      onTrimError,
       onCheckpointError: (message) => {
         log.warn(message);
       },
@@ -39,6 +46,8 @@ export async function openBackend(
     poolSize: database.poolSize,
     instanceId,
     activityLog,
+    ...quotas,
+    onTrimError,
   });
   try {
     await store.migrate();

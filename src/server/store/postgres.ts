@@ -68,6 +68,15 @@ import {
 } from './activity.js';
 import { inverseOf } from './undo.js';
 import {
+  ActivityTrimmer,
+  nextTurn,
+  tooManyCounters,
+  ACTIVITY_TRIM_CHUNK,
+  TRIM_ALL_PAGE,
+  type StoreQuotas,
+} from './quotas.js';
+import { DEFAULT_LIMITS } from '../config.js';
+import {
   StorageUnavailableError,
   type ActivityListQuery,
   type GroupRecord,
@@ -166,6 +175,9 @@ const MIGRATIONS: readonly string[] = [
   // and the one-row table the health check's write probe updates.
   `ALTER TABLE operation_ids ADD COLUMN fingerprint text;
    CREATE TABLE health_probe (id integer PRIMARY KEY CHECK (id = 1), at timestamptz NOT NULL);`,
+  // 5: a counter's history as index seeks by time (issue 14: one seek per chart bucket, never a
+  // scan of every entry of the counter).
+  `CREATE INDEX activity_by_counter_time ON activity (counter_id, at, id) WHERE counter_id IS NOT NULL;`,
 ];
 
 export interface PostgresConnection {
@@ -224,6 +236,8 @@ interface PostgresBatch {
   /** Entries taken back in this batch, and the entries that took them back. */
   undone: Set<number>;
   undos: { draft: ActivityDraft; target: number }[];
+  /** Activity entries written per group (told to the trimmer after the commit). */
+  written: Map<string, number>;
 }
 
 export interface PostgresStoreOptions {
@@ -234,6 +248,10 @@ export interface PostgresStoreOptions {
   instanceId: string;
   /** Whether changes are written to the activity log (ACTIVITY_LOG); on by default. */
   activityLog?: boolean;
+  /** Per-group quotas; DEFAULT_LIMITS unless given. */
+  quotas?: StoreQuotas;
+  /** Told when trimming the activity log fails (it is retried on later writes). */
+  onTrimError?: (error: unknown) => void;
 }
 
 export class PostgresStore implements Store {
@@ -243,8 +261,20 @@ export class PostgresStore implements Store {
   readonly notifyChannel: string;
   private readonly instanceId: string;
   private readonly activityLog: boolean;
+  /** Counters per group; activity entries kept per group (store/quotas.ts). */
+  private readonly quotas: StoreQuotas;
+  private readonly trimmer: ActivityTrimmer;
 
   constructor(options: PostgresStoreOptions) {
+    this.quotas = options.quotas ?? DEFAULT_LIMITS;
+    this.trimmer = new ActivityTrimmer(
+      this.quotas.activityEntriesPerGroup,
+      {
+        boundary: (groupId, cap) => this.activityBoundary(groupId, cap),
+        deleteUpTo: (groupId, upTo, limit) => this.deleteActivityUpTo(groupId, upTo, limit),
+      },
+      options.onTrimError ?? (() => undefined),
+    );
     this.schema = options.connection.schema;
     this.notifyChannel = notifyChannelOf(this.schema);
     this.instanceId = options.instanceId;
@@ -392,6 +422,7 @@ export class PostgresStore implements Store {
         drafts: [],
         undone: new Set(),
         undos: [],
+        written: new Map(),
       };
       operations.forEach(({ groupId, opId }, index) => {
         const key = `${groupId}\u0000${opId}`;
@@ -435,6 +466,8 @@ export class PostgresStore implements Store {
       const final = outcomes.map((outcome) => outcome ?? groupNotFound());
       await this.announce(client, operations, final);
       await client.query('COMMIT');
+      for (const [groupId, entries] of batch.written) this.trimmer.noteWritten(groupId, entries);
+      this.trimmer.kick();
       return final;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -471,6 +504,11 @@ export class PostgresStore implements Store {
     return rows.map(toActivityEntry);
   }
 
+  /**
+   * The first entry, then one index seek per time bucket (the bucket's last entry, on
+   * activity_by_counter_time) in one statement: at most `points` seeks whatever the number of
+   * entries.
+   */
   async counterHistory(
     groupId: string,
     counterId: string,
@@ -489,19 +527,24 @@ export class PostgresStore implements Store {
     if (!firstRow) return [current];
     const firstAt = firstRow.at.getTime();
     const width = bucketWidthMs(firstAt, now, points);
+    const buckets = Math.ceil((now - firstAt + 1) / width);
     const { rows } = await this.pool.query<{ id: number; at: Date; value_after: number }>(
-      `SELECT id, at, value_after FROM activity WHERE id IN (
-         SELECT max(id) FROM activity
+      `SELECT a.id, a.at, a.value_after FROM generate_series(0, $3::int - 1) AS k
+       CROSS JOIN LATERAL (
+         SELECT id, at, value_after FROM activity
          WHERE counter_id = $1 AND group_id = $2 AND value_after IS NOT NULL
-         GROUP BY floor((extract(epoch FROM at) * 1000 - $3) / $4))
-       ORDER BY id`,
-      [counterId, groupId, firstAt, width],
+           AND at < to_timestamp(($4::double precision + (k + 1) * $5::double precision) / 1000)
+         ORDER BY at DESC, id DESC LIMIT 1) a
+       WHERE a.at >= to_timestamp(($4::double precision + k * $5::double precision) / 1000)
+       ORDER BY k`,
+      [counterId, groupId, buckets, firstAt, width],
     );
     const asMs = (row: { id: number; at: Date; value_after: number }) => ({
       ...row,
       at: row.at.getTime(),
     });
-    return historyPoints(asMs(firstRow), rows.map(asMs), current);
+    const distinct = rows.filter((row, index) => row.id !== rows[index - 1]?.id);
+    return historyPoints(asMs(firstRow), distinct.map(asMs), current);
   }
 
   async recentValues(groupId: string, points: number): Promise<Record<string, HistoryPoint[]>> {
@@ -526,10 +569,60 @@ export class PostgresStore implements Store {
     return series;
   }
 
+  /**
+   * Deletes entries past the age in chunks of ACTIVITY_TRIM_CHUNK, so no statement holds locks
+   * for long, then trims every group to its cap of entries (store/quotas.ts).
+   */
   async pruneActivity(olderThanMs: number): Promise<number> {
+    const pruned = await this.pruneByAge(olderThanMs);
+    await this.trimmer.trimAll(async (after) => {
+      if (this.pool.ended) return [];
+      const { rows } = await this.pool.query<{ id: string }>(
+        'SELECT id FROM counter_groups WHERE id > $1 ORDER BY id LIMIT $2',
+        [after, TRIM_ALL_PAGE],
+      );
+      return rows.map((row) => row.id);
+    });
+    return pruned;
+  }
+
+  private async pruneByAge(olderThanMs: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const result = await this.pool.query(
+        `DELETE FROM activity WHERE id IN (
+           SELECT id FROM activity
+           WHERE at < now() - ($1::double precision * interval '1 millisecond') LIMIT $2)`,
+        [olderThanMs, ACTIVITY_TRIM_CHUNK],
+      );
+      const deleted = result.rowCount ?? 0;
+      total += deleted;
+      if (deleted < ACTIVITY_TRIM_CHUNK) return total;
+      await nextTurn();
+    }
+  }
+
+  /** Resolves when no activity trim is running (tests). */
+  activityTrimmed(): Promise<void> {
+    return this.trimmer.settled();
+  }
+
+  /** The newest of the group's entries beyond its `cap` newest, or null (activity_by_group). */
+  private async activityBoundary(groupId: string, cap: number): Promise<number | null> {
+    if (this.pool.ended) return null;
+    const { rows } = await this.pool.query<{ id: number }>(
+      'SELECT id FROM activity WHERE group_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2',
+      [groupId, cap],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  private async deleteActivityUpTo(groupId: string, upTo: number, limit: number): Promise<number> {
+    if (this.pool.ended) return 0;
     const result = await this.pool.query(
-      `DELETE FROM activity WHERE at < now() - ($1::double precision * interval '1 millisecond')`,
-      [olderThanMs],
+      `DELETE FROM activity WHERE id IN (
+         SELECT id FROM activity WHERE group_id = $1 AND id <= $2 ORDER BY id LIMIT $3)`,
+      [groupId, upTo, limit],
     );
     return result.rowCount ?? 0;
   }
@@ -539,6 +632,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.trimmer.stop();
     if (!this.pool.ended) await this.pool.end();
   }
 
@@ -694,6 +788,9 @@ export class PostgresStore implements Store {
   private async writeActivity(batch: PostgresBatch): Promise<void> {
     const { client } = batch;
     const drafts = this.activityLog ? batch.drafts : [];
+    for (const draft of drafts) {
+      batch.written.set(draft.groupId, (batch.written.get(draft.groupId) ?? 0) + 1);
+    }
     const ids = new Map<ActivityDraft, number>();
     if (drafts.length > 0) {
       const allocated = await client.query<{ id: number }>(
@@ -759,6 +856,9 @@ export class PostgresStore implements Store {
     const { groupId, mutation } = operation;
     switch (mutation.kind) {
       case 'createCounter': {
+        if (await this.groupIsFull(client, groupId)) {
+          return failed(tooManyCounters(this.quotas.countersPerGroup));
+        }
         const fields = mutation.fields;
         const { rows } = await client.query<CounterRow>(
           `INSERT INTO counters (id, group_id, name, description, value, increment_step,
@@ -962,6 +1062,10 @@ export class PostgresStore implements Store {
         break;
       case 'restore': {
         const { counter } = inverse;
+        if (await this.groupIsFull(client, groupId)) {
+          applied = failed(tooManyCounters(this.quotas.countersPerGroup));
+          break;
+        }
         const restored = await client.query<CounterRow>(
           `INSERT INTO counters (id, group_id, name, description, value, increment_step,
              decrement_step, thumbnail_url, created_at, created_seq, version)
@@ -990,6 +1094,19 @@ export class PostgresStore implements Store {
         break;
     }
     return markUndo(applied, entryId);
+  }
+
+  /**
+   * Whether the group holds its quota of counters. The batch holds the group's row lock, so no
+   * concurrent batch can add one meanwhile; counts at most that many index entries.
+   */
+  private async groupIsFull(client: pg.PoolClient, groupId: string): Promise<boolean> {
+    const max = this.quotas.countersPerGroup;
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM (SELECT 1 FROM counters WHERE group_id = $1 LIMIT $2) c',
+      [groupId, max],
+    );
+    return (rows[0]?.n ?? 0) >= max;
   }
 
   private async readCounter(

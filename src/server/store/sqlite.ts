@@ -80,6 +80,15 @@ import {
 import { inverseOf } from './undo.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { lockDatabaseFile, type FileLock } from './file-lock.js';
+import {
+  ActivityTrimmer,
+  nextTurn,
+  tooManyCounters,
+  ACTIVITY_TRIM_CHUNK,
+  TRIM_ALL_PAGE,
+  type StoreQuotas,
+} from './quotas.js';
+import { DEFAULT_LIMITS } from '../config.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE counter_groups (
@@ -140,6 +149,9 @@ const MIGRATIONS: readonly string[] = [
   // and the one-row table the health check's write probe updates.
   `ALTER TABLE operation_ids ADD COLUMN fingerprint TEXT;
    CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL) STRICT;`,
+  // 5: a counter's history as index seeks by time (issue 14: one seek per chart bucket, never a
+  // scan of every entry of the counter).
+  `CREATE INDEX activity_by_counter_time ON activity (counter_id, at, id) WHERE counter_id IS NOT NULL;`,
 ];
 
 /**
@@ -182,6 +194,13 @@ function insertOperationIds(rows: number): string {
   return `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id, fingerprint) VALUES ${placeholders}`;
 }
 
+interface ValueRow {
+  id: number;
+  /** Epoch ms. */
+  at: number;
+  value_after: number;
+}
+
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
@@ -206,6 +225,11 @@ export class SqliteStore implements Store {
   private readonly identity: FileIdentity | undefined;
   /** Held for the store's life: a second server on this file refuses to start. */
   private readonly lock: FileLock | undefined;
+  /** Counters per group; activity entries kept per group (store/quotas.ts). */
+  private readonly quotas: StoreQuotas;
+  private readonly trimmer: ActivityTrimmer;
+  /** Activity entries the running batch wrote, per group (told to the trimmer after commit). */
+  private readonly batchEntries = new Map<string, number>();
 
   constructor(
     file: string,
@@ -214,9 +238,23 @@ export class SqliteStore implements Store {
       activityLog?: boolean;
       /** Told when WAL checkpoints fail or move back onto the event loop. */
       onCheckpointError?: (message: string) => void;
+      /** Per-group quotas; DEFAULT_LIMITS unless given. */
+      quotas?: StoreQuotas;
+      /** Told when trimming the activity log fails (it is retried on later writes). */
+      onTrimError?: (error: unknown) => void;
     } = {},
   ) {
     this.activityLog = options.activityLog ?? true;
+    this.quotas = options.quotas ?? DEFAULT_LIMITS;
+    this.trimmer = new ActivityTrimmer(
+      this.quotas.activityEntriesPerGroup,
+      {
+        boundary: (groupId, cap) => Promise.resolve(this.activityBoundary(groupId, cap)),
+        deleteUpTo: (groupId, upTo, limit) =>
+          Promise.resolve(this.deleteActivityUpTo(groupId, upTo, limit)),
+      },
+      options.onTrimError ?? (() => undefined),
+    );
     this.file = file;
     if (file !== ':memory:') {
       fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -309,6 +347,20 @@ export class SqliteStore implements Store {
   }
 
   commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
+    this.batchEntries.clear();
+    const outcomes = this.commitBatch(operations);
+    for (const [groupId, entries] of this.batchEntries) this.trimmer.noteWritten(groupId, entries);
+    this.batchEntries.clear();
+    this.trimmer.kick();
+    return outcomes;
+  }
+
+  /** Resolves when no activity trim is running (tests). */
+  activityTrimmed(): Promise<void> {
+    return this.trimmer.settled();
+  }
+
+  private commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
     const run = this.db.transaction(() => {
       this.remembered.length = 0;
       const fingerprints = fingerprintsOf(operations);
@@ -417,13 +469,20 @@ export class SqliteStore implements Store {
       where.push('counter_id = ?');
       params.push(query.counterId);
     }
+    // A counter's entries through its own index: the group's index would walk every entry of
+    // the group to find a rare counter's few.
+    const index = query.counterId === undefined ? 'activity_by_group' : 'activity_by_counter';
     const rows = this.prepare(
-      `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE ${where.join(' AND ')}
+      `SELECT ${ACTIVITY_FIELDS} FROM activity INDEXED BY ${index} WHERE ${where.join(' AND ')}
        ORDER BY id ${query.order === 'newest' ? 'DESC' : 'ASC'} LIMIT ?`,
     ).all(...params, query.limit) as ActivityRow[];
     return Promise.resolve(rows.map(toActivityEntry));
   }
 
+  /**
+   * The first entry, then one index seek per time bucket (the bucket's last entry, on
+   * activity_by_counter_time): at most `points` seeks whatever the number of entries.
+   */
   counterHistory(
     groupId: string,
     counterId: string,
@@ -435,22 +494,21 @@ export class SqliteStore implements Store {
       const now = Date.now();
       const current = { t: now, v: counter.value };
       const first = this.prepare(
-        `SELECT id, at, value_after FROM activity
+        `SELECT id, at, value_after FROM activity INDEXED BY activity_by_counter
          WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL ORDER BY id LIMIT 1`,
-      ).get(counterId, groupId) as { id: number; at: number; value_after: number } | undefined;
+      ).get(counterId, groupId) as ValueRow | undefined;
       if (!first) return [current];
       const width = bucketWidthMs(first.at, now, points);
-      const rows = this.prepare(
-        `SELECT id, at, value_after FROM activity WHERE id IN (
-           SELECT max(id) FROM activity
-           WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL
-           GROUP BY CAST((at - ?) / ? AS INTEGER))
-         ORDER BY id`,
-      ).all(counterId, groupId, first.at, width) as {
-        id: number;
-        at: number;
-        value_after: number;
-      }[];
+      const lastBefore = this.prepare(
+        `SELECT id, at, value_after FROM activity INDEXED BY activity_by_counter_time
+         WHERE counter_id = ? AND at < ? AND group_id = ? AND value_after IS NOT NULL
+         ORDER BY at DESC, id DESC LIMIT 1`,
+      );
+      const rows: ValueRow[] = [];
+      for (let start = first.at; start <= now; start += width) {
+        const row = lastBefore.get(counterId, start + width, groupId) as ValueRow | undefined;
+        if (row && row.at >= start && row.id !== rows[rows.length - 1]?.id) rows.push(row);
+      }
       return historyPoints(first, rows, current);
     });
     return Promise.resolve(read.deferred());
@@ -462,7 +520,7 @@ export class SqliteStore implements Store {
         id: string;
       }[];
       const recent = this.prepare(
-        `SELECT at, value_after FROM activity
+        `SELECT at, value_after FROM activity INDEXED BY activity_by_counter
          WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL
          ORDER BY id DESC LIMIT ?`,
       );
@@ -476,9 +534,56 @@ export class SqliteStore implements Store {
     return Promise.resolve(read.deferred());
   }
 
-  pruneActivity(olderThanMs: number): Promise<number> {
-    const info = this.prepare('DELETE FROM activity WHERE at < ?').run(Date.now() - olderThanMs);
-    return Promise.resolve(info.changes);
+  /**
+   * Deletes entries past the age in chunks of ACTIVITY_TRIM_CHUNK with a turn of the event loop
+   * between them, then trims every group to its cap of entries (store/quotas.ts).
+   */
+  async pruneActivity(olderThanMs: number): Promise<number> {
+    const pruned = await this.pruneByAge(olderThanMs);
+    const page = this.prepare('SELECT id FROM counter_groups WHERE id > ? ORDER BY id LIMIT ?');
+    await this.trimmer.trimAll((after) =>
+      Promise.resolve(
+        this.db.open
+          ? (page.all(after, TRIM_ALL_PAGE) as { id: string }[]).map((row) => row.id)
+          : [],
+      ),
+    );
+    return pruned;
+  }
+
+  private async pruneByAge(olderThanMs: number): Promise<number> {
+    const cutoff = Date.now() - olderThanMs;
+    const remove = this.prepare(
+      `DELETE FROM activity WHERE id IN (
+         SELECT id FROM activity INDEXED BY activity_by_age WHERE at < ? LIMIT ?)`,
+    );
+    let total = 0;
+    for (;;) {
+      if (!this.db.open) return total;
+      const { changes } = remove.run(cutoff, ACTIVITY_TRIM_CHUNK);
+      total += changes;
+      if (changes < ACTIVITY_TRIM_CHUNK) return total;
+      await nextTurn();
+    }
+  }
+
+  /** The newest of the group's entries beyond its `cap` newest, or null (activity_by_group). */
+  private activityBoundary(groupId: string, cap: number): number | null {
+    if (!this.db.open) return null;
+    const row = this.prepare(
+      `SELECT id FROM activity INDEXED BY activity_by_group WHERE group_id = ?
+       ORDER BY id DESC LIMIT 1 OFFSET ?`,
+    ).get(groupId, cap) as { id: number } | undefined;
+    return row?.id ?? null;
+  }
+
+  private deleteActivityUpTo(groupId: string, upTo: number, limit: number): number {
+    if (!this.db.open) return 0;
+    return this.prepare(
+      `DELETE FROM activity WHERE id IN (
+         SELECT id FROM activity INDEXED BY activity_by_group WHERE group_id = ? AND id <= ?
+         ORDER BY id LIMIT ?)`,
+    ).run(groupId, upTo, limit).changes;
   }
 
   ping(): Promise<void> {
@@ -487,6 +592,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.trimmer.stop();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
     this.lock?.release();
@@ -578,6 +684,7 @@ export class SqliteStore implements Store {
   /** Writes an entry of the activity log; returns its id (null with the log turned off). */
   private log(draft: ActivityDraft): number | null {
     if (!this.activityLog) return null;
+    this.batchEntries.set(draft.groupId, (this.batchEntries.get(draft.groupId) ?? 0) + 1);
     const info = this.prepare(
       `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
          value_after, delta, detail, undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -664,6 +771,7 @@ export class SqliteStore implements Store {
     const { groupId, mutation } = operation;
     switch (mutation.kind) {
       case 'createCounter': {
+        if (this.groupIsFull(groupId)) return failed(tooManyCounters(this.quotas.countersPerGroup));
         const fields = mutation.fields;
         const row = this.prepare(
           `INSERT INTO counters (id, group_id, name, description, value, increment_step,
@@ -843,6 +951,10 @@ export class SqliteStore implements Store {
         break;
       case 'restore': {
         const { counter } = inverse;
+        if (this.groupIsFull(groupId)) {
+          applied = failed(tooManyCounters(this.quotas.countersPerGroup));
+          break;
+        }
         const restored = this.prepare(
           `INSERT INTO counters (id, group_id, name, description, value, increment_step,
                decrement_step, thumbnail_url, created_at, created_seq, version)
@@ -869,6 +981,18 @@ export class SqliteStore implements Store {
         break;
     }
     return markUndo(applied, entryId);
+  }
+
+  /**
+   * Whether the group holds its quota of counters. Counts at most that many index entries
+   * (counters_by_group), so a group already over a lowered quota costs no more.
+   */
+  private groupIsFull(groupId: string): boolean {
+    const max = this.quotas.countersPerGroup;
+    const row = this.prepare(
+      'SELECT count(*) AS n FROM (SELECT 1 FROM counters WHERE group_id = ? LIMIT ?)',
+    ).get(groupId, max) as { n: number };
+    return row.n >= max;
   }
 
   private readCounter(groupId: string, counterId: string): Counter | null {

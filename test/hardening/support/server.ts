@@ -13,7 +13,6 @@ export const UNLIMITED: SecurityPolicy = {
   keyFailures: {
     perClient: { burst: 1e9, refillMs: 1 },
     perGroup: { burst: 1e9, refillMs: 1 },
-    trustMs: 60_000,
   },
   liveMessages: { burst: 1e9, refillMs: 1 },
 };
