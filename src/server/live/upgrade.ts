@@ -6,6 +6,9 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { MESSAGES } from '../../shared/messages.js';
+import { lingerThenDestroy } from '../security/connection-limits.js';
+import { rawErrorResponse } from '../security/headers.js';
 import type { LiveHub } from './hub.js';
 
 /** Largest live message a client may send, bytes. */
@@ -24,6 +27,8 @@ export function acceptLiveUpgrades(
   /** The client's address (behind a trusted proxy, from X-Forwarded-For): the key limits use it. */
   clientAddress: (request: IncomingMessage) => string | undefined = (request) =>
     request.socket.remoteAddress,
+  /** Whether this client may open one more live socket (security/connection-limits.ts). */
+  admit: (request: IncomingMessage, address: string | undefined) => boolean = () => true,
 ): LiveUpgrades {
   const wss = new WebSocketServer({
     noServer: true,
@@ -45,8 +50,20 @@ export function acceptLiveUpgrades(
       return;
     }
     const name = groupName;
+    const address = clientAddress(request);
+    if (!admit(request, address)) {
+      if (socket.writable) {
+        socket.end(
+          rawErrorResponse(429, 'too_many_connections', MESSAGES.tooManyConnections, {
+            'retry-after': '1',
+          }),
+        );
+      }
+      lingerThenDestroy(socket);
+      return;
+    }
     wss.handleUpgrade(request, socket, head, (ws) => {
-      hub.attach(ws, name, clientAddress(request));
+      hub.attach(ws, name, address);
     });
   };
   server.on('upgrade', onUpgrade);
