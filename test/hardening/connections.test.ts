@@ -13,7 +13,7 @@ import { PROTOCOL_VERSION } from '../../src/shared/protocol.js';
 import { processConnectionCeiling } from '../../src/server/security/connection-limits.js';
 import { createGroup } from '../helpers/client.js';
 import { callFrom, liveAuthFrom } from './support/from.js';
-import { openLiveFrom, openSocket, rawExchange, readAnswer } from './support/raw-http.js';
+import { openLiveFrom, openSocket, readAnswer } from './support/raw-http.js';
 import { startHardenedServer, UNLIMITED, type HardenedServer } from './support/server.js';
 
 const CAP = 5;
@@ -112,7 +112,11 @@ describe('per-address connection cap', () => {
         );
       }
       liveSockets.push(live.socket);
-      opened.push({ destroy: () => live.socket.terminate() });
+      opened.push({
+        destroy: () => {
+          live.socket.terminate();
+        },
+      });
     }
     await holdSockets(server.url, ATTACKER, 1);
     expect(await openLiveFrom(server.wsUrl, member.group.name, ATTACKER)).toEqual({
@@ -186,7 +190,11 @@ describe('per-address connection cap behind a trusted proxy', () => {
     for (let i = 0; i < CAP; i++) {
       const live = await openLiveFrom(server.wsUrl, member.group.name, ATTACKER, attacker);
       if (live.outcome !== 'open') throw new Error(`live socket ${i} refused`);
-      opened.push({ destroy: () => live.socket.terminate() });
+      opened.push({
+        destroy: () => {
+          live.socket.terminate();
+        },
+      });
     }
     expect(await openLiveFrom(server.wsUrl, member.group.name, ATTACKER, attacker)).toEqual({
       outcome: 'refused',
@@ -294,7 +302,11 @@ describe('timeouts', () => {
     const member = await createGroup(server.url);
     const live = await openLiveFrom(server.wsUrl, member.group.name, NEIGHBOUR);
     if (live.outcome !== 'open') throw new Error('refused');
-    opened.push({ destroy: () => live.socket.terminate() });
+    opened.push({
+      destroy: () => {
+        live.socket.terminate();
+      },
+    });
     const messages: string[] = [];
     live.socket.on('message', (data: Buffer) => messages.push(data.toString()));
     live.socket.send(JSON.stringify({ type: 'auth', protocol: PROTOCOL_VERSION, key: member.key }));
