@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createGroup, newKey } from '../helpers/client.js';
+import { MESSAGES } from '../../src/shared/messages.js';
 import { callFrom } from './support/from.js';
+import { rawExchange } from './support/raw-http.js';
 import { startHardenedServer, type HardenedServer } from './support/server.js';
 
 let server: HardenedServer;
@@ -80,5 +82,72 @@ describe('security headers', () => {
       }
     }
     throw new Error('never rate-limited');
+  });
+});
+
+describe('malformed HTTP', () => {
+  const cases = {
+    garbage: { bytes: 'this is not http\r\n\r\n', status: 400, code: 'validation_failed' },
+    badRequestLine: {
+      bytes: 'GET /api/health HTTP/9.9 extra\r\nHost: x\r\n\r\n',
+      status: 400,
+      code: 'validation_failed',
+    },
+    badHeader: {
+      bytes: 'GET /api/health HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n',
+      status: 400,
+      code: 'validation_failed',
+    },
+    binary: {
+      bytes: Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]),
+      status: 400,
+      code: 'validation_failed',
+    },
+    hugeHeaders: {
+      bytes: `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`,
+      status: 431,
+      code: 'headers_too_large',
+    },
+  } as const;
+  const messages: Record<string, string> = {
+    validation_failed: MESSAGES.malformedRequest,
+    headers_too_large: MESSAGES.headersTooLarge,
+  };
+
+  for (const [label, { bytes, status, code }] of Object.entries(cases)) {
+    it(`answers ${label} in Tally's error shape with the security headers (${status})`, async () => {
+      const answer = await rawExchange(server.url, bytes);
+      expect(answer?.status, label).toBe(status);
+      expect(answer?.body, label).toEqual({ error: { code, message: messages[code] } });
+      expect(answer?.headers['content-type'], label).toMatch(/^application\/json/);
+      expect(answer?.headers['cache-control'], label).toBe('no-store');
+      expectSecurityHeaders(answer?.headers ?? {}, label);
+      // The server is still fine afterwards.
+      expect((await call(server.url, 'GET', '/api/health')).status).toBe(200);
+    });
+  }
+});
+
+describe('API caching', () => {
+  it('marks every API answer no-store, successes and errors alike', async () => {
+    const member = await createGroup(server.url);
+    const counter = await member.addCounter();
+    const answers = {
+      group: await call(server.url, 'GET', member.base),
+      counters: await call(server.url, 'GET', `${member.base}/counters`, { key: member.key }),
+      created: await call(server.url, 'POST', `${member.base}/counters`, { key: member.key }),
+      increment: await call(server.url, 'POST', `${member.base}/counters/${counter.id}/increment`, {
+        key: member.key,
+      }),
+      join: await call(server.url, 'POST', `${member.base}/join`, { body: { key: member.key } }),
+      noKey: await call(server.url, 'GET', `${member.base}/counters`),
+      wrongKey: await call(server.url, 'GET', `${member.base}/counters`, { key: newKey() }),
+      unknownPath: await call(server.url, 'GET', '/api/nothing'),
+      malformedUrl: await call(server.url, 'GET', '/api/groups/%E0%A4%A/counters'),
+      health: await call(server.url, 'GET', '/api/health'),
+    };
+    for (const [label, answer] of Object.entries(answers)) {
+      expect(answer.headers.get('cache-control'), label).toBe('no-store');
+    }
   });
 });
