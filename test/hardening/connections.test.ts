@@ -287,6 +287,15 @@ describe('timeouts', () => {
     expectTimedOut(await slow);
   });
 
+  it('closes a connection that sends nothing, without an answer', async () => {
+    const socket = await openSocket(server.url, ATTACKER);
+    opened.push(socket);
+    const { answer, closed } = await readAnswer(socket);
+    await closed;
+    expect(answer).toBeUndefined();
+    expect((await callFrom(NEIGHBOUR, server.url, 'GET', '/api/health')).status).toBe(200);
+  });
+
   it('closes an idle keep-alive connection', async () => {
     const socket = await openSocket(server.url, NEIGHBOUR);
     opened.push(socket);

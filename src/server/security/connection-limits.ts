@@ -165,6 +165,12 @@ export class ConnectionLimits {
   readonly clientErrorHandler = (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed || this.answered.has(socket)) return;
     this.answered.add(socket);
+    // A connection that never sent a byte (a browser's preconnect, a port scan) is closed
+    // quietly: an answer to no request would only confuse the client that opened it.
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0) {
+      socket.destroy();
+      return;
+    }
     const answer = clientErrorAnswer(error.code);
     this.options.refusals.note(normalize(socket.remoteAddress), answer.code);
     // An answer already under way on this socket cannot be followed by another.
