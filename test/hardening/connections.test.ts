@@ -167,6 +167,35 @@ describe('per-address connection cap', () => {
   });
 });
 
+describe('the default per-address cap', () => {
+  let server: HardenedServer;
+  beforeAll(async () => {
+    server = await startHardenedServer({ security: UNLIMITED });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('holds 1,000 sockets from one address, refuses the next, and serves another address', async () => {
+    const DEFAULT_CAP = 1_000;
+    const BATCH = 100;
+    for (let held = 0; held < DEFAULT_CAP; held += BATCH) {
+      const batch = await Promise.all(
+        Array.from({ length: BATCH }, () => openSocket(server.url, ATTACKER)),
+      );
+      opened.push(...batch);
+    }
+    // The last of them was admitted: the server answers on it.
+    const last = opened.at(-1) as net.Socket;
+    const reading = readAnswer(last);
+    last.write('GET /api/health HTTP/1.1\r\nHost: tally\r\n\r\n');
+    expect((await reading).answer?.status).toBe(200);
+
+    expectRefusedInTallyShape(await callFrom(ATTACKER, server.url, 'GET', '/api/health'));
+    expect((await callFrom(NEIGHBOUR, server.url, 'GET', '/api/health')).status).toBe(200);
+  });
+});
+
 describe('per-address connection cap behind a trusted proxy', () => {
   let server: HardenedServer;
   beforeAll(async () => {
