@@ -128,6 +128,49 @@ describe('malformed HTTP', () => {
   }
 });
 
+describe('refused live upgrades', () => {
+  const upgrade = (path: string, extra = '') =>
+    `GET ${path} HTTP/1.1\r\nHost: tally\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${extra}\r\n`;
+
+  it('answers an unknown live path and a bad handshake in Tally’s error shape', async () => {
+    const member = await createGroup(server.url);
+    const answers = {
+      unknownPath: await rawExchange(
+        server.url,
+        upgrade(
+          '/api/nothing/live',
+          'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n',
+        ),
+      ),
+      noKey: await rawExchange(
+        server.url,
+        upgrade(`/api/groups/${member.group.name}/live`, 'Sec-WebSocket-Version: 13\r\n'),
+      ),
+      badVersion: await rawExchange(
+        server.url,
+        upgrade(
+          `/api/groups/${member.group.name}/live`,
+          'Sec-WebSocket-Version: 99\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n',
+        ),
+      ),
+    };
+    expect(answers.unknownPath?.status).toBe(404);
+    expect(answers.unknownPath?.body).toEqual({
+      error: { code: 'not_found', message: MESSAGES.notFound },
+    });
+    for (const label of ['noKey', 'badVersion'] as const) {
+      expect(answers[label]?.status, label).toBe(400);
+      expect(answers[label]?.body, label).toEqual({
+        error: { code: 'validation_failed', message: MESSAGES.malformedRequest },
+      });
+    }
+    for (const [label, answer] of Object.entries(answers)) {
+      expect(answer?.headers['content-type'], label).toMatch(/^application\/json/);
+      expectSecurityHeaders(answer?.headers ?? {}, label);
+    }
+  });
+});
+
 describe('API caching', () => {
   it('marks every API answer no-store, successes and errors alike', async () => {
     const member = await createGroup(server.url);
