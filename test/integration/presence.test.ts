@@ -169,4 +169,27 @@ describe.skipIf(postgresUrl === undefined)('presence across two instances on Pos
     await onA.waitUntil(() => names(onA).join() === 'Ada');
     onA.close();
   });
+
+  it('coalesces a storm of renames on one instance into a few frames on the other, the last name winning', async () => {
+    const [a, b] = [instances.a(), instances.b()];
+    const group = await createGroup(a.url);
+    const name = group.group.name;
+    const renamer = await arrive(a.wsUrl, name, group.key, { id: 'ada', name: 'Ada' });
+    const observer = await arrive(b.wsUrl, name, group.key);
+    await observer.waitUntil(() => names(observer).join() === 'Ada');
+    const before = observer.messages.filter(isPresence).length;
+    const started = Date.now();
+    const renames = 200;
+    for (let i = 0; i < renames; i++) renamer.send({ type: 'member', name: `Ada ${i}` });
+    renamer.send({ type: 'member', name: 'Ada final' });
+    await observer.waitUntil(() => names(observer).join() === 'Ada final', 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 2 * PRESENCE_WINDOW_MS));
+    const elapsedMs = Date.now() - started;
+    const frames = observer.messages.filter(isPresence).length - before;
+    expect(frames).toBeLessThanOrEqual(Math.ceil(elapsedMs / PRESENCE_WINDOW_MS) + 1);
+    expect(frames).toBeLessThan(renames / 10);
+    expect(names(observer)).toEqual(['Ada final']);
+    renamer.close();
+    observer.close();
+  });
 });
