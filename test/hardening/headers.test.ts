@@ -103,6 +103,7 @@ describe('malformed HTTP', () => {
       status: 400,
       code: 'validation_failed',
     },
+    noHost: { bytes: 'GET /api/health HTTP/1.1\r\n\r\n', status: 400, code: 'validation_failed' },
     hugeHeaders: {
       bytes: `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`,
       status: 431,

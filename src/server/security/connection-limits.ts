@@ -141,10 +141,19 @@ export class ConnectionLimits {
         requestTimeout: timeouts.requestMs,
         keepAliveTimeout: timeouts.keepAliveMs,
         connectionsCheckingInterval: timeouts.checkEveryMs,
+        // Node would answer a missing Host with a bare 400 of its own; Tally answers it below.
+        requireHostHeader: false,
       },
       (request: IncomingMessage, response: ServerResponse) => {
         // A refused socket was answered already; a request read from it anyway is not routed.
         if (this.refused.has(request.socket)) return;
+        if (request.httpVersion === '1.1' && request.headers.host === undefined) {
+          // HTTP/1.1 requires Host (RFC 9112 §3.2): refused in Tally's shape, as Node would.
+          response.shouldKeepAlive = false;
+          request.socket.end(rawErrorResponse(400, 'validation_failed', MESSAGES.malformedRequest));
+          lingerThenDestroy(request.socket);
+          return;
+        }
         handler(request, response);
       },
     );
