@@ -104,6 +104,11 @@ describe('malformed HTTP', () => {
       code: 'validation_failed',
     },
     noHost: { bytes: 'GET /api/health HTTP/1.1\r\n\r\n', status: 400, code: 'validation_failed' },
+    unknownExpectation: {
+      bytes: 'GET /api/health HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n',
+      status: 417,
+      code: 'validation_failed',
+    },
     hugeHeaders: {
       bytes: `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`,
       status: 431,

@@ -157,6 +157,11 @@ export class ConnectionLimits {
         handler(request, response);
       },
     );
+    // An Expect other than 100-continue: Node would answer a bare 417 of its own.
+    server.on('checkExpectation', (request: IncomingMessage) => {
+      request.socket.end(rawErrorResponse(417, 'validation_failed', MESSAGES.malformedRequest));
+      lingerThenDestroy(request.socket);
+    });
     server.keepAliveTimeout = timeouts.keepAliveMs;
     server.maxConnections = this.options.maxConnections ?? processConnectionCeiling();
     // Over maxConnections Node closes the socket at once, before any of Tally's code runs.
