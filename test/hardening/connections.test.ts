@@ -146,6 +146,24 @@ describe('per-address connection cap', () => {
     expect(logs).not.toContain(member.key);
   });
 
+  it('holds at most twice the cap of descriptors for one address, however fast it connects', async () => {
+    await holdSockets(server.url, ATTACKER, CAP);
+    // A burst far over the cap, none of them reading.
+    const burst = await Promise.all(
+      Array.from({ length: 10 * CAP }, () => openSocket(server.url, ATTACKER).catch(() => null)),
+    );
+    opened.push(...burst.filter((socket) => socket !== null));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const open = await new Promise<number>((resolve, reject) => {
+      server.app.server.getConnections((error, count) => {
+        if (error) reject(error);
+        else resolve(count);
+      });
+    });
+    expect(open).toBeLessThanOrEqual(2 * CAP);
+    expect((await callFrom(NEIGHBOUR, server.url, 'GET', '/api/health')).status).toBe(200);
+  });
+
   it('keeps the whole process below its descriptor limit', () => {
     const ceiling = processConnectionCeiling();
     expect(server.app.server.maxConnections).toBe(ceiling);

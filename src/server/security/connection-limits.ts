@@ -41,9 +41,11 @@ export const FALLBACK_MAX_CONNECTIONS = 10_000;
 const MIN_DESCRIPTOR_HEADROOM = 256;
 /** … or this share of the limit if larger. */
 const DESCRIPTOR_HEADROOM_SHARE = 0.1;
-/** A refused or misbehaving socket is destroyed this long after its answer was sent, ms: long
- * enough for the answer to be read, short enough that refusals cost no lasting descriptor. */
-export const REFUSED_LINGER_MS = 1_000;
+/** A socket answered for a malformed or slow request is destroyed this long after the answer,
+ * ms: long enough for the answer to be read, short enough to cost no lasting descriptor. */
+export const ANSWERED_LINGER_MS = 1_000;
+/** The same for a socket refused over its address's cap, ms: shorter, as these come in floods. */
+export const REFUSED_LINGER_MS = 250;
 
 /**
  * How many sockets the whole process may hold open (Node's server.maxConnections): below the
@@ -118,11 +120,21 @@ export class ConnectionLimits {
   private readonly refused = new WeakSet<Socket>();
   /** Sockets already answered for a client error (Node may report one socket several times). */
   private readonly answered = new WeakSet<Socket>();
+  /** Refused sockets per address, answered and not yet closed. */
+  private readonly refusing: AddressCounts;
   private readonly isTrustedProxy: (address: string) => boolean;
+  /** The refusal, written once. */
+  private readonly tooManyConnections = rawErrorResponse(
+    429,
+    'too_many_connections',
+    MESSAGES.tooManyConnections,
+    { 'retry-after': '1' },
+  );
 
   constructor(private readonly options: ConnectionLimitsOptions) {
     this.sockets = new AddressCounts(options.perAddress);
     this.liveBehindProxy = new AddressCounts(options.perAddress);
+    this.refusing = new AddressCounts(options.perAddress);
     const { trustProxy } = options;
     if (trustProxy === false) this.isTrustedProxy = () => false;
     else if (trustProxy === true) this.isTrustedProxy = () => true;
@@ -238,12 +250,17 @@ export class ConnectionLimits {
     this.answered.add(socket);
     this.options.refusals.note(address, 'too_many_connections');
     socket.on('error', () => undefined);
-    socket.end(
-      rawErrorResponse(429, 'too_many_connections', MESSAGES.tooManyConnections, {
-        'retry-after': '1',
-      }),
-    );
-    lingerThenDestroy(socket);
+    // Refused sockets still waiting to be read are bounded per address too, so one address holds
+    // at most 2 × its cap of descriptors however fast it connects: beyond, no answer at all.
+    if (!this.refusing.tryAcquire(address)) {
+      socket.destroy();
+      return;
+    }
+    socket.once('close', () => {
+      this.refusing.release(address);
+    });
+    socket.end(this.tooManyConnections);
+    lingerThenDestroy(socket, REFUSED_LINGER_MS);
   }
 }
 
@@ -261,10 +278,10 @@ function clientErrorAnswer(code: string | undefined): {
 }
 
 /** Gives the answer time to be read, then frees the descriptor whatever the client does. */
-export function lingerThenDestroy(socket: Duplex): void {
+export function lingerThenDestroy(socket: Duplex, lingerMs = ANSWERED_LINGER_MS): void {
   const timer = setTimeout(() => {
     socket.destroy();
-  }, REFUSED_LINGER_MS);
+  }, lingerMs);
   timer.unref();
   socket.once('close', () => {
     clearTimeout(timer);
