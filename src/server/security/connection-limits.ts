@@ -94,11 +94,6 @@ class AddressCounts {
     if (count <= 0) this.counts.delete(address);
     else this.counts.set(address, count);
   }
-
-  /** Addresses with a socket open now (for tests). */
-  get size(): number {
-    return this.counts.size;
-  }
 }
 
 export interface ConnectionLimitsOptions {
@@ -228,11 +223,6 @@ export class ConnectionLimits {
       this.liveBehindProxy.release(client);
     });
     return true;
-  }
-
-  /** Addresses holding a socket now, TCP and behind a proxy (for tests). */
-  get trackedAddresses(): number {
-    return this.sockets.size + this.liveBehindProxy.size;
   }
 
   private admit(socket: Socket): void {
