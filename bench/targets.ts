@@ -127,6 +127,8 @@ function tallyTarget(name: string, env: Record<string, string>): Target {
         HOST: '127.0.0.1',
         DATABASE_URL: `file:${path.join(dir, 'bench.sqlite')}`,
         LOG_LEVEL: 'warn',
+        // The load generator's thousands of members all connect from 127.0.0.1.
+        MAX_CONNECTIONS_PER_ADDRESS: '1000000',
         ...env,
       });
       await waitForPort(port, child);

@@ -24,10 +24,16 @@ import { logSerializers, redactPaths } from './logger.js';
 import { registerActivityRoutes } from './routes/activity.js';
 import { registerAccessRoutes, registerApiRoutes } from './routes/api.js';
 import { registerHealthRoute } from './routes/health.js';
+import {
+  ConnectionLimits,
+  DEFAULT_EDGE_TIMEOUTS,
+  type EdgeTimeouts,
+} from './security/connection-limits.js';
 import { CSP_DIRECTIVES, rawSecurityHeaders } from './security/headers.js';
 import { GroupCreationQuota } from './security/group-quota.js';
 import { KeyGuard, RateLimitedError } from './security/key-guard.js';
 import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from './security/policy.js';
+import { RefusalLog } from './security/refusal-log.js';
 import { openBackend } from './store/index.js';
 import type { Store } from './store/types.js';
 
@@ -49,6 +55,8 @@ export interface AppOptions {
   heartbeatMs?: number;
   /** Rate and flood limits (security/policy.ts); the defaults unless a test needs others. */
   security?: Partial<SecurityPolicy>;
+  /** Header, body and keep-alive timeouts (security/connection-limits.ts); tests use small ones. */
+  timeouts?: Partial<EdgeTimeouts>;
 }
 
 declare module 'fastify' {
@@ -59,7 +67,18 @@ declare module 'fastify' {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
+  const refusals = new RefusalLog();
+  const connections = new ConnectionLimits({
+    perAddress: limitsOf(config).connectionsPerAddress,
+    trustProxy: config.trustProxy ?? false,
+    timeouts: { ...DEFAULT_EDGE_TIMEOUTS, ...options.timeouts },
+    refusals,
+  });
   const app = Fastify({
+    // Tally's timeouts and per-address connection caps, and malformed or slow requests answered
+    // in Tally's error shape with the security headers (security/connection-limits.ts).
+    serverFactory: connections.serverFactory,
+    clientErrorHandler: connections.clientErrorHandler,
     logger: {
       level: config.logLevel,
       redact: { paths: redactPaths, censor: '[REDACTED]' },
@@ -74,12 +93,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (_error, _request, reply) => {
       reply.raw.writeHead(400, {
         'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
         ...rawSecurityHeaders(),
       });
-      reply.raw.end(JSON.stringify(errorBody('validation_failed', 'Malformed URL')));
+      reply.raw.end(JSON.stringify(errorBody('validation_failed', MESSAGES.malformedRequest)));
     },
     routerOptions: { maxParamLength: 200 },
   });
+  refusals.useLogger(app.log);
 
   const { store, bus } = await openBackend(config.database, app.log, {
     activityLog: config.activityLog ?? true,
@@ -117,6 +138,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   prune.unref();
 
   installJsonParser(app);
+  // API answers are never cached (a browser or proxy keeping a group's counters, or an error,
+  // would show stale or private data): no-store unless a route chose its own cache header.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control'))
+      void reply.header('cache-control', 'no-store');
+    return payload;
+  });
   // Before any plugin or route: a handler set after a plugin registration does not reach the
   // routes registered before it, and every API error must have the { error } shape.
   app.setNotFoundHandler((_request, reply) => {
@@ -148,7 +176,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     crossOriginEmbedderPolicy: false,
     strictTransportSecurity: false,
   });
-  const live = acceptLiveUpgrades(app.server, hub, clientAddressOf(config.trustProxy ?? false));
+  const live = acceptLiveUpgrades(
+    app.server,
+    hub,
+    clientAddressOf(config.trustProxy ?? false),
+    (request, address) => connections.admitLive(request, address),
+  );
   app.addHook('preClose', async () => {
     hub.closeAll(CLOSE_CODES.goingAway, 'Server shutting down');
     await live.close();

@@ -31,6 +31,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   await app.listen({ port: config.port, host: config.host });
+  // The whole process's socket ceiling, derived from the descriptor limit (docs/api.md "Limits").
+  app.log.info({ maxConnections: app.server.maxConnections }, 'connection ceiling');
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import { lazy, Suspense } from 'react';
 import { ThemeToggle } from './components/ThemeToggle.js';
+import { accessKeyOf } from './lib/access-key.js';
 import { openEarly } from './lib/opening.js';
 import { useLocation } from './lib/router.js';
 
@@ -13,7 +14,7 @@ const GroupScreen = lazy(() =>
 // A group link: the group and its counters start loading now, while the screen's chunk downloads.
 const first = new URL(window.location.href);
 if (groupNameOf(first.pathname) !== '') {
-  openEarly(groupNameOf(first.pathname), first.searchParams.get('key'));
+  openEarly(groupNameOf(first.pathname), accessKeyOf(first.search));
 }
 
 /** Two routes (SPEC §2): / and /{groupName}?key=…. */
@@ -28,7 +29,7 @@ export function App() {
         {rawName === '' ? (
           <Landing />
         ) : (
-          <GroupScreen key={location} rawName={rawName} accessKey={url.searchParams.get('key')} />
+          <GroupScreen key={location} rawName={rawName} accessKey={accessKeyOf(url.search)} />
         )}
       </Suspense>
     </>

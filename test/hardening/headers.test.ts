@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createGroup, newKey } from '../helpers/client.js';
+import { MESSAGES } from '../../src/shared/messages.js';
 import { callFrom } from './support/from.js';
+import { rawExchange } from './support/raw-http.js';
 import { startHardenedServer, type HardenedServer } from './support/server.js';
 
 let server: HardenedServer;
@@ -80,5 +82,121 @@ describe('security headers', () => {
       }
     }
     throw new Error('never rate-limited');
+  });
+});
+
+describe('malformed HTTP', () => {
+  const cases = {
+    garbage: { bytes: 'this is not http\r\n\r\n', status: 400, code: 'validation_failed' },
+    badRequestLine: {
+      bytes: 'GET /api/health HTTP/9.9 extra\r\nHost: x\r\n\r\n',
+      status: 400,
+      code: 'validation_failed',
+    },
+    badHeader: {
+      bytes: 'GET /api/health HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n',
+      status: 400,
+      code: 'validation_failed',
+    },
+    binary: {
+      bytes: Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]),
+      status: 400,
+      code: 'validation_failed',
+    },
+    noHost: { bytes: 'GET /api/health HTTP/1.1\r\n\r\n', status: 400, code: 'validation_failed' },
+    unknownExpectation: {
+      bytes: 'GET /api/health HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n',
+      status: 417,
+      code: 'validation_failed',
+    },
+    hugeHeaders: {
+      bytes: `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`,
+      status: 431,
+      code: 'headers_too_large',
+    },
+  } as const;
+  const messages: Record<string, string> = {
+    validation_failed: MESSAGES.malformedRequest,
+    headers_too_large: MESSAGES.headersTooLarge,
+  };
+
+  for (const [label, { bytes, status, code }] of Object.entries(cases)) {
+    it(`answers ${label} in Tally's error shape with the security headers (${status})`, async () => {
+      const answer = await rawExchange(server.url, bytes);
+      expect(answer?.status, label).toBe(status);
+      expect(answer?.body, label).toEqual({ error: { code, message: messages[code] } });
+      expect(answer?.headers['content-type'], label).toMatch(/^application\/json/);
+      expect(answer?.headers['cache-control'], label).toBe('no-store');
+      expectSecurityHeaders(answer?.headers ?? {}, label);
+      // The server is still fine afterwards.
+      expect((await call(server.url, 'GET', '/api/health')).status).toBe(200);
+    });
+  }
+});
+
+describe('refused live upgrades', () => {
+  const upgrade = (path: string, extra = '') =>
+    `GET ${path} HTTP/1.1\r\nHost: tally\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${extra}\r\n`;
+
+  it('answers an unknown live path and a bad handshake in Tally’s error shape', async () => {
+    const member = await createGroup(server.url);
+    const answers = {
+      unknownPath: await rawExchange(
+        server.url,
+        upgrade(
+          '/api/nothing/live',
+          'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n',
+        ),
+      ),
+      noKey: await rawExchange(
+        server.url,
+        upgrade(`/api/groups/${member.group.name}/live`, 'Sec-WebSocket-Version: 13\r\n'),
+      ),
+      badVersion: await rawExchange(
+        server.url,
+        upgrade(
+          `/api/groups/${member.group.name}/live`,
+          'Sec-WebSocket-Version: 99\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n',
+        ),
+      ),
+    };
+    expect(answers.unknownPath?.status).toBe(404);
+    expect(answers.unknownPath?.body).toEqual({
+      error: { code: 'not_found', message: MESSAGES.notFound },
+    });
+    for (const label of ['noKey', 'badVersion'] as const) {
+      expect(answers[label]?.status, label).toBe(400);
+      expect(answers[label]?.body, label).toEqual({
+        error: { code: 'validation_failed', message: MESSAGES.malformedRequest },
+      });
+    }
+    for (const [label, answer] of Object.entries(answers)) {
+      expect(answer?.headers['content-type'], label).toMatch(/^application\/json/);
+      expectSecurityHeaders(answer?.headers ?? {}, label);
+    }
+  });
+});
+
+describe('API caching', () => {
+  it('marks every API answer no-store, successes and errors alike', async () => {
+    const member = await createGroup(server.url);
+    const counter = await member.addCounter();
+    const answers = {
+      group: await call(server.url, 'GET', member.base),
+      counters: await call(server.url, 'GET', `${member.base}/counters`, { key: member.key }),
+      created: await call(server.url, 'POST', `${member.base}/counters`, { key: member.key }),
+      increment: await call(server.url, 'POST', `${member.base}/counters/${counter.id}/increment`, {
+        key: member.key,
+      }),
+      join: await call(server.url, 'POST', `${member.base}/join`, { body: { key: member.key } }),
+      noKey: await call(server.url, 'GET', `${member.base}/counters`),
+      wrongKey: await call(server.url, 'GET', `${member.base}/counters`, { key: newKey() }),
+      unknownPath: await call(server.url, 'GET', '/api/nothing'),
+      malformedUrl: await call(server.url, 'GET', '/api/groups/%E0%A4%A/counters'),
+      health: await call(server.url, 'GET', '/api/health'),
+    };
+    for (const [label, answer] of Object.entries(answers)) {
+      expect(answer.headers.get('cache-control'), label).toBe('no-store');
+    }
   });
 });

@@ -9,6 +9,7 @@ import { PROTOCOL_VERSION } from '../../src/shared/protocol.js';
 import { call, createGroup, newKey } from '../helpers/client.js';
 import { connectLive, joinLive } from '../helpers/live.js';
 import { callFrom, liveAuthFrom } from './support/from.js';
+import { rawExchange } from './support/raw-http.js';
 import { startHardenedServer, type HardenedServer } from './support/server.js';
 
 let server: HardenedServer;
@@ -157,5 +158,41 @@ describe('the access key and its hash', () => {
       expect(text).not.toContain(sha256(key));
       expect(text).not.toContain(key);
     }
+  });
+});
+
+describe('the access key in a URL', () => {
+  it('is redacted from the logs however the query string spells its name', async () => {
+    const member = await createGroup(server.url);
+    const { key } = member;
+    const spellings = [
+      `key=${key}`,
+      `KEY=${key}`,
+      `%6Bey=${key}`,
+      `%6bey=${key}`,
+      `k%65y=${key}`,
+      `%4B%45%59=${key}`,
+      `%256Bey=${key}`,
+      `key+=${key}`,
+      `x=1&amp;key=${key}`,
+      `x=1;key=${key}`,
+      `key=a&key=${key}`,
+      `key=a&%6Bey=${key}`,
+    ];
+    for (const query of spellings) {
+      await fetch(`${server.url}/${member.group.name}?${query}`);
+      await fetch(`${server.url}${member.base}/counters?${query}`);
+      await fetch(`${server.url}/api/nothing?${query}`);
+    }
+    // Requests the server cannot read carry the key too: logged without it.
+    await rawExchange(server.url, `GET ${member.base}?%6Bey=${key} HTTP/1.1\r\nBad Header\r\n\r\n`);
+    await rawExchange(
+      server.url,
+      `GET ${member.base}?key=${key} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`,
+    );
+    const logs = server.logs();
+    expect(logs).toContain('[REDACTED]');
+    expect(logs).not.toContain(key);
+    expect(logs).not.toContain(key.slice(0, 40));
   });
 });

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/server/app.js';
+import { buildApp, type AppOptions } from '../../src/server/app.js';
 import type { Config, DatabaseConfig } from '../../src/server/config.js';
 import type { SecurityPolicy } from '../../src/server/security/policy.js';
 
@@ -38,6 +38,8 @@ export interface TestServerOptions {
   trustProxy?: Config['trustProxy'];
   /** Quotas and connection caps (issue 14); the server's defaults unless given. */
   limits?: Config['limits'];
+  /** Header, body and keep-alive timeouts; the server's defaults unless given. */
+  timeouts?: AppOptions['timeouts'];
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -63,6 +65,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     webRoot: options.webRoot ?? null,
     ...(options.security === undefined ? {} : { security: options.security }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

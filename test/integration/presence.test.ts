@@ -12,6 +12,7 @@ import { createGroup } from '../helpers/client.js';
 import { connectLive, isReady, type LiveClient } from '../helpers/live.js';
 import { postgresUrl, twoInstancesOnPostgres } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { PRESENCE_WINDOW_MS } from '../../src/server/live/presence.js';
 
 type Presence = Extract<ServerMessage, { type: 'presence' }>;
 const isPresence = (m: ServerMessage): m is Presence => m.type === 'presence';
@@ -105,6 +106,54 @@ describe('presence on one instance', () => {
   });
 });
 
+describe('presence under a storm of renames', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // Enough live-message budget for the storm: this test is about presence frames, not the
+    // per-socket message limit.
+    server = await startServer({ security: { liveMessages: { burst: 1e6, refillMs: 1 } } });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('sends a few coalesced frames per group, not one per rename, and the last names win', async () => {
+    const group = await createGroup(server.url);
+    const name = group.group.name;
+    const observer = await arrive(server.wsUrl, name, group.key);
+    const renamers: LiveClient[] = [];
+    for (let i = 0; i < 10; i++) {
+      renamers.push(await arrive(server.wsUrl, name, group.key, { id: `m${i}`, name: `M${i}` }));
+    }
+    const finalNames = renamers.map((_c, i) => `Final ${String(i).padStart(2, '0')}`);
+    await observer.waitUntil(() => names(observer).length === 10);
+    const before = observer.messages.filter(isPresence).length;
+    const started = Date.now();
+    const roundsPerSocket = 40;
+    for (let round = 0; round < roundsPerSocket; round++) {
+      renamers.forEach((client, i) => {
+        client.send({ type: 'member', name: `M${i} round ${round}` });
+      });
+    }
+    renamers.forEach((client, i) => {
+      client.send({ type: 'member', name: finalNames[i] ?? '' });
+    });
+    await observer.waitUntil(() => names(observer).join() === finalNames.join(), 10_000);
+    // Let any trailing frame out, then count.
+    await new Promise((resolve) => setTimeout(resolve, 2 * PRESENCE_WINDOW_MS));
+    const elapsedMs = Date.now() - started;
+    const frames = observer.messages.filter(isPresence).length - before;
+    const renames = renamers.length * (roundsPerSocket + 1);
+    // One frame per window at most (plus the first at once), whatever the renames: ~410 renames
+    // give a handful of frames, not 410.
+    expect(frames).toBeLessThanOrEqual(Math.ceil(elapsedMs / PRESENCE_WINDOW_MS) + 1);
+    expect(frames).toBeLessThan(renames / 10);
+    expect(names(observer)).toEqual(finalNames);
+    for (const client of renamers) expect(names(client)).toEqual(finalNames);
+    for (const client of [observer, ...renamers]) client.close();
+  });
+});
+
 describe.skipIf(postgresUrl === undefined)('presence across two instances on PostgreSQL', () => {
   const instances = twoInstancesOnPostgres();
 
@@ -119,5 +168,28 @@ describe.skipIf(postgresUrl === undefined)('presence across two instances on Pos
     onB.close();
     await onA.waitUntil(() => names(onA).join() === 'Ada');
     onA.close();
+  });
+
+  it('coalesces a storm of renames on one instance into a few frames on the other, the last name winning', async () => {
+    const [a, b] = [instances.a(), instances.b()];
+    const group = await createGroup(a.url);
+    const name = group.group.name;
+    const renamer = await arrive(a.wsUrl, name, group.key, { id: 'ada', name: 'Ada' });
+    const observer = await arrive(b.wsUrl, name, group.key);
+    await observer.waitUntil(() => names(observer).join() === 'Ada');
+    const before = observer.messages.filter(isPresence).length;
+    const started = Date.now();
+    const renames = 200;
+    for (let i = 0; i < renames; i++) renamer.send({ type: 'member', name: `Ada ${i}` });
+    renamer.send({ type: 'member', name: 'Ada final' });
+    await observer.waitUntil(() => names(observer).join() === 'Ada final', 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 2 * PRESENCE_WINDOW_MS));
+    const elapsedMs = Date.now() - started;
+    const frames = observer.messages.filter(isPresence).length - before;
+    expect(frames).toBeLessThanOrEqual(Math.ceil(elapsedMs / PRESENCE_WINDOW_MS) + 1);
+    expect(frames).toBeLessThan(renames / 10);
+    expect(names(observer)).toEqual(['Ada final']);
+    renamer.close();
+    observer.close();
   });
 });

@@ -6,11 +6,19 @@
  */
 import type { PresenceMember } from '../../shared/protocol.js';
 import type { Bus, PresenceAnnouncement } from '../bus/types.js';
+import { Coalescer } from './coalesce.js';
 
 /** Every instance re-announces its lists this often, so a lost notification heals, ms. */
 export const PRESENCE_HEARTBEAT_MS = 15_000;
 /** Another instance's list is dropped when not renewed for this long (it has gone), ms. */
 const REMOTE_TTL_MS = 3 * PRESENCE_HEARTBEAT_MS;
+/**
+ * A group's presence goes out at most once per window, to its sockets and over the bus alike
+ * (issue 14: 30 sockets renaming 20 times a second made ~1 GB of frames in 15 s). The first
+ * change is sent at once, later ones within the window are folded into one frame at its end
+ * carrying the list as it is then: at most 1000 / 250 + 1 = 5 frames per group per second, ms.
+ */
+export const PRESENCE_WINDOW_MS = 250;
 
 interface RemoteList {
   members: PresenceMember[];
@@ -24,13 +32,24 @@ export class PresenceBoard {
   private readonly remote = new Map<string, Map<string, RemoteList>>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly stopListening: () => void;
+  /** This instance's list of a group, to the other instances. */
+  private readonly announcements: Coalescer;
+  /** A group's merged list, to this instance's sockets. */
+  private readonly broadcasts: Coalescer;
 
   constructor(
     private readonly bus: Bus,
-    /** Called with a group's merged list whenever it may have changed. */
+    /** Called with a group's merged list whenever it may have changed (at most once a window). */
     private readonly changed: (groupId: string, members: PresenceMember[]) => void,
     heartbeatMs = PRESENCE_HEARTBEAT_MS,
+    windowMs = PRESENCE_WINDOW_MS,
   ) {
+    this.announcements = new Coalescer(windowMs, (groupId) => {
+      this.bus.publishPresence(groupId, this.localMembers(groupId));
+    });
+    this.broadcasts = new Coalescer(windowMs, (groupId) => {
+      this.changed(groupId, this.membersOf(groupId));
+    });
     this.stopListening = bus.onPresence((announcement) => {
       this.hear(announcement);
     });
@@ -84,6 +103,8 @@ export class PresenceBoard {
   close(): void {
     clearInterval(this.heartbeat);
     this.stopListening();
+    this.announcements.close();
+    this.broadcasts.close();
   }
 
   private localMembers(groupId: string): PresenceMember[] {
@@ -93,8 +114,8 @@ export class PresenceBoard {
   }
 
   private announce(groupId: string): void {
-    this.bus.publishPresence(groupId, this.localMembers(groupId));
-    this.changed(groupId, this.membersOf(groupId));
+    this.announcements.schedule(groupId);
+    this.broadcasts.schedule(groupId);
   }
 
   private hear({ instanceId, groupId, members }: PresenceAnnouncement): void {
@@ -106,7 +127,7 @@ export class PresenceBoard {
     if (members.length === 0) lists.delete(instanceId);
     else lists.set(instanceId, { members, expiresAt: Date.now() + REMOTE_TTL_MS });
     if (lists.size === 0) this.remote.delete(groupId);
-    this.changed(groupId, this.membersOf(groupId));
+    this.broadcasts.schedule(groupId);
   }
 
   /** Re-announces this instance's lists and drops other instances' lists that expired. */
@@ -123,7 +144,7 @@ export class PresenceBoard {
         expired = true;
       }
       if (lists.size === 0) this.remote.delete(groupId);
-      if (expired) this.changed(groupId, this.membersOf(groupId));
+      if (expired) this.broadcasts.schedule(groupId);
     }
   }
 }

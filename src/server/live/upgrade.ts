@@ -6,6 +6,10 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import type { ErrorCode } from '../../shared/api.js';
+import { MESSAGES } from '../../shared/messages.js';
+import { lingerThenDestroy } from '../security/connection-limits.js';
+import { rawErrorResponse } from '../security/headers.js';
 import type { LiveHub } from './hub.js';
 
 /** Largest live message a client may send, bytes. */
@@ -24,6 +28,8 @@ export function acceptLiveUpgrades(
   /** The client's address (behind a trusted proxy, from X-Forwarded-For): the key limits use it. */
   clientAddress: (request: IncomingMessage) => string | undefined = (request) =>
     request.socket.remoteAddress,
+  /** Whether this client may open one more live socket (security/connection-limits.ts). */
+  admit: (request: IncomingMessage, address: string | undefined) => boolean = () => true,
 ): LiveUpgrades {
   const wss = new WebSocketServer({
     noServer: true,
@@ -41,14 +47,28 @@ export function acceptLiveUpgrades(
       groupName = undefined;
     }
     if (groupName === undefined) {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      refuse(socket, 404, 'not_found', MESSAGES.notFound);
       return;
     }
     const name = groupName;
+    const address = clientAddress(request);
+    if (!admit(request, address)) {
+      refuse(socket, 429, 'too_many_connections', MESSAGES.tooManyConnections, {
+        'retry-after': '1',
+      });
+      return;
+    }
     wss.handleUpgrade(request, socket, head, (ws) => {
-      hub.attach(ws, name, clientAddress(request));
+      hub.attach(ws, name, address);
     });
   };
+  // A handshake ws cannot accept (no Sec-WebSocket-Key, another version…) is answered in Tally's
+  // error shape too, rather than ws's plain text.
+  wss.on('wsClientError', (_error: Error, socket: Duplex) => {
+    refuse(socket, 400, 'validation_failed', MESSAGES.malformedRequest, {
+      'sec-websocket-version': '13',
+    });
+  });
   server.on('upgrade', onUpgrade);
   return {
     close: () =>
@@ -59,4 +79,16 @@ export function acceptLiveUpgrades(
         });
       }),
   };
+}
+
+/** Answers an upgrade request in Tally's error shape and closes its socket. */
+function refuse(
+  socket: Duplex,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  if (socket.writable) socket.end(rawErrorResponse(status, code, message, headers));
+  lingerThenDestroy(socket);
 }

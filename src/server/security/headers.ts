@@ -2,6 +2,8 @@
  * The security headers' policy, defined once: helmet sends it on every routed answer (app.ts),
  * and answers written before routing (a malformed URL) get the same headers from here.
  */
+import { STATUS_CODES } from 'node:http';
+import type { ApiError, ErrorCode } from '../../shared/api.js';
 
 /** Content-Security-Policy directives, in helmet's camelCase form. */
 export const CSP_DIRECTIVES = {
@@ -38,4 +40,27 @@ export function rawSecurityHeaders(): Record<string, string> {
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
   };
+}
+
+/**
+ * A whole HTTP answer in Tally's error shape, for sockets answered before (or instead of) any
+ * routing: a refused connection, a request too slow or malformed. The connection closes after it.
+ */
+export function rawErrorResponse(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  extraHeaders: Record<string, string> = {},
+): string {
+  const body = JSON.stringify({ error: { code, message } } satisfies ApiError);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+    connection: 'close',
+    ...rawSecurityHeaders(),
+    ...extraHeaders,
+  };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
 }

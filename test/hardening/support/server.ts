@@ -20,7 +20,7 @@ export const UNLIMITED: SecurityPolicy = {
 export function startHardenedServer(
   options: Pick<
     TestServerOptions,
-    'security' | 'database' | 'logLevel' | 'trustProxy' | 'limits'
+    'security' | 'database' | 'logLevel' | 'trustProxy' | 'limits' | 'timeouts'
   > = {},
 ): Promise<HardenedServer> {
   return startServer(options);
