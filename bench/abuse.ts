@@ -12,7 +12,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { cpuCores, sampleProcess, type ProcSample } from './proc.js';
-import { ATTACKS, type AttackResult, type GroupRef } from './abuse/attacks.js';
+import { ATTACKS, type Attack, type AttackResult } from './abuse/attacks.js';
 import type { AttackOrder } from './abuse/attacker.js';
 import { errorCount, Member, type PhaseStats } from './abuse/member.js';
 import { sleep } from './abuse/net.js';
@@ -77,9 +77,12 @@ const selected =
         return attack;
       });
 
+const BASELINE = '0 no attack (baseline)';
+
 interface PhaseRow {
   name: string;
   stats: PhaseStats;
+  rssStartBytes: number;
   rssMaxBytes: number;
   cpuCores: number;
   logLines: number;
@@ -88,6 +91,12 @@ interface PhaseRow {
 
 function log(message: string): void {
   process.stderr.write(`· ${message}\n`);
+}
+
+/** The harness itself failed (not a missed target): the run still prints, then exits 1. */
+function harnessFailure(message: string): void {
+  log(`harness failure: ${message}`);
+  process.exitCode = 1;
 }
 
 /** Children and servers to stop however the run ends (Ctrl-C included). */
@@ -115,7 +124,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /** Samples the server's RSS and CPU until stopped. */
-function sampler(pid: number): { stop(): { rssMaxBytes: number; cpuCores: number } } {
+function sampler(pid: number): {
+  stop(): { rssStartBytes: number; rssMaxBytes: number; cpuCores: number };
+} {
   const first: ProcSample = sampleProcess(pid);
   let last = first;
   let rssMax = first.rssBytes;
@@ -136,7 +147,11 @@ function sampler(pid: number): { stop(): { rssMaxBytes: number; cpuCores: number
       } catch {
         // Gone.
       }
-      return { rssMaxBytes: rssMax, cpuCores: cpuCores(first, last) };
+      return {
+        rssStartBytes: first.rssBytes,
+        rssMaxBytes: rssMax,
+        cpuCores: cpuCores(first, last),
+      };
     },
   };
 }
@@ -207,7 +222,8 @@ async function measurePhase(
     try {
       achieved = await attack();
     } catch (error) {
-      achieved = `harness: ${error instanceof Error ? error.message : String(error)}`;
+      achieved = `harness failure: ${error instanceof Error ? error.message : String(error)}`;
+      harnessFailure(`${name}: ${achieved}`);
     }
   }
   member.endPhase();
@@ -217,45 +233,57 @@ async function measurePhase(
   return { name, stats, ...usage, logLines: server.logLines(logFrom).length, achieved };
 }
 
-async function oneRun(run: number): Promise<PhaseRow[]> {
-  log(`run ${String(run)}: starting Tally (${store})`);
+/**
+ * One phase on a server of its own (fresh database, fresh member): no phase inherits another's
+ * memory or data, so each RSS is compared with the baseline's on equal terms.
+ */
+async function onePhase(run: number, attack: Attack | undefined): Promise<PhaseRow | undefined> {
+  const name = attack?.name ?? BASELINE;
+  log(`run ${String(run)}: ${name}: starting Tally (${store})`);
   const server = await startServer(store);
   live.server = server;
-  const member = await Member.start(server.origin);
-  const rows: PhaseRow[] = [];
+  let member: Member | undefined;
   try {
+    member = await Member.start(server.origin);
     await sleep(preset.settleMs);
-    log(`run ${String(run)}: baseline, no attack`);
-    rows.push(await measurePhase(server, member, '0 no attack (baseline)', undefined));
-    let largeGroup: GroupRef | undefined;
-    for (const attack of selected) {
-      if (server.exited() !== null) {
-        log(`the server exited (${String(server.exited())}): skipping ${attack.name}`);
-        break;
-      }
-      log(`run ${String(run)}: attack ${attack.name}`);
-      const order: AttackOrder = {
-        attack: attack.name,
-        origin: server.origin.toString(),
-        durationMs: preset.phaseMs,
-        memberGroup: member.group,
-        counterCap: preset.counterCap,
-        connectionCap: preset.connectionCap,
-        ...(largeGroup === undefined ? {} : { largeGroup }),
-      };
-      const attacker = launchAttacker(order);
+    if (attack === undefined) return await measurePhase(server, member, name, undefined);
+    const order: AttackOrder = {
+      attack: attack.name,
+      origin: server.origin.toString(),
+      durationMs: preset.phaseMs,
+      memberGroup: member.group,
+      counterCap: preset.counterCap,
+      connectionCap: preset.connectionCap,
+    };
+    const attacker = launchAttacker(order);
+    try {
       await attacker.ready;
-      rows.push(
-        await measurePhase(server, member, attack.name, async () => {
-          const result = await attacker.result;
-          largeGroup = result.largeGroup ?? largeGroup;
-          return result.achieved;
-        }),
-      );
+    } catch (error) {
+      harnessFailure(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
     }
+    const row = await measurePhase(
+      server,
+      member,
+      name,
+      async () => (await attacker.result).achieved,
+    );
+    const exit = server.exited();
+    return exit === null
+      ? row
+      : { ...row, achieved: `${row.achieved}; THE SERVER EXITED (${String(exit)})` };
   } finally {
-    member.stop();
+    member?.stop();
     await shutdown();
+  }
+}
+
+async function oneRun(run: number): Promise<PhaseRow[]> {
+  const rows: PhaseRow[] = [];
+  for (const attack of [undefined, ...selected]) {
+    if (interrupted) break;
+    const row = await onePhase(run, attack);
+    if (row !== undefined) rows.push(row);
   }
   return rows;
 }
@@ -284,7 +312,7 @@ const mbOf = (bytes: number) => bytes / 2 ** 20;
 const COLUMNS: Column[] = [
   { title: 'member taps acked/sent', pick: (r) => r.stats.acked, format: (n) => n.toFixed(0) },
   { title: 'sent', pick: (r) => r.stats.sent, format: (n) => n.toFixed(0) },
-  { title: 'tap p50 ms', pick: (r) => r.stats.taps.percentile(0.5) / 1, format: ms },
+  { title: 'tap p50 ms', pick: (r) => r.stats.taps.percentile(0.5), format: ms },
   { title: 'tap p99 ms', pick: (r) => r.stats.taps.percentile(0.99), format: ms },
   { title: 'tap max ms', pick: (r) => r.stats.taps.max, format: ms },
   { title: 'REST read p99 ms', pick: (r) => r.stats.reads.percentile(0.99), format: ms },
@@ -295,6 +323,7 @@ const COLUMNS: Column[] = [
     format: (n) => n.toFixed(0),
   },
   { title: 'tried', pick: (r) => r.stats.newcomersTried, format: (n) => n.toFixed(0) },
+  { title: 'server RSS start MB', pick: (r) => mbOf(r.rssStartBytes), format: (n) => n.toFixed(0) },
   { title: 'server RSS max MB', pick: (r) => mbOf(r.rssMaxBytes), format: (n) => n.toFixed(0) },
   {
     title: 'RSS ÷ baseline',
@@ -304,6 +333,31 @@ const COLUMNS: Column[] = [
   { title: 'server CPU %', pick: (r) => r.cpuCores * 100, format: (n) => n.toFixed(0) },
   { title: 'server log lines', pick: (r) => r.logLines, format: (n) => n.toFixed(0) },
 ];
+
+/** Issue 14's target for the member while any single attack runs. */
+const TARGET_P99_MS = 50;
+const TARGET_RSS_RATIO = 2;
+const TARGET_TEXT = `p99 ≤ ${String(TARGET_P99_MS)} ms, 0 errors, all newcomers in, RSS ≤ ${String(TARGET_RSS_RATIO)}×`;
+
+/** The parts of the target a phase missed (none: met). */
+function misses(row: PhaseRow, baseline: PhaseRow): string[] {
+  const missed: string[] = [];
+  if (!(row.stats.taps.percentile(0.99) <= TARGET_P99_MS * 1_000)) missed.push('p99');
+  if (errorCount(row.stats) > 0) missed.push('errors');
+  if (row.stats.newcomersIn < row.stats.newcomersTried) missed.push('newcomers');
+  if (row.rssMaxBytes > TARGET_RSS_RATIO * baseline.rssMaxBytes) missed.push('RSS');
+  return missed;
+}
+
+function verdict(perRun: string[][]): string {
+  if (perRun.length === 1) {
+    const missed = perRun[0] ?? [];
+    return missed.length === 0 ? 'met' : `missed: ${missed.join(', ')}`;
+  }
+  const met = perRun.filter((missed) => missed.length === 0).length;
+  const missed = [...new Set(perRun.flat())];
+  return `met in ${String(met)}/${String(perRun.length)} runs${missed.length > 0 ? ` (missed: ${missed.join(', ')})` : ''}`;
+}
 
 function table(runs: PhaseRow[][]): string {
   const phases = runs[0]?.map((row) => row.name) ?? [];
@@ -317,10 +371,11 @@ function table(runs: PhaseRow[][]): string {
     'REST read p99 ms',
     'member errors',
     'newcomers in/tried',
-    'server RSS max MB',
-    'RSS ÷ baseline',
+    'server RSS start → max MB',
+    'RSS max ÷ baseline max',
     'server CPU %',
     'server log lines',
+    `target: ${TARGET_TEXT}`,
     'attacker achieved' + (runs.length > 1 ? ' (run 1)' : ''),
   ];
   const lines = [header, header.map(() => '---')];
@@ -355,10 +410,11 @@ function table(runs: PhaseRow[][]): string {
       values('REST read p99 ms'),
       values('member errors') + (kinds === '' ? '' : ` (${kinds})`),
       `${values('newcomers in/tried')} / ${values('tried')}`,
-      values('server RSS max MB'),
+      `${values('server RSS start MB')} → ${values('server RSS max MB')}`,
       values('RSS ÷ baseline'),
       values('server CPU %'),
       values('server log lines'),
+      verdict(rowsOf.map(({ row, baseline }) => misses(row, baseline))),
       (rowsOf[0]?.row.achieved ?? '–').replaceAll('|', '/'),
     ]);
   }
@@ -382,7 +438,7 @@ async function main(): Promise<void> {
   );
   console.log(`load average (1, 5, 15 min): at start ${loadAtStart}; at end ${loadavg()}`);
   console.log(
-    'member: 127.0.0.2, 20 live taps/s and 1 REST read/s in its own group; newcomers: 1/s, each from a new address, REST join + live snapshot with the right key',
+    'each phase on a fresh server; member: 127.0.0.2, 20 live taps/s and 1 REST read/s in its own group; newcomers: 1/s, each from a new address, REST join + live snapshot with the right key',
   );
   if (runCount > 1) console.log('cells: median (min–max) over the runs');
   console.log(`\n${table(runs)}`);
