@@ -299,6 +299,8 @@ const median = (numbers: number[]) => {
 /** One value, or the median and range of several: `12.3 (11.0–14.2)`. */
 function cell(numbers: number[], format: (n: number) => string): string {
   if (numbers.length === 1) return format(numbers[0] ?? Number.NaN);
+  // No sample at all in any run (e.g. no tap answered): no range to show either.
+  if (numbers.every((n) => Number.isNaN(n))) return '–';
   return `${format(median(numbers))} (${format(Math.min(...numbers))}–${format(Math.max(...numbers))})`;
 }
 
@@ -400,7 +402,9 @@ function table(runs: PhaseRow[][]): string {
         errorKinds.set(kind, (errorKinds.get(kind) ?? 0) + n);
       }
     }
-    const kinds = [...errorKinds].map(([kind, n]) => `${kind} ${String(n)}`).join('; ');
+    const kinds =
+      (rowsOf.length > 1 && errorKinds.size > 0 ? 'all runs: ' : '') +
+      [...errorKinds].map(([kind, n]) => `${kind} ${String(n)}`).join('; ');
     lines.push([
       name,
       `${values('member taps acked/sent')} / ${values('sent')}`,
