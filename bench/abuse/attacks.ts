@@ -40,6 +40,28 @@ export interface AttackContext {
   counterCap: number;
   /** Connections attack 3 tries to hold. */
   connectionCap: number;
+  /** The attacker's own group and counters, made in `prepare` (not part of the attack). */
+  own?: { group: GroupRef; counters: string[] };
+}
+
+/** The attacker's own group with `counters` default counters: setup, outside the measured time. */
+async function prepareOwnGroup(
+  ctx: AttackContext,
+  prefix: string,
+  counters: number,
+): Promise<void> {
+  const client = new AddressClient(ctx.origin, ATTACKER);
+  const group = { name: newGroupName(prefix), key: '' };
+  group.key = await createGroup(client, group.name);
+  const ids: string[] = [];
+  for (let i = 0; i < counters; i++) ids.push(await createCounter(client, group.name, group.key));
+  client.close();
+  ctx.own = { group, counters: ids };
+}
+
+function ownGroup(ctx: AttackContext): { group: GroupRef; counters: string[] } {
+  if (ctx.own === undefined) throw new Error('the attack was not prepared');
+  return ctx.own;
 }
 
 export interface AttackResult {
@@ -169,12 +191,10 @@ export const counterFlood: Attack = {
 
 export const activityFlood: Attack = {
   name: '2 activity flood + history',
+  prepare: (ctx) => prepareOwnGroup(ctx, 'activity', 50),
   async run(ctx, deadline) {
     const client = new AddressClient(ctx.origin, ATTACKER, false, CONCURRENCY + 4);
-    const group = { name: newGroupName('activity'), key: '' };
-    group.key = await createGroup(client, group.name);
-    const counters: string[] = [];
-    for (let i = 0; i < 50; i++) counters.push(await createCounter(client, group.name, group.key));
+    const { group, counters } = ownGroup(ctx);
     const taps = new Tally();
     let next = 0;
     const tapping = loops(CONCURRENCY, deadline, async () => {
@@ -418,11 +438,11 @@ const POISONED_PER_SECOND = 55;
 
 export const poisonedInput: Attack = {
   name: '6 NUL in member name',
+  prepare: (ctx) => prepareOwnGroup(ctx, 'poison', 1),
   async run(ctx, deadline) {
     const client = new AddressClient(ctx.origin, ATTACKER);
-    const group = { name: newGroupName('poison'), key: '' };
-    group.key = await createGroup(client, group.name);
-    const counter = await createCounter(client, group.name, group.key);
+    const { group, counters } = ownGroup(ctx);
+    const counter = counters[0] ?? '';
     const outcomes = new Tally();
     const socket = openLive(ctx.origin, ATTACKER, group.name, { key: group.key });
     socket.on('error', () => undefined);
@@ -488,11 +508,9 @@ const RENAMES_PER_SECOND = 20;
 
 export const presenceStorm: Attack = {
   name: '7 presence storm',
+  prepare: (ctx) => prepareOwnGroup(ctx, 'storm', 0),
   async run(ctx, deadline) {
-    const client = new AddressClient(ctx.origin, ATTACKER);
-    const group = { name: newGroupName('storm'), key: '' };
-    group.key = await createGroup(client, group.name);
-    client.close();
+    const { group } = ownGroup(ctx);
     let received = 0;
     let frames = 0;
     let renames = 0;
