@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 
 /** An HTTP call that has not answered in this time is counted as failed, ms. */
 export const REQUEST_TIMEOUT_MS = 15_000;
-/** A live snapshot may be this large before the client refuses it, bytes (the server has no cap yet). */
+/** The client accepts frames up to this size, bytes: far above any snapshot, so the server's own bounds are what is measured. */
 const MAX_FRAME_BYTES = 512 * 2 ** 20;
 
 export interface Answer {
