@@ -4,35 +4,123 @@
  * thousands of taps per second into a few hundred commits (DESIGN.md: per-statement commits cap
  * durable throughput at a few thousand per second). A caller is answered only after its batch
  * has committed, so an answered change is a durable change.
+ *
+ * Overload (ADR 13): the queue is bounded. An operation is admitted only while the oldest one
+ * waiting is younger than the target delay and the queue is shorter than its current limit; the
+ * limit shrinks when a flush answered its oldest operation later than the target and grows back
+ * when flushes are quick. A refused operation is answered `busy` (503, retryable) at once and is
+ * never applied, so a retry with the same operation id applies it exactly once.
  */
+import { MESSAGES } from '../shared/messages.js';
 import type { Change } from '../shared/protocol.js';
 import type { Bus } from './bus/types.js';
+import { HttpError } from './errors.js';
 import type { Operation, OperationOutcome, Store } from './store/types.js';
 
 /** Most operations in one transaction: bounds the time one commit holds the write lock. */
 const MAX_BATCH = 2_000;
 
+export interface AdmissionPolicy {
+  /**
+   * Target delay from submission to answer, ms: past it new operations are refused (`busy`)
+   * and the queue limit shrinks (CoDel-like: the delay, not the length, says the queue is bad).
+   */
+  targetMs: number;
+  /** Most operations ever waiting, whatever the measured delay: bounds memory. */
+  maxQueued: number;
+  /** The queue limit never shrinks below this: a burst of this size is always admitted. */
+  minQueued: number;
+}
+
+export const DEFAULT_ADMISSION: AdmissionPolicy = {
+  targetMs: 150,
+  maxQueued: 20_000,
+  minQueued: 500,
+};
+
+/** How much the queue limit shrinks after a flush over the target (multiplicative decrease). */
+const LIMIT_DECREASE = 0.7;
+/** How much the queue limit grows after a flush under half the target (multiplicative increase). */
+const LIMIT_INCREASE = 1.1;
+
 interface Pending {
   operation: Operation;
+  /** performance.now() at submission, ms. */
+  at: number;
   resolve: (outcome: OperationOutcome) => void;
   reject: (error: unknown) => void;
+}
+
+/**
+ * Errors that say the store itself cannot commit (unavailable, locked, out of space), not that
+ * one operation is bad: every operation would fail the same way, so the batch is not split and
+ * retried. Matched by name so the store's error classes need not be imported here.
+ */
+const STORE_WIDE_ERRORS = new Set(['StoreBusyError', 'StoreUnavailableError']);
+
+export function failsWholeStore(error: unknown): boolean {
+  if (error instanceof HttpError)
+    return error.code === 'busy' || error.code === 'storage_unavailable';
+  return error instanceof Error && STORE_WIDE_ERRORS.has(error.name);
+}
+
+export function busyError(): HttpError {
+  return new HttpError('busy', MESSAGES.busy);
 }
 
 export class Batcher {
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
   private scheduled = false;
+  /** performance.now() at submission of the oldest operation being committed, ms. */
+  private committingSince: number | null = null;
+  /** The queue's current length limit, between minQueued and maxQueued (AIMD). */
+  private limit: number;
+  /** Whether the last flush answered its oldest operation later than the target. */
+  private late = false;
+  private readonly drainedListeners = new Set<() => void>();
+  /** Operations refused `busy` since the start (for logs and tests). */
+  refused = 0;
 
   constructor(
     private readonly store: Store,
     private readonly bus: Bus,
-  ) {}
+    private readonly admission: AdmissionPolicy = DEFAULT_ADMISSION,
+  ) {
+    this.limit = admission.maxQueued;
+  }
 
+  /** Applies an operation with its batch; rejects with `busy` (not applied) when overloaded. */
   submit(operation: Operation): Promise<OperationOutcome> {
+    if (this.overloaded) {
+      this.refused += 1;
+      return Promise.reject(busyError());
+    }
     return new Promise((resolve, reject) => {
-      this.queue.push({ operation, resolve, reject });
+      this.queue.push({ operation, at: performance.now(), resolve, reject });
       this.schedule();
     });
+  }
+
+  /**
+   * Whether a new operation would be refused now: the queue is at its limit, or the oldest
+   * operation not yet answered has waited longer than the target.
+   */
+  get overloaded(): boolean {
+    if (this.queue.length >= this.limit) return true;
+    const oldest = this.committingSince ?? this.queue[0]?.at;
+    return oldest !== undefined && performance.now() - oldest > this.admission.targetMs;
+  }
+
+  /** Whether the last flush was late: live sockets that send mutations stay paused meanwhile. */
+  get congested(): boolean {
+    return this.late || this.overloaded;
+  }
+
+  /** Calls `listener` after every flush that leaves the batcher uncongested; returns an unsubscribe. */
+  onDrained(listener: () => void): () => void {
+    this.drainedListeners.add(listener);
+    return () => this.drainedListeners.delete(listener);
   }
 
   /** Resolves once everything submitted so far has committed (used on graceful stop). */
@@ -52,6 +140,7 @@ export class Batcher {
       this.flushing = this.flushAll().finally(() => {
         this.flushing = null;
         if (this.queue.length > 0) this.schedule();
+        else if (!this.congested) for (const listener of this.drainedListeners) listener();
       });
     });
   }
@@ -59,8 +148,26 @@ export class Batcher {
   private async flushAll(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
-      await this.commitBatch(batch);
+      this.committingSince = batch[0]?.at ?? null;
+      try {
+        await this.commitBatch(batch);
+      } finally {
+        this.committingSince = null;
+      }
+      this.adapt(batch);
     }
+  }
+
+  /** AIMD on the queue limit from the delay the batch's oldest operation saw. */
+  private adapt(batch: readonly Pending[]): void {
+    const first = batch[0];
+    if (!first) return;
+    const delay = performance.now() - first.at;
+    const { targetMs, minQueued, maxQueued } = this.admission;
+    this.late = delay > targetMs;
+    if (this.late) this.limit = Math.max(minQueued, Math.floor(this.limit * LIMIT_DECREASE));
+    else if (delay < targetMs / 2)
+      this.limit = Math.min(maxQueued, Math.ceil(this.limit * LIMIT_INCREASE));
   }
 
   private async commitBatch(batch: Pending[]): Promise<void> {
@@ -68,12 +175,15 @@ export class Batcher {
     try {
       outcomes = await this.store.commit(batch.map((pending) => pending.operation));
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]?.reject(error);
+      if (batch.length === 1 || failsWholeStore(error)) {
+        for (const pending of batch) pending.reject(error);
         return;
       }
-      // One poisoned operation must not fail its neighbours: retry each on its own.
-      for (const pending of batch) await this.commitBatch([pending]);
+      // One poisoned operation must not fail its neighbours: the batch is split in halves until
+      // the bad one is alone (O(log n) extra commits per poisoned operation, in order).
+      const half = Math.ceil(batch.length / 2);
+      await this.commitBatch(batch.slice(0, half));
+      await this.commitBatch(batch.slice(half));
       return;
     }
     this.announce(batch, outcomes);
