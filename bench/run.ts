@@ -350,10 +350,15 @@ async function main(): Promise<void> {
   const candidates = preset.withoutLog
     ? [tally, tallyWithoutLog, wsBaseline, naiveBaseline]
     : [tally, wsBaseline, naiveBaseline];
-  const targets = candidates.filter(
-    (target) =>
-      values.only === undefined || target.name.toLowerCase().includes(values.only.toLowerCase()),
-  );
+  // A name given in full picks that server alone ("tally" is not also "Tally, activity log off").
+  const only = values.only?.toLowerCase();
+  const exact = candidates.filter((target) => target.name.toLowerCase() === only);
+  const targets =
+    exact.length > 0
+      ? exact
+      : candidates.filter(
+          (target) => only === undefined || target.name.toLowerCase().includes(only),
+        );
   const results: TargetResult[] = [];
   for (const target of targets) results.push(await measure(target));
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';

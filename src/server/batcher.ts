@@ -5,11 +5,11 @@
  * durable throughput at a few thousand per second). A caller is answered only after its batch
  * has committed, so an answered change is a durable change.
  *
- * Overload (ADR 13): the queue is bounded. An operation is admitted only while the oldest one
- * waiting is younger than the target delay and the queue is shorter than its current limit; the
- * limit shrinks when a flush answered its oldest operation later than the target and grows back
- * when flushes are quick. A refused operation is answered `busy` (503, retryable) at once and is
- * never applied, so a retry with the same operation id applies it exactly once.
+ * Overload (ADR 13): the queue is bounded. An operation is admitted only while the oldest one not
+ * yet answered has waited less than the target delay and the queue is shorter than its cap. A
+ * refused operation is answered `busy` (503, retryable) at once and is never applied, so a retry
+ * with the same operation id applies it exactly once. Refusing costs far less than applying, so
+ * at twice the sustainable load most of the work done is still useful work.
  */
 import { MESSAGES } from '../shared/messages.js';
 import type { Change } from '../shared/protocol.js';
@@ -22,26 +22,19 @@ const MAX_BATCH = 2_000;
 
 export interface AdmissionPolicy {
   /**
-   * Target delay from submission to answer, ms: past it new operations are refused (`busy`)
-   * and the queue limit shrinks (CoDel-like: the delay, not the length, says the queue is bad).
+   * Target delay, ms: while the oldest operation not yet answered has waited longer, new ones
+   * are refused `busy` (CoDel-like: the delay, not the length, says the queue is bad). With
+   * SQLite it bounds how long one event-loop turn keeps reading new work before committing.
    */
   targetMs: number;
-  /** Most operations ever waiting, whatever the measured delay: bounds memory. */
+  /** Most operations waiting at once, whatever the delay: bounds memory. */
   maxQueued: number;
-  /** The queue limit never shrinks below this: a burst of this size is always admitted. */
-  minQueued: number;
 }
 
 export const DEFAULT_ADMISSION: AdmissionPolicy = {
-  targetMs: 150,
+  targetMs: 200,
   maxQueued: 20_000,
-  minQueued: 500,
 };
-
-/** How much the queue limit shrinks after a flush over the target (multiplicative decrease). */
-const LIMIT_DECREASE = 0.7;
-/** How much the queue limit grows after a flush under half the target (multiplicative increase). */
-const LIMIT_INCREASE = 1.1;
 
 interface Pending {
   operation: Operation;
@@ -74,10 +67,6 @@ export class Batcher {
   private scheduled = false;
   /** performance.now() at submission of the oldest operation being committed, ms. */
   private committingSince: number | null = null;
-  /** The queue's current length limit, between minQueued and maxQueued (AIMD). */
-  private limit: number;
-  /** Whether the last flush answered its oldest operation later than the target. */
-  private late = false;
   private readonly drainedListeners = new Set<() => void>();
   /** Operations refused `busy` since the start (for logs and tests). */
   refused = 0;
@@ -86,9 +75,7 @@ export class Batcher {
     private readonly store: Store,
     private readonly bus: Bus,
     private readonly admission: AdmissionPolicy = DEFAULT_ADMISSION,
-  ) {
-    this.limit = admission.maxQueued;
-  }
+  ) {}
 
   /** Applies an operation with its batch; rejects with `busy` (not applied) when overloaded. */
   submit(operation: Operation): Promise<OperationOutcome> {
@@ -107,17 +94,12 @@ export class Batcher {
    * operation not yet answered has waited longer than the target.
    */
   get overloaded(): boolean {
-    if (this.queue.length >= this.limit) return true;
+    if (this.queue.length >= this.admission.maxQueued) return true;
     const oldest = this.committingSince ?? this.queue[0]?.at;
     return oldest !== undefined && performance.now() - oldest > this.admission.targetMs;
   }
 
-  /** Whether the last flush was late: live sockets that send mutations stay paused meanwhile. */
-  get congested(): boolean {
-    return this.late || this.overloaded;
-  }
-
-  /** Calls `listener` after every flush that leaves the batcher uncongested; returns an unsubscribe. */
+  /** Calls `listener` after every flush that leaves the queue under its target; returns an unsubscribe. */
   onDrained(listener: () => void): () => void {
     this.drainedListeners.add(listener);
     return () => this.drainedListeners.delete(listener);
@@ -140,7 +122,7 @@ export class Batcher {
       this.flushing = this.flushAll().finally(() => {
         this.flushing = null;
         if (this.queue.length > 0) this.schedule();
-        else if (!this.congested) for (const listener of this.drainedListeners) listener();
+        else if (!this.overloaded) for (const listener of this.drainedListeners) listener();
       });
     });
   }
@@ -154,20 +136,7 @@ export class Batcher {
       } finally {
         this.committingSince = null;
       }
-      this.adapt(batch);
     }
-  }
-
-  /** AIMD on the queue limit from the delay the batch's oldest operation saw. */
-  private adapt(batch: readonly Pending[]): void {
-    const first = batch[0];
-    if (!first) return;
-    const delay = performance.now() - first.at;
-    const { targetMs, minQueued, maxQueued } = this.admission;
-    this.late = delay > targetMs;
-    if (this.late) this.limit = Math.max(minQueued, Math.floor(this.limit * LIMIT_DECREASE));
-    else if (delay < targetMs / 2)
-      this.limit = Math.min(maxQueued, Math.ceil(this.limit * LIMIT_INCREASE));
   }
 
   private async commitBatch(batch: Pending[]): Promise<void> {

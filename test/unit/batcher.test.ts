@@ -106,7 +106,7 @@ describe('the commit queue under overload', () => {
     store.gate = new Promise((resolve) => {
       release = resolve;
     });
-    const batcher = batcherOn(store, { targetMs: 20, maxQueued: 1_000, minQueued: 10 });
+    const batcher = batcherOn(store, { targetMs: 20, maxQueued: 1_000 });
     const first = batcher.submit(operation('first'));
     await new Promise((resolve) => setTimeout(resolve, 60));
 
@@ -128,7 +128,7 @@ describe('the commit queue under overload', () => {
 
   it('refuses busy past its length limit and commits everything it admitted', async () => {
     const store = new FakeStore();
-    const batcher = batcherOn(store, { targetMs: 60_000, maxQueued: 10, minQueued: 10 });
+    const batcher = batcherOn(store, { targetMs: 60_000, maxQueued: 10 });
     const answers = Array.from({ length: 15 }, (_, i) =>
       settle(batcher.submit(operation(`op-${i}`))),
     );
