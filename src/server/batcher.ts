@@ -6,7 +6,8 @@
  * has committed, so an answered change is a durable change.
  *
  * Overload (ADR 13): the queue is bounded. An operation is admitted only while the oldest one not
- * yet answered has waited less than the target delay and the queue is shorter than its cap. A
+ * yet answered has waited less than the target delay (or only a few wait) and the queue is
+ * shorter than its cap. A
  * refused operation is answered `busy` (503, retryable) at once and is never applied, so a retry
  * with the same operation id applies it exactly once. Refusing costs far less than applying, so
  * at twice the sustainable load most of the work done is still useful work.
@@ -29,11 +30,18 @@ export interface AdmissionPolicy {
   targetMs: number;
   /** Most operations waiting at once, whatever the delay: bounds memory. */
   maxQueued: number;
+  /**
+   * A delay past the target refuses work only while at least this many operations wait: a few
+   * operations delayed because the process was descheduled (a loaded machine) are not an
+   * overload, and refusing them would only make their clients wait longer.
+   */
+  minQueued: number;
 }
 
 export const DEFAULT_ADMISSION: AdmissionPolicy = {
   targetMs: 200,
   maxQueued: 20_000,
+  minQueued: 256,
 };
 
 interface Pending {
@@ -67,6 +75,8 @@ export class Batcher {
   private scheduled = false;
   /** performance.now() at submission of the oldest operation being committed, ms. */
   private committingSince: number | null = null;
+  /** Operations in the commit under way. */
+  private committing = 0;
   private readonly drainedListeners = new Set<() => void>();
   /** Operations refused `busy` since the start (for logs and tests). */
   refused = 0;
@@ -94,7 +104,9 @@ export class Batcher {
    * operation not yet answered has waited longer than the target.
    */
   get overloaded(): boolean {
-    if (this.queue.length >= this.admission.maxQueued) return true;
+    const waiting = this.queue.length + this.committing;
+    if (waiting >= this.admission.maxQueued) return true;
+    if (waiting < this.admission.minQueued) return false;
     const oldest = this.committingSince ?? this.queue[0]?.at;
     return oldest !== undefined && performance.now() - oldest > this.admission.targetMs;
   }
@@ -131,10 +143,12 @@ export class Batcher {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       this.committingSince = batch[0]?.at ?? null;
+      this.committing = batch.length;
       try {
         await this.commitBatch(batch);
       } finally {
         this.committingSince = null;
+        this.committing = 0;
       }
     }
   }

@@ -106,8 +106,8 @@ describe('the commit queue under overload', () => {
     store.gate = new Promise((resolve) => {
       release = resolve;
     });
-    const batcher = batcherOn(store, { targetMs: 20, maxQueued: 1_000 });
-    const first = batcher.submit(operation('first'));
+    const batcher = batcherOn(store, { targetMs: 20, maxQueued: 1_000, minQueued: 3 });
+    const first = ['first-0', 'first-1', 'first-2'].map((id) => batcher.submit(operation(id)));
     await new Promise((resolve) => setTimeout(resolve, 60));
 
     expect(batcher.overloaded).toBe(true);
@@ -117,18 +117,35 @@ describe('the commit queue under overload', () => {
     expect((refused as HttpError).status).toBe(503);
 
     release();
-    await first;
+    await Promise.all(first);
     await batcher.drain();
-    expect(store.committed).toEqual(['first']);
+    expect(store.committed).toEqual(['first-0', 'first-1', 'first-2']);
     // Drained: the same operation, retried, is admitted and applied once.
     store.gate = null;
     await batcher.submit(operation('refused'));
-    expect(store.committed).toEqual(['first', 'refused']);
+    expect(store.committed).toEqual(['first-0', 'first-1', 'first-2', 'refused']);
+  });
+
+  it('does not refuse a few late operations: a descheduled process is not an overload', async () => {
+    const store = new FakeStore();
+    let release: () => void = () => undefined;
+    store.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const batcher = batcherOn(store, { targetMs: 20, maxQueued: 1_000, minQueued: 3 });
+    const first = batcher.submit(operation('first'));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+
+    expect(batcher.overloaded).toBe(false);
+    const second = batcher.submit(operation('second'));
+    release();
+    await Promise.all([first, second]);
+    expect(store.committed).toEqual(['first', 'second']);
   });
 
   it('refuses busy past its length limit and commits everything it admitted', async () => {
     const store = new FakeStore();
-    const batcher = batcherOn(store, { targetMs: 60_000, maxQueued: 10 });
+    const batcher = batcherOn(store, { targetMs: 60_000, maxQueued: 10, minQueued: 1 });
     const answers = Array.from({ length: 15 }, (_, i) =>
       settle(batcher.submit(operation(`op-${i}`))),
     );
