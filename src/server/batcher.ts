@@ -133,8 +133,9 @@ export class Batcher {
       this.scheduled = false;
       this.flushing = this.flushAll().finally(() => {
         this.flushing = null;
+        // Under the target again (even with more queued meanwhile): paused sockets may send.
+        if (!this.overloaded) for (const listener of this.drainedListeners) listener();
         if (this.queue.length > 0) this.schedule();
-        else if (!this.overloaded) for (const listener of this.drainedListeners) listener();
       });
     });
   }
