@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --preset smoke|full] [-- --only tally]`: runs the same load against Tally
  * (with its activity log, and without it to show the log's cost) and two baselines in one run and prints one table with Tally's ratio to each. Numbers go into
- * BENCHMARKS.md by hand, with the machine described.
+ * BENCHMARKS.md by hand, with the machine described. The overload scenario (Tally only, ADR 13)
+ * ramps the offered rate to find the peak, then offers twice the peak, and prints the curve.
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
