@@ -11,6 +11,10 @@ import type { GroupSetup, RunningTarget, Target } from './targets.js';
 /** An operation id anywhere in a frame (`opId` of the baselines, `opIds` of Tally). */
 const OP_ID = /"c(\d+)_\d+_(\d+)"/g;
 const VALUE = /"value":(-?\d+)/;
+/** The send time (µs) at the end of an operation id, in an ack or error frame. */
+const OWN_OP_ID = /"opId":"c\d+_\d+_(\d+)"/;
+/** An error frame that refuses the operation as retryable: it was not applied. */
+const BUSY = '"code":"busy"';
 const nowMicros = () => Math.round(performance.now() * 1_000);
 
 export class BenchClient {
@@ -67,12 +71,18 @@ export class BenchClient {
       return;
     }
     if (frame.startsWith('{"type":"ack"')) {
+      this.recordAnswer(frame);
       this.acknowledge();
       return;
     }
     if (frame.startsWith('{"type":"error"')) {
-      this.errors += 1;
-      this.acknowledge();
+      this.recordAnswer(frame);
+      if (frame.includes(BUSY)) {
+        // Refused before it was applied (overload): counted, not an error.
+        this.groupState.refused += 1;
+        this.stats.busy += 1;
+      } else this.errors += 1;
+      this.acknowledge(false);
       return;
     }
     if (this.target.sendsValue) {
@@ -91,7 +101,15 @@ export class BenchClient {
     }
   }
 
-  private acknowledge(): void {
+  /** Send → answer time of this client's own operation (ack or refusal). */
+  private recordAnswer(frame: string): void {
+    const sentAt = OWN_OP_ID.exec(frame)?.[1];
+    if (sentAt !== undefined) this.stats.answerLatency.recordMicros(nowMicros() - Number(sentAt));
+  }
+
+  /** An answer to one of this client's taps; `applied` unless it was an error. */
+  private acknowledge(applied = true): void {
+    if (applied) this.groupState.acked += 1;
     this.acked += 1;
     this.stats.acked += 1;
     this.onAck();
@@ -105,12 +123,22 @@ export class BenchClient {
 export interface GroupCounter {
   setup: GroupSetup;
   sent: number;
+  /** Taps acknowledged (applied). */
+  acked: number;
+  /** Taps refused with `busy` (not applied: the server's total excludes them). */
+  refused: number;
 }
 
 export interface Stats {
+  /** Taps answered (acknowledged or refused). */
   acked: number;
+  /** Taps refused with `busy`. */
+  busy: number;
   deliveries: number;
+  /** Send → arrival at every other member. */
   latency: Histogram;
+  /** Send → the sender's own answer (ack or busy). */
+  answerLatency: Histogram;
 }
 
 export interface Population {
@@ -130,7 +158,8 @@ export async function setupGroups(
     const slice = Array.from({ length: Math.min(50, groups - g) }, (_, i) =>
       running.setupGroup(`${scenario}-${g + i}`),
     );
-    for (const setup of await Promise.all(slice)) setups.push({ setup, sent: 0 });
+    for (const setup of await Promise.all(slice))
+      setups.push({ setup, sent: 0, acked: 0, refused: 0 });
   }
   return setups;
 }
@@ -144,7 +173,13 @@ export async function populate(
   members: number,
   prepared?: GroupCounter[],
 ): Promise<Population> {
-  const stats: Stats = { acked: 0, deliveries: 0, latency: new Histogram() };
+  const stats: Stats = {
+    acked: 0,
+    busy: 0,
+    deliveries: 0,
+    latency: new Histogram(),
+    answerLatency: new Histogram(),
+  };
   const setups = prepared ?? (await setupGroups(running, scenario, groups));
   const clients: BenchClient[] = [];
   const pending: Promise<void>[] = [];
@@ -169,7 +204,16 @@ export async function populate(
 }
 
 export interface LoadResult {
+  /** Taps applied and acknowledged per second (busy refusals excluded). */
   incrementsPerSecond: number;
+  /** Taps refused with `busy` per second. */
+  busyPerSecond: number;
+  /** Send → the sender's own answer. */
+  answerLatency: Histogram;
+  /** Highest server RSS sampled during the load, bytes. */
+  serverPeakRssBytes: number;
+  /** Taps never answered within the drain deadline. */
+  unanswered: number;
   deliveriesPerSecond: number;
   latency: Histogram;
   serverCpuCores: number;
@@ -186,9 +230,14 @@ function tappersOf(population: Population, members: number, tappers: number): Be
 
 function resetStats(population: Population): void {
   population.stats.acked = 0;
+  population.stats.busy = 0;
   population.stats.deliveries = 0;
   population.stats.latency = new Histogram();
+  population.stats.answerLatency = new Histogram();
 }
+
+/** How often server memory is sampled during a load, ms. */
+const RSS_SAMPLE_MS = 250;
 
 /**
  * Open loop: taps are sent on schedule at `rate` per second whatever the answers, so a slow
@@ -204,6 +253,11 @@ export async function openLoop(
   for (const client of tappers) client.onAck = () => undefined;
   resetStats(population);
   const before = sampleProcess(running.pid);
+  const ackedBefore = population.groups.reduce((sum, group) => sum + group.acked, 0);
+  let peakRss = before.rssBytes;
+  const rssTimer = setInterval(() => {
+    peakRss = Math.max(peakRss, sampleProcess(running.pid).rssBytes);
+  }, RSS_SAMPLE_MS);
   const started = performance.now();
   let scheduled = 0;
   let next = 0;
@@ -225,14 +279,20 @@ export async function openLoop(
     }, 1);
   });
   const after = sampleProcess(running.pid);
+  clearInterval(rssTimer);
   const seconds = (after.at - before.at) / 1_000;
+  // Acks and refusals counted during the load only: a backlog answered later is not throughput.
+  const applied = population.groups.reduce((sum, group) => sum + group.acked, 0) - ackedBefore;
+  const busy = population.stats.busy;
   // Deliveries still in flight at the end are counted once they land.
   await sleep(500);
   return finish(population, running, target, {
-    incrementsPerSecond: population.stats.acked / seconds,
+    incrementsPerSecond: applied / seconds,
+    busyPerSecond: busy / seconds,
     deliveriesPerSecond: population.stats.deliveries / seconds,
     serverCpuCores: cpuCores(before, after),
     serverRssBytes: after.rssBytes,
+    serverPeakRssBytes: Math.max(peakRss, after.rssBytes),
   });
 }
 
@@ -242,26 +302,36 @@ async function finish(
   target: Target,
   measured: Pick<
     LoadResult,
-    'incrementsPerSecond' | 'deliveriesPerSecond' | 'serverCpuCores' | 'serverRssBytes'
+    | 'incrementsPerSecond'
+    | 'busyPerSecond'
+    | 'deliveriesPerSecond'
+    | 'serverCpuCores'
+    | 'serverRssBytes'
+    | 'serverPeakRssBytes'
   >,
 ): Promise<LoadResult> {
   // Wait for every tap to be answered, then compare what each counter holds with what was sent.
   const deadline = Date.now() + 15_000;
   const outstanding = () => population.clients.reduce((sum, c) => sum + c.sent - c.acked, 0);
   while (outstanding() > 0 && Date.now() < deadline) await sleep(50);
+  const unanswered = outstanding();
   let lost: number | null = null;
   let duplicated: number | null = null;
   if (target.keepsState) {
+    // A tap refused with `busy` was not applied: the counter holds every other tap sent, once.
     lost = 0;
     duplicated = 0;
     for (const group of population.groups) {
+      const expected = group.sent - group.refused;
       const value = (await running.finalValue(group.setup)) ?? 0;
-      if (value < group.sent) lost += group.sent - value;
-      if (value > group.sent) duplicated += value - group.sent;
+      if (value < expected) lost += expected - value;
+      if (value > expected) duplicated += value - expected;
     }
   }
   return {
     ...measured,
+    unanswered,
+    answerLatency: population.stats.answerLatency,
     latency: population.stats.latency,
     lost,
     duplicated,

@@ -1,14 +1,22 @@
 /**
  * `npm run bench [-- --preset smoke|full] [-- --only tally]`: runs the same load against Tally
  * (with its activity log, and without it to show the log's cost) and two baselines in one run and prints one table with Tally's ratio to each. Numbers go into
- * BENCHMARKS.md by hand, with the machine described.
+ * BENCHMARKS.md by hand, with the machine described. The overload scenario (Tally only, ADR 13)
+ * ramps the offered rate to find the peak, then offers twice the peak, and prints the curve.
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { idleMemory, openLoop, populate, sleep, type LoadResult } from './load.js';
-import { naiveBaseline, tally, tallyWithoutLog, wsBaseline, type Target } from './targets.js';
+import {
+  naiveBaseline,
+  tally,
+  tallyWithoutLog,
+  wsBaseline,
+  type RunningTarget,
+  type Target,
+} from './targets.js';
 
 /** G groups of M members; the first T members of each group tap, `rate` taps/s in all. */
 interface OpenLoopShape {
@@ -19,6 +27,26 @@ interface OpenLoopShape {
   durationMs: number;
 }
 
+/**
+ * Overload: a ramp of offered rates finds the peak acknowledged rate, then twice the peak is
+ * offered. Each tapper stays under the live channel's per-socket budget.
+ */
+interface OverloadShape {
+  groups: number;
+  members: number;
+  tappers: number;
+  /** Offered rates of the ramp, taps/s, ascending. */
+  ramp: number[];
+  stepMs: number;
+  /** How long twice the peak is offered, ms. */
+  overloadMs: number;
+}
+
+/** Most taps/s one tapper offers: under the live channel's 100 messages/s (security/policy.ts). */
+const MAX_TAPS_PER_TAPPER = 90;
+/** A ramp step acknowledging less than this share of what it offered is past the peak. */
+const SATURATED = 0.9;
+
 interface Preset {
   /** Pause between scenarios so one's backlog and garbage do not weigh on the next, ms. */
   settleMs: number;
@@ -28,6 +56,7 @@ interface Preset {
   throughput: OpenLoopShape;
   fanout: OpenLoopShape;
   latency: OpenLoopShape;
+  overload: OverloadShape;
 }
 
 const PRESETS: Record<string, Preset> = {
@@ -41,6 +70,14 @@ const PRESETS: Record<string, Preset> = {
     throughput: { groups: 20, members: 5, tappers: 5, rate: 3_000, durationMs: 2_000 },
     fanout: { groups: 50, members: 10, tappers: 2, rate: 2_000, durationMs: 2_000 },
     latency: { groups: 20, members: 10, tappers: 1, rate: 500, durationMs: 2_000 },
+    overload: {
+      groups: 40,
+      members: 5,
+      tappers: 5,
+      ramp: [2_000, 4_000, 8_000],
+      stepMs: 1_500,
+      overloadMs: 3_000,
+    },
   },
   full: {
     settleMs: 3_000,
@@ -49,6 +86,14 @@ const PRESETS: Record<string, Preset> = {
     throughput: { groups: 400, members: 5, tappers: 5, rate: 50_000, durationMs: 10_000 },
     fanout: { groups: 500, members: 10, tappers: 2, rate: 25_000, durationMs: 10_000 },
     latency: { groups: 100, members: 10, tappers: 2, rate: 2_000, durationMs: 10_000 },
+    overload: {
+      groups: 400,
+      members: 5,
+      tappers: 5,
+      ramp: [10_000, 20_000, 30_000, 40_000, 50_000, 60_000],
+      stepMs: 4_000,
+      overloadMs: 10_000,
+    },
   },
 };
 
@@ -58,6 +103,14 @@ interface TargetResult {
   throughput?: LoadResult;
   fanout?: LoadResult;
   latency?: LoadResult;
+  overload?: OverloadResult;
+}
+
+interface OverloadResult {
+  curve: { offered: number; result: LoadResult }[];
+  peak: number;
+  offered: number;
+  result: LoadResult;
 }
 
 const { values } = parseArgs({
@@ -65,8 +118,8 @@ const { values } = parseArgs({
     preset: { type: 'string', default: 'smoke' },
     /** Only the servers whose name contains this (tally, ws, original). */
     only: { type: 'string' },
-    /** Only these scenarios, comma-separated (idle, throughput, fanout, latency): for profiling. */
-    scenarios: { type: 'string', default: 'idle,throughput,fanout,latency' },
+    /** Only these scenarios, comma-separated (idle, throughput, fanout, latency, overload). */
+    scenarios: { type: 'string', default: 'idle,throughput,fanout,latency,overload' },
   },
 });
 const presetName = values.preset;
@@ -76,8 +129,8 @@ if (!chosen) {
 }
 const preset: Preset = chosen;
 
-type Scenario = 'idle' | 'throughput' | 'fanout' | 'latency';
-const SCENARIOS: readonly Scenario[] = ['idle', 'throughput', 'fanout', 'latency'];
+type Scenario = 'idle' | 'throughput' | 'fanout' | 'latency' | 'overload';
+const SCENARIOS: readonly Scenario[] = ['idle', 'throughput', 'fanout', 'latency', 'overload'];
 const selected = new Set(values.scenarios.split(',').map((name) => name.trim()));
 for (const name of selected) {
   if (!SCENARIOS.includes(name as Scenario)) {
@@ -86,7 +139,7 @@ for (const name of selected) {
 }
 const runs = (scenario: Scenario) => selected.has(scenario);
 
-const LABELS: Record<Exclude<Scenario, 'idle'>, string> = {
+const LABELS: Record<Exclude<Scenario, 'idle' | 'overload'>, string> = {
   throughput: 'durable increments',
   fanout: 'fan-out',
   latency: 'latency',
@@ -109,9 +162,45 @@ async function measure(target: Target): Promise<TargetResult> {
       for (const client of population.clients) client.close();
       await sleep(preset.settleMs);
     }
+    // Overload is Tally's own behaviour (busy answers, backpressure): the baselines have none.
+    if (runs('overload') && (target === tally || target === tallyWithoutLog)) {
+      result.overload = await overload(target, running, preset.overload);
+    }
     return result;
   } finally {
     await running.stop();
+  }
+}
+
+async function overload(
+  target: Target,
+  running: RunningTarget,
+  shape: OverloadShape,
+): Promise<OverloadResult> {
+  const population = await populate(target, running, 'overload', shape.groups, shape.members);
+  const cap = shape.groups * shape.tappers * MAX_TAPS_PER_TAPPER;
+  const step = async (rate: number, durationMs: number) => {
+    log(`${target.name}: overload, open loop ${int(rate)}/s offered`);
+    const result = await openLoop(population, running, target, { ...shape, rate, durationMs });
+    await sleep(preset.settleMs);
+    return result;
+  };
+  try {
+    const curve: OverloadResult['curve'] = [];
+    let saturatedSteps = 0;
+    for (const rate of shape.ramp) {
+      const result = await step(Math.min(rate, cap), shape.stepMs);
+      curve.push({ offered: Math.min(rate, cap), result });
+      // Two steps past the peak show the plateau (or the collapse); more would only add time.
+      if (result.incrementsPerSecond < SATURATED * rate && ++saturatedSteps >= 2) break;
+    }
+    const peak = Math.max(...curve.map((point) => point.result.incrementsPerSecond));
+    const offered = Math.min(Math.round(2 * peak), cap);
+    if (offered < 2 * peak) log(`overload capped at ${int(cap)}/s by the tappers' budget`);
+    const result = await step(offered, shape.overloadMs);
+    return { curve, peak, offered, result };
+  } finally {
+    for (const client of population.clients) client.close();
   }
 }
 
@@ -225,6 +314,31 @@ function table(results: TargetResult[]): string {
   return lines.join('\n');
 }
 
+/** The overload curve of each Tally target: the ramp, then twice its peak. */
+function overloadTable(results: TargetResult[]): string {
+  const lines: string[] = [];
+  const o = preset.overload;
+  for (const r of results) {
+    const run = r.overload;
+    if (!run) continue;
+    lines.push(
+      `\n${r.target.name}, overload (${int(o.groups)} groups of ${o.members}, ${int(o.groups * o.tappers)} tappers, open loop)\n`,
+    );
+    lines.push(
+      '| offered/s | acked/s | busy/s | answer p50 ms | answer p99 ms | answer max ms | server peak RSS MB | server CPU (cores) | correctness |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
+    const point = (label: string, load: LoadResult) =>
+      `| ${label} | ${int(load.incrementsPerSecond)} | ${int(load.busyPerSecond)} | ${ms(load.answerLatency.percentile(0.5))} | ${ms(load.answerLatency.percentile(0.99))} | ${ms(load.answerLatency.max)} | ${(load.serverPeakRssBytes / 2 ** 20).toFixed(0)} | ${load.serverCpuCores.toFixed(2)} | ${loss(load)}${load.unanswered > 0 ? `, ${int(load.unanswered)} unanswered` : ''} |`;
+    for (const { offered, result } of run.curve) lines.push(point(int(offered), result));
+    lines.push(point(`**${int(run.offered)} (2× peak)**`, run.result));
+    lines.push(
+      `\npeak ${int(run.peak)}/s; at ${int(run.offered)}/s offered: ${int(run.result.incrementsPerSecond)}/s acked = ${(run.result.incrementsPerSecond / run.peak).toFixed(2)}× peak`,
+    );
+  }
+  return lines.join('\n');
+}
+
 async function main(): Promise<void> {
   log('building the server (tsc)');
   execFileSync(
@@ -237,28 +351,40 @@ async function main(): Promise<void> {
   const candidates = preset.withoutLog
     ? [tally, tallyWithoutLog, wsBaseline, naiveBaseline]
     : [tally, wsBaseline, naiveBaseline];
-  const targets = candidates.filter(
-    (target) =>
-      values.only === undefined || target.name.toLowerCase().includes(values.only.toLowerCase()),
-  );
+  // A name given in full picks that server alone ("tally" is not also "Tally, activity log off").
+  const only = values.only?.toLowerCase();
+  const exact = candidates.filter((target) => target.name.toLowerCase() === only);
+  const targets =
+    exact.length > 0
+      ? exact
+      : candidates.filter(
+          (target) => only === undefined || target.name.toLowerCase().includes(only),
+        );
   const results: TargetResult[] = [];
   for (const target of targets) results.push(await measure(target));
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   console.log(
     `\nTally benchmark, preset "${presetName}", ${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`,
   );
-  console.log(table(results));
+  if (runs('idle') || runs('throughput') || runs('fanout') || runs('latency'))
+    console.log(table(results));
+  if (runs('overload')) console.log(overloadTable(results));
   const loads = (r: TargetResult) =>
-    [r.throughput, r.fanout, r.latency].filter((load): load is LoadResult => load !== undefined);
+    [
+      r.throughput,
+      r.fanout,
+      r.latency,
+      ...(r.overload ? [...r.overload.curve.map((point) => point.result), r.overload.result] : []),
+    ].filter((load): load is LoadResult => load !== undefined);
   const errors = results.flatMap(loads).reduce((sum, load) => sum + load.errors, 0);
   if (errors > 0) console.log(`\n${errors} client errors`);
   const tallyResults = results.filter((r) => r.target === tally || r.target === tallyWithoutLog);
   if (tallyResults.length > 0) {
     const lost = tallyResults
       .flatMap(loads)
-      .reduce((sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0), 0);
+      .reduce((sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0) + r.unanswered, 0);
     console.log(
-      `\nTally correctness: ${lost === 0 ? 'every counter ends at exactly the increments sent' : `${lost} increments lost or duplicated`}`,
+      `\nTally correctness: ${lost === 0 ? 'every counter ends at exactly the increments sent' : `${lost} increments lost, duplicated or never answered`}`,
     );
     if (lost > 0) process.exitCode = 1;
   }

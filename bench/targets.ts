@@ -92,10 +92,21 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Times a setup request answered 503 (busy: Tally sheds load past its target) is resent. */
+const BUSY_RETRIES = 20;
+
 async function json<T>(url: string, init?: RequestInit): Promise<T> {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${response.status}`);
-  return (await response.json()) as T;
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(url, init);
+    if (response.status === 503 && attempt < BUSY_RETRIES) {
+      // A busy server was not changed by the refused request: resend after its Retry-After.
+      const seconds = Number(response.headers.get('retry-after') ?? '1') || 1;
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
+      continue;
+    }
+    if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${response.status}`);
+    return (await response.json()) as T;
+  }
 }
 
 /**

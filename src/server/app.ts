@@ -121,6 +121,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     options.heartbeatMs,
     undefined,
     security.liveMessages,
+    batcher,
   );
   app.decorate('tally', { store, hub, service });
 
@@ -154,6 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (error instanceof HttpError) {
       if (error instanceof RateLimitedError)
         void reply.header('retry-after', String(error.retryAfterSeconds));
+      if (error.code === 'busy') void reply.header('retry-after', '1');
       return reply.code(error.status).send(errorBody(error.code, error.message));
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -4,35 +4,117 @@
  * thousands of taps per second into a few hundred commits (DESIGN.md: per-statement commits cap
  * durable throughput at a few thousand per second). A caller is answered only after its batch
  * has committed, so an answered change is a durable change.
+ *
+ * Overload (ADR 13): the queue is bounded. An operation is admitted only while the oldest one not
+ * yet answered has waited less than the target delay (or only a few wait) and the queue is
+ * shorter than its cap. A
+ * refused operation is answered `busy` (503, retryable) at once and is never applied, so a retry
+ * with the same operation id applies it exactly once. Refusing costs far less than applying, so
+ * at twice the sustainable load most of the work done is still useful work.
  */
+import { MESSAGES } from '../shared/messages.js';
 import type { Change } from '../shared/protocol.js';
 import type { Bus } from './bus/types.js';
+import { HttpError } from './errors.js';
 import type { Operation, OperationOutcome, Store } from './store/types.js';
 
 /** Most operations in one transaction: bounds the time one commit holds the write lock. */
 const MAX_BATCH = 2_000;
 
+export interface AdmissionPolicy {
+  /**
+   * Target delay, ms: while the oldest operation not yet answered has waited longer, new ones
+   * are refused `busy` (CoDel-like: the delay, not the length, says the queue is bad). With
+   * SQLite it bounds how long one event-loop turn keeps reading new work before committing.
+   */
+  targetMs: number;
+  /** Most operations waiting at once, whatever the delay: bounds memory. */
+  maxQueued: number;
+  /**
+   * A delay past the target refuses work only while at least this many operations wait: a few
+   * operations delayed because the process was descheduled (a loaded machine) are not an
+   * overload, and refusing them would only make their clients wait longer.
+   */
+  minQueued: number;
+}
+
+export const DEFAULT_ADMISSION: AdmissionPolicy = {
+  targetMs: 200,
+  maxQueued: 20_000,
+  minQueued: 256,
+};
+
 interface Pending {
   operation: Operation;
+  /** performance.now() at submission, ms. */
+  at: number;
   resolve: (outcome: OperationOutcome) => void;
   reject: (error: unknown) => void;
+}
+
+/**
+ * Errors that say the store itself cannot commit (unavailable, locked, out of space), not that
+ * one operation is bad: every operation would fail the same way, so the batch is not split and
+ * retried. Matched by name so the store's error classes need not be imported here.
+ */
+const STORE_WIDE_ERRORS = new Set(['StoreBusyError', 'StoreUnavailableError']);
+
+export function failsWholeStore(error: unknown): boolean {
+  if (error instanceof HttpError)
+    return error.code === 'busy' || error.code === 'storage_unavailable';
+  return error instanceof Error && STORE_WIDE_ERRORS.has(error.name);
+}
+
+export function busyError(): HttpError {
+  return new HttpError('busy', MESSAGES.busy);
 }
 
 export class Batcher {
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
   private scheduled = false;
+  /** performance.now() at submission of the oldest operation being committed, ms. */
+  private committingSince: number | null = null;
+  /** Operations in the commit under way. */
+  private committing = 0;
+  private readonly drainedListeners = new Set<() => void>();
+  /** Operations refused `busy` since the start (for logs and tests). */
+  refused = 0;
 
   constructor(
     private readonly store: Store,
     private readonly bus: Bus,
+    private readonly admission: AdmissionPolicy = DEFAULT_ADMISSION,
   ) {}
 
+  /** Applies an operation with its batch; rejects with `busy` (not applied) when overloaded. */
   submit(operation: Operation): Promise<OperationOutcome> {
+    if (this.overloaded) {
+      this.refused += 1;
+      return Promise.reject(busyError());
+    }
     return new Promise((resolve, reject) => {
-      this.queue.push({ operation, resolve, reject });
+      this.queue.push({ operation, at: performance.now(), resolve, reject });
       this.schedule();
     });
+  }
+
+  /**
+   * Whether a new operation would be refused now: the queue is at its limit, or the oldest
+   * operation not yet answered has waited longer than the target.
+   */
+  get overloaded(): boolean {
+    const waiting = this.queue.length + this.committing;
+    if (waiting >= this.admission.maxQueued) return true;
+    if (waiting < this.admission.minQueued) return false;
+    const oldest = this.committingSince ?? this.queue[0]?.at;
+    return oldest !== undefined && performance.now() - oldest > this.admission.targetMs;
+  }
+
+  /** Calls `listener` after every flush that leaves the queue under its target; returns an unsubscribe. */
+  onDrained(listener: () => void): () => void {
+    this.drainedListeners.add(listener);
+    return () => this.drainedListeners.delete(listener);
   }
 
   /** Resolves once everything submitted so far has committed (used on graceful stop). */
@@ -51,6 +133,8 @@ export class Batcher {
       this.scheduled = false;
       this.flushing = this.flushAll().finally(() => {
         this.flushing = null;
+        // Under the target again (even with more queued meanwhile): paused sockets may send.
+        if (!this.overloaded) for (const listener of this.drainedListeners) listener();
         if (this.queue.length > 0) this.schedule();
       });
     });
@@ -59,7 +143,14 @@ export class Batcher {
   private async flushAll(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
-      await this.commitBatch(batch);
+      this.committingSince = batch[0]?.at ?? null;
+      this.committing = batch.length;
+      try {
+        await this.commitBatch(batch);
+      } finally {
+        this.committingSince = null;
+        this.committing = 0;
+      }
     }
   }
 
@@ -68,12 +159,15 @@ export class Batcher {
     try {
       outcomes = await this.store.commit(batch.map((pending) => pending.operation));
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]?.reject(error);
+      if (batch.length === 1 || failsWholeStore(error)) {
+        for (const pending of batch) pending.reject(error);
         return;
       }
-      // One poisoned operation must not fail its neighbours: retry each on its own.
-      for (const pending of batch) await this.commitBatch([pending]);
+      // One poisoned operation must not fail its neighbours: the batch is split in halves until
+      // the bad one is alone (O(log n) extra commits per poisoned operation, in order).
+      const half = Math.ceil(batch.length / 2);
+      await this.commitBatch(batch.slice(0, half));
+      await this.commitBatch(batch.slice(half));
       return;
     }
     this.announce(batch, outcomes);

@@ -6,6 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import type { AccessLevel, ErrorCode, MutationResult } from '../../shared/api.js';
+import { OPERATION_ID_MAX_LENGTH } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import {
   CLOSE_CODES,
@@ -35,6 +36,32 @@ export const HEARTBEAT_MS = 30_000;
 const CLOSE_GRACE_MS = 1_000;
 /** Messages a client may send while its authentication is still being checked. */
 const MAX_EARLY_MESSAGES = 100;
+/**
+ * Longest a socket stays unread after one of its mutations was refused `busy`, ms: while the
+ * commit queue is over its target the kernel holds the socket's data and TCP slows the sender;
+ * the bound keeps a paused sender's own waiting (and its pongs) short.
+ */
+export const MAX_PAUSE_MS = 250;
+/** An overload is logged at most this often, ms. */
+const OVERLOAD_LOG_EVERY_MS = 60_000;
+/** A valid operation id (OperationIdSchema), checked without zod on the shedding path. */
+const OPERATION_ID = new RegExp(`^[A-Za-z0-9_-]{1,${OPERATION_ID_MAX_LENGTH}}$`);
+/** The `error` payload of a refused mutation, serialised once. */
+const BUSY_ERROR_JSON = JSON.stringify({ code: 'busy', message: MESSAGES.busy });
+
+/**
+ * The commit queue's admission state (the Batcher): whether a mutation would be refused now,
+ * and a signal when the queue is back under its target.
+ */
+export interface OverloadGate {
+  readonly overloaded: boolean;
+  onDrained(listener: () => void): () => void;
+}
+
+const NEVER_OVERLOADED: OverloadGate = {
+  overloaded: false,
+  onDrained: () => () => undefined,
+};
 
 type ClientState =
   | { phase: 'awaiting-auth' }
@@ -67,6 +94,11 @@ export class LiveHub {
   private readonly heartbeat: NodeJS.Timeout;
   private readonly stopReconnectWatch: () => void;
   private readonly presence: PresenceBoard;
+  /** Sockets paused because the commit queue refused one of their mutations. */
+  private readonly paused = new Set<Client>();
+  private pauseTimer: NodeJS.Timeout | undefined;
+  private readonly stopDrainWatch: () => void;
+  private lastOverloadLog = -Infinity;
 
   constructor(
     private readonly bus: Bus,
@@ -75,7 +107,11 @@ export class LiveHub {
     heartbeatMs = HEARTBEAT_MS,
     private readonly gapTimeoutMs = GAP_TIMEOUT_MS,
     private readonly messagePolicy: BucketPolicy = DEFAULT_LIVE_MESSAGE_POLICY,
+    private readonly gate: OverloadGate = NEVER_OVERLOADED,
   ) {
+    this.stopDrainWatch = gate.onDrained(() => {
+      this.resumeAll();
+    });
     // The feed of changes was interrupted (another instance's database listener reconnected):
     // what was missed is unknown, so every channel reloads and resends its snapshot.
     this.stopReconnectWatch = bus.onReconnect(() => {
@@ -170,6 +206,8 @@ export class LiveHub {
   closeAll(code: number, reason: string): void {
     clearInterval(this.heartbeat);
     this.stopReconnectWatch();
+    this.stopDrainWatch();
+    this.resumeAll();
     this.presence.close();
     for (const client of [...this.clients]) this.close(client, code, reason);
   }
@@ -185,7 +223,9 @@ export class LiveHub {
       } else state.early.push(data);
       return;
     }
-    const message = parseMessage(data);
+    const json = decode(data);
+    if (state.phase === 'joined' && this.gate.overloaded && this.shed(client, json)) return;
+    const message = validate(json);
     if (!message) {
       this.close(client, CLOSE_CODES.badMessage, 'Invalid message');
       return;
@@ -230,6 +270,10 @@ export class LiveHub {
             if (client.state.phase !== 'closed') sendCorked(client.socket, ackFrame(opId, result));
           },
           (error: unknown) => {
+            if (error instanceof HttpError && error.code === 'busy') {
+              this.refuseBusy(client, opId);
+              return;
+            }
             this.send(client, { type: 'error', opId, error: this.describe(error) });
           },
         );
@@ -299,6 +343,56 @@ export class LiveHub {
     return channel;
   }
 
+  // ---- overload (ADR 13) ---------------------------------------------------------------------
+
+  /**
+   * While the commit queue is over its target, a mutation is refused `busy` before zod and the
+   * service see it: shedding must cost far less than applying, or more load would mean less work
+   * done. Anything that is not a well-formed mutation from a full-access member takes the normal
+   * path. Returns whether the message was handled.
+   */
+  private shed(client: Client, json: unknown): boolean {
+    const { state } = client;
+    if (state.phase !== 'joined' || state.access !== 'full') return false;
+    if (typeof json !== 'object' || json === null) return false;
+    const { type, opId } = json as { type?: unknown; opId?: unknown };
+    if (type !== 'mutate' || typeof opId !== 'string' || !OPERATION_ID.test(opId)) return false;
+    this.refuseBusy(client, opId);
+    return true;
+  }
+
+  /** Answers `busy` (the operation was not applied: a retry applies it once) and pauses reading. */
+  private refuseBusy(client: Client, opId: string): void {
+    if (client.state.phase === 'closed') return;
+    sendCorked(
+      client.socket,
+      `{"type":"error","opId":${JSON.stringify(opId)},"error":${BUSY_ERROR_JSON}}`,
+    );
+    this.pause(client);
+    const now = performance.now();
+    if (now - this.lastOverloadLog >= OVERLOAD_LOG_EVERY_MS) {
+      this.lastOverloadLog = now;
+      this.log.warn('overloaded: refusing live mutations with busy');
+    }
+  }
+
+  /** Stops reading a socket (TCP flow control slows its sender) for at most MAX_PAUSE_MS. */
+  private pause(client: Client): void {
+    if (client.socket.isPaused) return;
+    client.socket.pause();
+    this.paused.add(client);
+    this.pauseTimer ??= setTimeout(() => {
+      this.resumeAll();
+    }, MAX_PAUSE_MS);
+  }
+
+  private resumeAll(): void {
+    clearTimeout(this.pauseTimer);
+    this.pauseTimer = undefined;
+    for (const client of this.paused) client.socket.resume();
+    this.paused.clear();
+  }
+
   // ---- lifecycle -----------------------------------------------------------------------------
 
   private beat(): void {
@@ -329,6 +423,7 @@ export class LiveHub {
     clearTimeout(client.authTimer);
     client.state = { phase: 'closed' };
     this.clients.delete(client);
+    this.paused.delete(client);
     if (state.phase !== 'joined') return;
     state.channel.remove(client);
     this.presence.leave(state.groupId, client);
@@ -349,19 +444,22 @@ function presenceFrame(members: PresenceMember[]): string {
   return JSON.stringify({ type: 'presence', members } satisfies ServerMessage);
 }
 
-function parseMessage(data: RawData): ParsedClientMessage | undefined {
-  let json: unknown;
+/** The JSON value of a frame; undefined when it is not JSON. */
+function decode(data: RawData): unknown {
   try {
     const bytes = Array.isArray(data)
       ? Buffer.concat(data)
       : Buffer.isBuffer(data)
         ? data
         : Buffer.from(new Uint8Array(data));
-    const text = bytes.toString('utf8');
-    json = JSON.parse(text);
+    return JSON.parse(bytes.toString('utf8'));
   } catch {
     return undefined;
   }
+}
+
+function validate(json: unknown): ParsedClientMessage | undefined {
+  if (json === undefined) return undefined;
   const result = ClientMessageSchema.safeParse(json);
   return result.success ? result.data : undefined;
 }

@@ -23,6 +23,8 @@ export class ApiRequestError extends Error {
     readonly status: number,
     readonly code: RequestErrorCode,
     message: string,
+    /** The answer's Retry-After, ms (a busy server says when to come back); 0 when absent. */
+    readonly retryAfterMs = 0,
   ) {
     super(message);
   }
@@ -88,7 +90,8 @@ export async function request<T>(
   }
   if (!response.ok) {
     const error = errorOf(body);
-    if (error) throw new ApiRequestError(response.status, error.code, error.message);
+    const retryAfterMs = retryAfterOf(response.headers);
+    if (error) throw new ApiRequestError(response.status, error.code, error.message, retryAfterMs);
     const message = `${response.status} ${response.statusText}`.trim();
     throw new ApiRequestError(response.status, 'bad_response', message);
   }
@@ -96,6 +99,17 @@ export async function request<T>(
     throw new ApiRequestError(response.status, 'bad_response', 'The server sent no data');
   }
   return body as T;
+}
+
+/** Longest Retry-After honoured, ms: a wrong header must not park the outbox for hours. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Retry-After in seconds (Tally sends seconds, never a date), ms; 0 when absent or invalid. */
+function retryAfterOf(headers: Headers): number {
+  const seconds = Number(headers.get('retry-after') ?? '');
+  return Number.isFinite(seconds) && seconds > 0
+    ? Math.min(seconds * 1_000, MAX_RETRY_AFTER_MS)
+    : 0;
 }
 
 /**

@@ -658,12 +658,18 @@ export class GroupStore {
         if (stillPending && shouldRetry(error, lane.attempt)) {
           lane.attempt += 1;
           const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (lane.attempt - 1));
+          // A busy server's Retry-After is a floor, spread by up to half so retries do not land
+          // together.
+          const after = error instanceof ApiRequestError ? error.retryAfterMs : 0;
           lane.retryTimer = setTimeout(
             () => {
               lane.retryTimer = undefined;
               this.pump(lane);
             },
-            ceiling / 2 + Math.random() * (ceiling / 2),
+            Math.max(
+              ceiling / 2 + Math.random() * (ceiling / 2),
+              after + Math.random() * (after / 2),
+            ),
           );
           return;
         }

@@ -1,0 +1,176 @@
+/**
+ * The group-commit batcher on its own, with a fake store: a poisoned operation is isolated by
+ * bisection (its neighbours commit, O(log n) extra commits), store-wide failures are not retried,
+ * and the queue is bounded — past its target delay or its length limit an operation is refused
+ * `busy` and never reaches the store.
+ */
+import { describe, expect, it } from 'vitest';
+import { Batcher, type AdmissionPolicy } from '../../src/server/batcher.js';
+import { MemoryBus } from '../../src/server/bus/memory.js';
+import { HttpError } from '../../src/server/errors.js';
+import type { Operation, OperationOutcome, Store } from '../../src/server/store/types.js';
+import type { MutationResult } from '../../src/shared/api.js';
+
+const POISON = 'poison';
+
+/** A store whose commit fails whole when a poisoned operation is in the batch (as PostgreSQL does). */
+class FakeStore {
+  commits = 0;
+  /** Operation ids in the order they were committed. */
+  committed: string[] = [];
+  /** When set, commit waits for it (a slow disk or a busy database). */
+  gate: Promise<void> | null = null;
+  failure: Error | null = null;
+
+  async commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
+    this.commits += 1;
+    if (this.gate) await this.gate;
+    if (this.failure) throw this.failure;
+    if (operations.some((operation) => operation.opId?.startsWith(POISON))) {
+      throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
+    }
+    this.committed.push(...operations.map((operation) => operation.opId ?? ''));
+    return operations.map(() => ({
+      ok: true,
+      result: {} as MutationResult,
+      changes: [],
+      replayed: false,
+    }));
+  }
+}
+
+function operation(opId: string): Operation {
+  return {
+    groupId: 'g',
+    opId,
+    mutation: { kind: 'adjustCounter', counterId: 'c', direction: 'increment', times: 1 },
+  };
+}
+
+function batcherOn(store: FakeStore, admission?: AdmissionPolicy): Batcher {
+  return new Batcher(store as unknown as Store, new MemoryBus(), admission);
+}
+
+const settle = <T>(promise: Promise<T>) =>
+  promise.then(
+    () => 'ok' as const,
+    (error: unknown) => error,
+  );
+
+describe('a batch with a poisoned operation', () => {
+  it('commits every other operation, in order, with O(log n) extra commits', async () => {
+    const store = new FakeStore();
+    const batcher = batcherOn(store);
+    const ids = Array.from({ length: 1024 }, (_, i) => (i === 700 ? `${POISON}-700` : `op-${i}`));
+    const answers = await Promise.all(ids.map((id) => settle(batcher.submit(operation(id)))));
+
+    expect(answers.filter((answer) => answer === 'ok')).toHaveLength(1023);
+    expect(answers[700]).toBeInstanceOf(Error);
+    expect(store.committed).toEqual(ids.filter((id) => !id.startsWith(POISON)));
+    // One failed commit of all 1024, then two halves per level down to the single poison.
+    expect(store.commits).toBeLessThanOrEqual(1 + 2 * Math.log2(1024));
+  });
+
+  it('isolates two poisoned operations and still commits the rest', async () => {
+    const store = new FakeStore();
+    const batcher = batcherOn(store);
+    const ids = Array.from({ length: 256 }, (_, i) =>
+      i === 3 || i === 200 ? `${POISON}-${i}` : `op-${i}`,
+    );
+    const answers = await Promise.all(ids.map((id) => settle(batcher.submit(operation(id)))));
+
+    expect(answers.filter((answer) => answer !== 'ok')).toHaveLength(2);
+    expect(store.committed).toEqual(ids.filter((id) => !id.startsWith(POISON)));
+    expect(store.commits).toBeLessThanOrEqual(1 + 2 * 2 * Math.log2(256));
+  });
+
+  it('is not retried when the error says the whole store is unavailable', async () => {
+    const store = new FakeStore();
+    const unavailable = new Error('database is locked');
+    unavailable.name = 'StoreUnavailableError';
+    store.failure = unavailable;
+    const batcher = batcherOn(store);
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => settle(batcher.submit(operation(`op-${i}`)))),
+    );
+
+    expect(answers.every((answer) => answer === unavailable)).toBe(true);
+    expect(store.commits).toBe(1);
+  });
+});
+
+describe('the commit queue under overload', () => {
+  it('refuses busy, without applying, once the oldest waiting operation is past the target', async () => {
+    const store = new FakeStore();
+    let release: () => void = () => undefined;
+    store.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const batcher = batcherOn(store, { targetMs: 20, maxQueued: 1_000, minQueued: 3 });
+    const first = ['first-0', 'first-1', 'first-2'].map((id) => batcher.submit(operation(id)));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+
+    expect(batcher.overloaded).toBe(true);
+    const refused = await settle(batcher.submit(operation('refused')));
+    expect(refused).toBeInstanceOf(HttpError);
+    expect((refused as HttpError).code).toBe('busy');
+    expect((refused as HttpError).status).toBe(503);
+
+    release();
+    await Promise.all(first);
+    await batcher.drain();
+    expect(store.committed).toEqual(['first-0', 'first-1', 'first-2']);
+    // Drained: the same operation, retried, is admitted and applied once.
+    store.gate = null;
+    await batcher.submit(operation('refused'));
+    expect(store.committed).toEqual(['first-0', 'first-1', 'first-2', 'refused']);
+  });
+
+  it('does not refuse a few late operations: a descheduled process is not an overload', async () => {
+    const store = new FakeStore();
+    let release: () => void = () => undefined;
+    store.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const batcher = batcherOn(store, { targetMs: 20, maxQueued: 1_000, minQueued: 3 });
+    const first = batcher.submit(operation('first'));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+
+    expect(batcher.overloaded).toBe(false);
+    const second = batcher.submit(operation('second'));
+    release();
+    await Promise.all([first, second]);
+    expect(store.committed).toEqual(['first', 'second']);
+  });
+
+  it('refuses busy past its length limit and commits everything it admitted', async () => {
+    const store = new FakeStore();
+    const batcher = batcherOn(store, { targetMs: 60_000, maxQueued: 10, minQueued: 1 });
+    const answers = Array.from({ length: 15 }, (_, i) =>
+      settle(batcher.submit(operation(`op-${i}`))),
+    );
+    const settled = await Promise.all(answers);
+
+    expect(settled.slice(0, 10).every((answer) => answer === 'ok')).toBe(true);
+    expect(
+      settled.slice(10).every((answer) => answer instanceof HttpError && answer.code === 'busy'),
+    ).toBe(true);
+    expect(store.committed).toEqual(Array.from({ length: 10 }, (_, i) => `op-${i}`));
+  });
+
+  it('tells its listeners when a flush leaves it under the target', async () => {
+    const store = new FakeStore();
+    const batcher = batcherOn(store);
+    let drained = 0;
+    const stop = batcher.onDrained(() => {
+      drained += 1;
+    });
+    await batcher.submit(operation('a'));
+    await batcher.drain();
+    expect(drained).toBe(1);
+    stop();
+    await batcher.submit(operation('b'));
+    await batcher.drain();
+    expect(drained).toBe(1);
+  });
+});
