@@ -37,7 +37,7 @@ export interface RunningTarget {
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.listen(0, '127.0.0.1', () => {
@@ -113,7 +113,7 @@ async function json<T>(url: string, init?: RequestInit): Promise<T> {
  * Node's flags in `npm start` (package.json), so the benchmark runs the server as it is deployed:
  * `node <flags> dist/server/main.js`.
  */
-function startFlags(): string[] {
+export function startFlags(): string[] {
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     scripts?: Record<string, string>;
   };

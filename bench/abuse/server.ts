@@ -5,10 +5,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort, startFlags } from '../targets.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MAIN = path.join(ROOT, 'dist/server/main.js');
@@ -46,29 +46,6 @@ export function ensureBuilt(log: (message: string) => void): void {
   execFileSync('npm', ['run', 'build'], {
     cwd: ROOT,
     stdio: ['ignore', process.stderr, 'inherit'],
-  });
-}
-
-/** Node's flags in `npm start`, so the server runs as it is deployed. */
-function startFlags(): string[] {
-  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts?: Record<string, string>;
-  };
-  const match = /\bnode ((?:--\S+ )*)dist\/server\/main\.js/.exec(manifest.scripts?.start ?? '');
-  if (!match) throw new Error('package.json: npm start does not run node dist/server/main.js');
-  return (match[1] ?? '').split(' ').filter(Boolean);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no free port'));
-      });
-    });
   });
 }
 

@@ -16,7 +16,12 @@ import { MESSAGES } from '../shared/messages.js';
 import type { Change } from '../shared/protocol.js';
 import type { Bus } from './bus/types.js';
 import { HttpError } from './errors.js';
-import type { Operation, OperationOutcome, Store } from './store/types.js';
+import {
+  failsWholeBatch,
+  type Operation,
+  type OperationOutcome,
+  type Store,
+} from './store/types.js';
 
 /** Most operations in one transaction: bounds the time one commit holds the write lock. */
 const MAX_BATCH = 2_000;
@@ -50,19 +55,6 @@ interface Pending {
   at: number;
   resolve: (outcome: OperationOutcome) => void;
   reject: (error: unknown) => void;
-}
-
-/**
- * Errors that say the store itself cannot commit (unavailable, locked, out of space), not that
- * one operation is bad: every operation would fail the same way, so the batch is not split and
- * retried. Matched by name so the store's error classes need not be imported here.
- */
-const STORE_WIDE_ERRORS = new Set(['StoreBusyError', 'StoreUnavailableError']);
-
-export function failsWholeStore(error: unknown): boolean {
-  if (error instanceof HttpError)
-    return error.code === 'busy' || error.code === 'storage_unavailable';
-  return error instanceof Error && STORE_WIDE_ERRORS.has(error.name);
 }
 
 export function busyError(): HttpError {
@@ -159,7 +151,8 @@ export class Batcher {
     try {
       outcomes = await this.store.commit(batch.map((pending) => pending.operation));
     } catch (error) {
-      if (batch.length === 1 || failsWholeStore(error)) {
+      if (batch.length === 1 || failsWholeBatch(error)) {
+        // The store itself cannot commit (busy, unavailable): every operation would fail alike.
         for (const pending of batch) pending.reject(error);
         return;
       }

@@ -8,7 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { Batcher, type AdmissionPolicy } from '../../src/server/batcher.js';
 import { MemoryBus } from '../../src/server/bus/memory.js';
 import { HttpError } from '../../src/server/errors.js';
-import type { Operation, OperationOutcome, Store } from '../../src/server/store/types.js';
+import {
+  StorageUnavailableError,
+  StoreBusyError,
+  type Operation,
+  type OperationOutcome,
+  type Store,
+} from '../../src/server/store/types.js';
 import type { MutationResult } from '../../src/shared/api.js';
 
 const POISON = 'poison';
@@ -84,17 +90,18 @@ describe('a batch with a poisoned operation', () => {
     expect(store.commits).toBeLessThanOrEqual(1 + 2 * 2 * Math.log2(256));
   });
 
-  it('is not retried when the error says the whole store is unavailable', async () => {
+  it.each([
+    ['busy (another process holds the write lock)', new StoreBusyError()],
+    ['unavailable (the file was replaced)', new StorageUnavailableError('file replaced')],
+  ])('is not retried when the store says it is %s', async (_, failure) => {
     const store = new FakeStore();
-    const unavailable = new Error('database is locked');
-    unavailable.name = 'StoreUnavailableError';
-    store.failure = unavailable;
+    store.failure = failure;
     const batcher = batcherOn(store);
     const answers = await Promise.all(
       Array.from({ length: 100 }, (_, i) => settle(batcher.submit(operation(`op-${i}`)))),
     );
 
-    expect(answers.every((answer) => answer === unavailable)).toBe(true);
+    expect(answers.every((answer) => answer === failure)).toBe(true);
     expect(store.commits).toBe(1);
   });
 });
