@@ -90,10 +90,11 @@ describe('a batch with a poisoned operation', () => {
     expect(store.commits).toBeLessThanOrEqual(1 + 2 * 2 * Math.log2(256));
   });
 
-  it.each([
+  const storeWide: [string, Error][] = [
     ['busy (another process holds the write lock)', new StoreBusyError()],
     ['unavailable (the file was replaced)', new StorageUnavailableError('file replaced')],
-  ])('is not retried when the store says it is %s', async (_, failure) => {
+  ];
+  it.each(storeWide)('is not retried when the store says it is %s', async (_, failure) => {
     const store = new FakeStore();
     store.failure = failure;
     const batcher = batcherOn(store);
