@@ -14,7 +14,6 @@ import {
 import type {
   AccessLevel,
   GroupPreview,
-  GroupSnapshot,
   GroupView,
   Mutation,
   MutationResult,
@@ -36,6 +35,7 @@ import type {
   StoreMutation,
 } from '../store/types.js';
 import { hashKey, keyMatches, viewKeyOf } from './access.js';
+import { SnapshotCache } from './snapshots.js';
 
 export class TallyService {
   constructor(
@@ -46,6 +46,9 @@ export class TallyService {
     /** Groups each client address may create per hour (security/group-quota.ts). */
     private readonly creations = new GroupCreationQuota(),
   ) {}
+
+  /** Large groups' latest snapshots, while current (core/snapshots.ts). */
+  private readonly snapshots = new SnapshotCache();
 
   /** The slug of a group name from a URL, or 400 with SPEC's message. */
   slugOf(rawName: string): string {
@@ -69,7 +72,7 @@ export class TallyService {
     rawName: string,
     key: string,
     client?: string,
-  ): Promise<{ snapshot: GroupSnapshot; created: boolean }> {
+  ): Promise<{ view: GroupView; access: AccessLevel; created: boolean }> {
     const slug = this.slugOf(rawName);
     return this.guard.check(client, slug, () => this.joinGroup(slug, key, client));
   }
@@ -78,7 +81,7 @@ export class TallyService {
     slug: string,
     key: string,
     client: string | undefined,
-  ): Promise<{ snapshot: GroupSnapshot; created: boolean }> {
+  ): Promise<{ view: GroupView; access: AccessLevel; created: boolean }> {
     if (!isValidKeyFormat(key))
       throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
     let group = await this.store.findGroup(slug);
@@ -89,9 +92,7 @@ export class TallyService {
       ));
     }
     const access = created ? 'full' : accessOf(group, key);
-    const state = await this.store.loadGroupState(group.id);
-    if (!state) throw errors.groupNotFound();
-    return { snapshot: { ...toView(state), access }, created };
+    return { view: await this.snapshot(group.id), access, created };
   }
 
   /**
@@ -164,10 +165,22 @@ export class TallyService {
     return { viewKey: group.viewKeyHash === null ? null : viewKeyOf(accessKey) };
   }
 
+  /**
+   * The group's state now. A large group's snapshot is read (and serialised, core/snapshots.ts)
+   * once per change number: a cheap read of the number first, then the kept snapshot if it is
+   * still current. A change committed meanwhile only makes the answer that much older, and it
+   * carries its own `seq`, so live members still get every later change.
+   */
   async snapshot(groupId: string): Promise<GroupView> {
+    const seq = await this.store.groupSeq(groupId);
+    if (seq === null) throw errors.groupNotFound();
+    const kept = this.snapshots.get(groupId, seq);
+    if (kept) return kept;
     const state = await this.store.loadGroupState(groupId);
     if (!state) throw errors.groupNotFound();
-    return toView(state);
+    const view = toView(state);
+    this.snapshots.remember(groupId, view);
+    return view;
   }
 
   /** The group as stored now (the live channel re-checks open sockets' keys against it). */

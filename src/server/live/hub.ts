@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
-import type { AccessLevel, ErrorCode, MutationResult } from '../../shared/api.js';
+import type { AccessLevel, ErrorCode, GroupView, MutationResult } from '../../shared/api.js';
 import { OPERATION_ID_MAX_LENGTH } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import {
@@ -20,6 +20,7 @@ import type { Bus } from '../bus/types.js';
 import { memberName } from '../../shared/activity.js';
 import { hashKey } from '../core/access.js';
 import type { TallyService } from '../core/service.js';
+import { viewJsonWith } from '../core/snapshots.js';
 import { HttpError } from '../errors.js';
 import { MessageBudget } from '../security/message-budget.js';
 import { DEFAULT_LIVE_MESSAGE_POLICY } from '../security/policy.js';
@@ -146,12 +147,15 @@ export class LiveHub {
       sendSnapshot: (snapshot) => {
         const { state } = client;
         if (state.phase !== 'joined') return;
-        this.send(client, {
-          type: 'ready',
-          protocol: PROTOCOL_VERSION,
-          ...snapshot,
-          access: state.access,
-        });
+        // The snapshot's JSON is made once for every socket that gets it (core/snapshots.ts).
+        sendCorked(
+          socket,
+          viewJsonWith(snapshot, {
+            type: 'ready',
+            protocol: PROTOCOL_VERSION,
+            access: state.access,
+          } satisfies Omit<Extract<ServerMessage, { type: 'ready' }>, keyof GroupView>),
+        );
       },
       sendFrame: (frame) => {
         if (client.state.phase !== 'closed') sendCorked(socket, frame);

@@ -16,6 +16,7 @@ import {
 } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { TallyService } from '../core/service.js';
+import { viewJsonWith } from '../core/snapshots.js';
 import { HttpError } from '../errors.js';
 import type { GroupRecord } from '../store/types.js';
 import { bearerKey, memberHeader, operationId, parseExact, parseWith } from './parse.js';
@@ -37,8 +38,12 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
 
   app.post<GroupParams>('/api/groups/:name/join', async (request, reply) => {
     const { key } = parseExact(JoinBodySchema, request.body ?? {});
-    const { snapshot, created } = await service.join(request.params.name, key, request.ip);
-    return reply.code(created ? 201 : 200).send(snapshot);
+    const { view, access, created } = await service.join(request.params.name, key, request.ip);
+    // Serialised once per change number however many members join (core/snapshots.ts).
+    return reply
+      .code(created ? 201 : 200)
+      .type('application/json; charset=utf-8')
+      .send(viewJsonWith(view, { access }));
   });
 
   app.patch<GroupParams>('/api/groups/:name', async (request) => {

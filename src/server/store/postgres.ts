@@ -627,6 +627,14 @@ export class PostgresStore implements Store {
     return result.rowCount ?? 0;
   }
 
+  async groupSeq(groupId: string): Promise<number | null> {
+    const { rows } = await this.pool.query<{ seq: number }>(
+      'SELECT seq FROM counter_groups WHERE id = $1',
+      [groupId],
+    );
+    return rows[0]?.seq ?? null;
+  }
+
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
   }

@@ -586,6 +586,12 @@ export class SqliteStore implements Store {
     ).run(groupId, upTo, limit).changes;
   }
 
+  groupSeq(groupId: string): Promise<number | null> {
+    const row = this.prepare('SELECT seq FROM counter_groups WHERE id = ?').get(groupId) as
+      { seq: number } | undefined;
+    return Promise.resolve(row ? row.seq : null);
+  }
+
   ping(): Promise<void> {
     this.prepare('SELECT 1').get();
     return Promise.resolve();

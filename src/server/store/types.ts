@@ -128,6 +128,8 @@ export interface Store {
   pruneOperationIds(olderThanMs: number): Promise<number>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
+  /** The group's latest change number (null when there is no such group): cheap, one row. */
+  groupSeq(groupId: string): Promise<number | null>;
   /**
    * A small write committed in its own transaction (the health check's probe): rejects with
    * StorageUnavailableError or StoreBusyError when writes cannot be committed now.

@@ -1,0 +1,120 @@
+/**
+ * A large group's snapshot is read and serialised once per change number (core/snapshots.ts),
+ * so a loop of joins on a group of many counters costs one read, not one per join. What must
+ * never happen is a stale answer: every join and every live `ready` after a change carries it.
+ * Real server, both stores.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GroupSnapshot } from '../../src/shared/api.js';
+import { SnapshotCache, viewJson, viewJsonWith } from '../../src/server/core/snapshots.js';
+import { call, createGroup } from '../helpers/client.js';
+import { isReady, joinLive } from '../helpers/live.js';
+import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+/** Enough counters for the snapshot to be kept (SMALL_SNAPSHOT_COUNTERS is 50). */
+const LARGE = 60;
+
+const stores = [
+  { name: 'SQLite', database: () => undefined, skip: false },
+  { name: 'PostgreSQL', database: () => postgresDatabase(schema), skip: postgresUrl === undefined },
+];
+const schema = uniqueSchema();
+
+describe.each(stores)('snapshots of a large group on $name', ({ database, skip }) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    if (skip) return;
+    const db = database();
+    server = await startServer(db === undefined ? {} : { database: db });
+  });
+  afterAll(async () => {
+    if (skip) return;
+    await server.close();
+    if (postgresUrl !== undefined) await dropSchemas([schema]);
+  });
+
+  it.skipIf(skip)('answers every join and live ready with the latest change', async () => {
+    const member = await createGroup(server.url);
+    const counters = [];
+    for (let i = 0; i < LARGE; i++) counters.push(await member.addCounter({ name: `c${i}` }));
+    const join = () =>
+      call<GroupSnapshot>(server.url, 'POST', `${member.base}/join`, { body: { key: member.key } });
+
+    const first = await join();
+    const again = await join();
+    expect(again.body).toEqual(first.body);
+    expect(first.body.counters).toHaveLength(LARGE);
+    expect(first.body.access).toBe('full');
+
+    const target = counters[7];
+    if (!target) throw new Error('no counter');
+    const tap = await call(server.url, 'POST', `${member.base}/counters/${target.id}/increment`, {
+      key: member.key,
+    });
+    expect(tap.status).toBe(200);
+    const after = await join();
+    expect(after.body.seq).toBe(first.body.seq + 1);
+    expect(after.body.counters.find((c) => c.id === target.id)?.value).toBe(1);
+
+    const live = await joinLive(server.wsUrl, member.group.name, member.key);
+    const ready = await live.waitFor(isReady);
+    expect(ready.seq).toBe(after.body.seq);
+    expect(ready.access).toBe('full');
+    expect(ready.counters.find((c) => c.id === target.id)?.value).toBe(1);
+    live.close();
+
+    const renamed = await call(server.url, 'PATCH', `${member.base}/counters/${target.id}`, {
+      key: member.key,
+      body: { name: 'Renamed' },
+    });
+    expect(renamed.status).toBe(200);
+    expect((await join()).body.counters.find((c) => c.id === target.id)?.name).toBe('Renamed');
+  });
+});
+
+describe('the snapshot cache', () => {
+  const view = (seq: number, counters: number) => ({
+    group: { id: 'g', name: 'g', displayName: 'g', profileImageUrl: null },
+    counters: Array.from({ length: counters }, (_, i) => ({
+      id: `c${i}`,
+      name: 'x'.repeat(100),
+      description: '',
+      value: i,
+      incrementStep: 1,
+      decrementStep: 1,
+      thumbnailUrl: null,
+      createdAt: '2026-11-23T00:00:00.000Z',
+      version: seq,
+    })),
+    seq,
+  });
+
+  it('keeps a snapshot only while its change number is current', () => {
+    const cache = new SnapshotCache();
+    const at5 = view(5, 100);
+    cache.remember('g', at5);
+    expect(cache.get('g', 5)).toBe(at5);
+    expect(cache.get('g', 6)).toBeUndefined();
+  });
+
+  it('does not keep small groups, and stays within its size bound', () => {
+    const cache = new SnapshotCache(3 * viewJson(view(1, 100)).length);
+    cache.remember('small', view(1, 10));
+    expect(cache.size).toBe(0);
+    for (const id of ['a', 'b', 'c', 'd']) cache.remember(id, view(1, 100));
+    expect(cache.size).toBe(3);
+    expect(cache.get('a', 1)).toBeUndefined();
+    expect(cache.get('d', 1)).toBeDefined();
+  });
+
+  it('serialises a view once and adds fields without serialising it again', () => {
+    const v = view(3, 2);
+    expect(JSON.parse(viewJsonWith(v, { type: 'ready', access: 'view' }))).toEqual({
+      type: 'ready',
+      access: 'view',
+      ...v,
+    });
+    expect(viewJson(v)).toBe(viewJson(v));
+  });
+});
