@@ -311,6 +311,34 @@ export function describeStoreContract(label: string, factory: StoreFactory): voi
       });
     });
 
+    it('forgets expired operation ids in chunks, however many there are, and keeps fresh ones', async () => {
+      const group = await newGroup();
+      const counter = await createCounter(group.id);
+      const tap = (opId: string): Operation => ({
+        groupId: group.id,
+        opId,
+        mutation: {
+          kind: 'adjustCounter',
+          counterId: counter.id,
+          direction: 'increment',
+          times: 1,
+        },
+      });
+      // More than one chunk of the pruning statement (500 rows on SQLite, 5,000 on PostgreSQL).
+      const expired = Array.from({ length: 5_300 }, (_, i) => `expired-${i}`);
+      for (let i = 0; i < expired.length; i += 1_000) {
+        await store.commit(expired.slice(i, i + 1_000).map(tap));
+      }
+      const expiredBy = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await store.commit([tap('fresh')]);
+      // The cutoff falls 100 ms after the last expired id, 900 ms before the fresh one: room for
+      // a loaded machine to start the pruning statement late.
+      expect(await store.pruneOperationIds(Date.now() - (expiredBy + 100))).toBe(expired.length);
+      const again = await store.commit([tap('expired-0'), tap('fresh')]);
+      expect(again.map((o) => o.ok && o.replayed)).toEqual([false, true]);
+    });
+
     it('numbers the changes of one batch consecutively in order, and a failed one takes no number', async () => {
       const group = await newGroup();
       const counter = await createCounter(group.id);

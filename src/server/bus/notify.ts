@@ -50,7 +50,16 @@ export function encodeAnnouncements(
     const size = byteLength(JSON.stringify(change)) + 1;
     if (overhead + size > MAX_PAYLOAD_BYTES) {
       flush();
-      payloads.push(JSON.stringify({ i: instanceId, g: groupId, c: [], r: [referenceTo(change)] }));
+      const reference = referenceTo(change);
+      let payload = JSON.stringify({ i: instanceId, g: groupId, c: [], r: [reference] });
+      // Thousands of taps of one hot counter in one batch make one change with thousands of
+      // operation ids: past the limit they are left out (they only let a sender recognise its own
+      // change early; its answer carries the same row), never the change itself.
+      if (byteLength(payload) > MAX_PAYLOAD_BYTES) {
+        const { opIds: _left, ...withoutOpIds } = reference;
+        payload = JSON.stringify({ i: instanceId, g: groupId, c: [], r: [withoutOpIds] });
+      }
+      payloads.push(payload);
       continue;
     }
     if (currentBytes + size > MAX_PAYLOAD_BYTES) flush();

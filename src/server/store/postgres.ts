@@ -87,6 +87,9 @@ import {
 } from './types.js';
 
 /** Counter values are bounded to ±(2^53 − 1), so a bigint always fits a JS number exactly. */
+/** Operation ids deleted per statement when expired ones are pruned. */
+const OPERATION_ID_PRUNE_CHUNK = 5_000;
+
 const BIGINT_AS_NUMBER = new pg.TypeOverrides();
 BIGINT_AS_NUMBER.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
@@ -477,12 +480,22 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** Deletes expired operation ids in chunks, so no statement holds locks for long. */
   async pruneOperationIds(olderThanMs: number): Promise<number> {
-    const result = await this.pool.query(
-      `DELETE FROM operation_ids WHERE created_at < now() - ($1::double precision * interval '1 millisecond')`,
-      [olderThanMs],
-    );
-    return result.rowCount ?? 0;
+    let total = 0;
+    for (;;) {
+      if (this.pool.ended) return total;
+      const result = await this.pool.query(
+        `DELETE FROM operation_ids WHERE (group_id, op_id) IN (
+           SELECT group_id, op_id FROM operation_ids
+           WHERE created_at < now() - ($1::double precision * interval '1 millisecond') LIMIT $2)`,
+        [olderThanMs, OPERATION_ID_PRUNE_CHUNK],
+      );
+      const deleted = result.rowCount ?? 0;
+      total += deleted;
+      if (deleted < OPERATION_ID_PRUNE_CHUNK) return total;
+      await nextTurn();
+    }
   }
 
   async listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {

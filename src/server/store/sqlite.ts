@@ -441,16 +441,32 @@ export class SqliteStore implements Store {
     }
   }
 
-  pruneOperationIds(olderThanMs: number): Promise<number> {
-    // A rejection, never a synchronous throw: the caller is a timer (busy: tried again later).
-    try {
-      const info = this.prepare('DELETE FROM operation_ids WHERE created_at < ?').run(
-        Date.now() - olderThanMs,
-      );
-      return Promise.resolve(info.changes);
-    } catch (error) {
-      const reason = storageError(error);
-      return Promise.reject(reason instanceof Error ? reason : new Error(String(reason)));
+  /**
+   * Deletes expired operation ids in chunks of ACTIVITY_TRIM_CHUNK rows, a turn of the event loop
+   * between chunks: a day of taps is millions of rows, and one DELETE of them all would hold the
+   * (synchronous) event loop for seconds. A failure (another process's lock) is a rejection,
+   * never a synchronous throw: the caller is a timer, and the next run tries again.
+   */
+  async pruneOperationIds(olderThanMs: number): Promise<number> {
+    const cutoff = Date.now() - olderThanMs;
+    const remove = this.prepare(
+      `DELETE FROM operation_ids WHERE (group_id, op_id) IN (
+         SELECT group_id, op_id FROM operation_ids INDEXED BY operation_ids_by_age
+         WHERE created_at < ? LIMIT ?)`,
+    );
+    let total = 0;
+    for (;;) {
+      if (!this.db.open) return total;
+      let changes: number;
+      try {
+        ({ changes } = remove.run(cutoff, ACTIVITY_TRIM_CHUNK));
+      } catch (error) {
+        const reason = storageError(error);
+        throw reason instanceof Error ? reason : new Error(String(reason));
+      }
+      total += changes;
+      if (changes < ACTIVITY_TRIM_CHUNK) return total;
+      await nextTurn();
     }
   }
 
