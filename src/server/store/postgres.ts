@@ -69,7 +69,7 @@ import {
 import { inverseOf } from './undo.js';
 import {
   ActivityTrimmer,
-  nextTurn,
+  deleteInChunks,
   tooManyCounters,
   ACTIVITY_TRIM_CHUNK,
   TRIM_ALL_PAGE,
@@ -481,21 +481,17 @@ export class PostgresStore implements Store {
   }
 
   /** Deletes expired operation ids in chunks, so no statement holds locks for long. */
-  async pruneOperationIds(olderThanMs: number): Promise<number> {
-    let total = 0;
-    for (;;) {
-      if (this.pool.ended) return total;
+  pruneOperationIds(olderThanMs: number): Promise<number> {
+    return deleteInChunks(OPERATION_ID_PRUNE_CHUNK, async () => {
+      if (this.pool.ended) return null;
       const result = await this.pool.query(
         `DELETE FROM operation_ids WHERE (group_id, op_id) IN (
            SELECT group_id, op_id FROM operation_ids
            WHERE created_at < now() - ($1::double precision * interval '1 millisecond') LIMIT $2)`,
         [olderThanMs, OPERATION_ID_PRUNE_CHUNK],
       );
-      const deleted = result.rowCount ?? 0;
-      total += deleted;
-      if (deleted < OPERATION_ID_PRUNE_CHUNK) return total;
-      await nextTurn();
-    }
+      return result.rowCount ?? 0;
+    });
   }
 
   async listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
@@ -599,20 +595,16 @@ export class PostgresStore implements Store {
     return pruned;
   }
 
-  private async pruneByAge(olderThanMs: number): Promise<number> {
-    let total = 0;
-    for (;;) {
+  private pruneByAge(olderThanMs: number): Promise<number> {
+    return deleteInChunks(ACTIVITY_TRIM_CHUNK, async () => {
       const result = await this.pool.query(
         `DELETE FROM activity WHERE id IN (
            SELECT id FROM activity
            WHERE at < now() - ($1::double precision * interval '1 millisecond') LIMIT $2)`,
         [olderThanMs, ACTIVITY_TRIM_CHUNK],
       );
-      const deleted = result.rowCount ?? 0;
-      total += deleted;
-      if (deleted < ACTIVITY_TRIM_CHUNK) return total;
-      await nextTurn();
-    }
+      return result.rowCount ?? 0;
+    });
   }
 
   /** Resolves when no activity trim is running (tests). */

@@ -145,6 +145,25 @@ export class ActivityTrimmer {
   }
 }
 
+/**
+ * Runs a bounded DELETE (`deleteChunk`, at most `chunk` rows; null when the store has closed)
+ * until it removes fewer than `chunk` rows, with a turn of the event loop between chunks: the
+ * pruning of the activity log and of operation ids. Returns the rows removed.
+ */
+export async function deleteInChunks(
+  chunk: number,
+  deleteChunk: () => number | null | Promise<number | null>,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await deleteChunk();
+    if (deleted === null) return total;
+    total += deleted;
+    if (deleted < chunk) return total;
+    await nextTurn();
+  }
+}
+
 /** Yields to the event loop (I/O first), so trimming never holds it for long. */
 export const nextTurn = (): Promise<void> =>
   new Promise((resolve) => {

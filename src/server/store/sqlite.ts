@@ -82,7 +82,7 @@ import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { lockDatabaseFile, type FileLock } from './file-lock.js';
 import {
   ActivityTrimmer,
-  nextTurn,
+  deleteInChunks,
   tooManyCounters,
   ACTIVITY_TRIM_CHUNK,
   TRIM_ALL_PAGE,
@@ -447,27 +447,22 @@ export class SqliteStore implements Store {
    * (synchronous) event loop for seconds. A failure (another process's lock) is a rejection,
    * never a synchronous throw: the caller is a timer, and the next run tries again.
    */
-  async pruneOperationIds(olderThanMs: number): Promise<number> {
+  pruneOperationIds(olderThanMs: number): Promise<number> {
     const cutoff = Date.now() - olderThanMs;
     const remove = this.prepare(
       `DELETE FROM operation_ids WHERE (group_id, op_id) IN (
          SELECT group_id, op_id FROM operation_ids INDEXED BY operation_ids_by_age
          WHERE created_at < ? LIMIT ?)`,
     );
-    let total = 0;
-    for (;;) {
-      if (!this.db.open) return total;
-      let changes: number;
+    return deleteInChunks(ACTIVITY_TRIM_CHUNK, () => {
+      if (!this.db.open) return null;
       try {
-        ({ changes } = remove.run(cutoff, ACTIVITY_TRIM_CHUNK));
+        return remove.run(cutoff, ACTIVITY_TRIM_CHUNK).changes;
       } catch (error) {
         const reason = storageError(error);
         throw reason instanceof Error ? reason : new Error(String(reason));
       }
-      total += changes;
-      if (changes < ACTIVITY_TRIM_CHUNK) return total;
-      await nextTurn();
-    }
+    });
   }
 
   listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
@@ -567,20 +562,15 @@ export class SqliteStore implements Store {
     return pruned;
   }
 
-  private async pruneByAge(olderThanMs: number): Promise<number> {
+  private pruneByAge(olderThanMs: number): Promise<number> {
     const cutoff = Date.now() - olderThanMs;
     const remove = this.prepare(
       `DELETE FROM activity WHERE id IN (
          SELECT id FROM activity INDEXED BY activity_by_age WHERE at < ? LIMIT ?)`,
     );
-    let total = 0;
-    for (;;) {
-      if (!this.db.open) return total;
-      const { changes } = remove.run(cutoff, ACTIVITY_TRIM_CHUNK);
-      total += changes;
-      if (changes < ACTIVITY_TRIM_CHUNK) return total;
-      await nextTurn();
-    }
+    return deleteInChunks(ACTIVITY_TRIM_CHUNK, () =>
+      this.db.open ? remove.run(cutoff, ACTIVITY_TRIM_CHUNK).changes : null,
+    );
   }
 
   /** The newest of the group's entries beyond its `cap` newest, or null (activity_by_group). */
