@@ -93,7 +93,9 @@ describe('the snapshot cache', () => {
   it('keeps a snapshot only while its change number is current', () => {
     const cache = new SnapshotCache();
     const at5 = view(5, 100);
+    expect(cache.holds('g')).toBe(false);
     cache.remember('g', at5);
+    expect(cache.holds('g')).toBe(true);
     expect(cache.get('g', 5)).toBe(at5);
     expect(cache.get('g', 6)).toBeUndefined();
   });

@@ -167,15 +167,19 @@ export class TallyService {
 
   /**
    * The group's state now. A large group's snapshot is read (and serialised, core/snapshots.ts)
-   * once per change number: a cheap read of the number first, then the kept snapshot if it is
-   * still current. A change committed meanwhile only makes the answer that much older, and it
-   * carries its own `seq`, so live members still get every later change.
+   * once per change number: for a group with a kept snapshot, a cheap read of the number first,
+   * then the kept snapshot if it is still current. A change committed meanwhile only makes the
+   * answer that much older, and it carries its own `seq`, so live members still get every later
+   * change.
    */
   async snapshot(groupId: string): Promise<GroupView> {
-    const seq = await this.store.groupSeq(groupId);
-    if (seq === null) throw errors.groupNotFound();
-    const kept = this.snapshots.get(groupId, seq);
-    if (kept) return kept;
+    // Only a group with a kept snapshot is worth the extra read of its change number.
+    if (this.snapshots.holds(groupId)) {
+      const seq = await this.store.groupSeq(groupId);
+      if (seq === null) throw errors.groupNotFound();
+      const kept = this.snapshots.get(groupId, seq);
+      if (kept) return kept;
+    }
     const state = await this.store.loadGroupState(groupId);
     if (!state) throw errors.groupNotFound();
     const view = toView(state);

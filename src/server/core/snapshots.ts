@@ -41,6 +41,11 @@ export class SnapshotCache {
 
   constructor(private readonly maxChars = SNAPSHOT_CACHE_BYTES) {}
 
+  /** Whether a snapshot of `groupId` is kept (at whatever change number). */
+  holds(groupId: string): boolean {
+    return this.entries.has(groupId);
+  }
+
   /** The snapshot of `groupId` at change number `seq`, if it is kept. */
   get(groupId: string, seq: number): GroupView | undefined {
     const entry = this.entries.get(groupId);
