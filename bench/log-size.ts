@@ -9,7 +9,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { hashKey } from '../src/server/core/access.js';
-import { PostgresStore, parsePostgresUrl } from '../src/server/store/postgres.js';
+import { parsePostgresUrl } from '../src/server/postgres/connection.js';
+import { PostgresStore } from '../src/server/store/postgres.js';
+import { encodeAnnouncements } from '../src/server/bus/notify.js';
 import { SqliteStore } from '../src/server/store/sqlite.js';
 import type { Store } from '../src/server/store/types.js';
 
@@ -81,7 +83,8 @@ if (url?.startsWith('postgres')) {
       const store = new PostgresStore({
         connection: parsePostgresUrl(withSchema.toString()),
         poolSize: 2,
-        instanceId: 'log-size',
+        encodeAnnouncements: (groupId, changes) =>
+          encodeAnnouncements('log-size', groupId, changes),
       });
       await store.migrate();
       await fill(store, perBatch);

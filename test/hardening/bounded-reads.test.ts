@@ -16,7 +16,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/server/core/access.js';
-import { parsePostgresUrl, PostgresStore } from '../../src/server/store/postgres.js';
+import { parsePostgresUrl } from '../../src/server/postgres/connection.js';
+import { PostgresStore } from '../../src/server/store/postgres.js';
+import { encodeAnnouncements } from '../../src/server/bus/notify.js';
 import { SqliteStore } from '../../src/server/store/sqlite.js';
 import type { Store } from '../../src/server/store/types.js';
 import type { Counter } from '../../src/shared/api.js';
@@ -163,7 +165,8 @@ describe.skipIf(postgresUrl === undefined)('PostgreSQL reads', () => {
     const store = new PostgresStore({
       connection: parsePostgresUrl(database.url),
       poolSize: 2,
-      instanceId: 'bounded-reads',
+      encodeAnnouncements: (groupId, changes) =>
+        encodeAnnouncements('bounded-reads', groupId, changes),
     });
     await store.migrate();
     return { store, schema };

@@ -1,5 +1,7 @@
 import { afterAll, describe } from 'vitest';
-import { parsePostgresUrl, PostgresStore } from '../../src/server/store/postgres.js';
+import { parsePostgresUrl } from '../../src/server/postgres/connection.js';
+import { PostgresStore } from '../../src/server/store/postgres.js';
+import { encodeAnnouncements } from '../../src/server/bus/notify.js';
 import type { Store } from '../../src/server/store/types.js';
 import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
 import { describeActivityContract } from './activity.suite.js';
@@ -13,7 +15,7 @@ async function open(schema: string): Promise<Store> {
   const store = new PostgresStore({
     connection: parsePostgresUrl(database.url),
     poolSize: 4,
-    instanceId: 'store-suite',
+    encodeAnnouncements: (groupId, changes) => encodeAnnouncements('store-suite', groupId, changes),
   });
   await store.migrate();
   schemas.set(store, schema);

@@ -11,7 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import type { Counter } from '../../shared/api.js';
 import type { Change, PresenceMember } from '../../shared/protocol.js';
-import { clientConfig, type PostgresConnection } from '../store/postgres.js';
+import { clientConfig, type PostgresConnection } from '../postgres/connection.js';
 import { MemoryBus } from './memory.js';
 import {
   decodeAnnouncement,

@@ -5,7 +5,9 @@ import { MemoryBus } from '../bus/memory.js';
 import { PostgresBus } from '../bus/postgres.js';
 import type { Bus } from '../bus/types.js';
 import type { DatabaseConfig } from '../config.js';
-import { parsePostgresUrl, PostgresStore } from './postgres.js';
+import { encodeAnnouncements } from '../bus/notify.js';
+import { parsePostgresUrl } from '../postgres/connection.js';
+import { PostgresStore } from './postgres.js';
 import type { StoreQuotas } from './quotas.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
@@ -44,7 +46,7 @@ export async function openBackend(
   const store = new PostgresStore({
     connection,
     poolSize: database.poolSize,
-    instanceId,
+    encodeAnnouncements: (groupId, changes) => encodeAnnouncements(instanceId, groupId, changes),
     activityLog,
     ...quotas,
     onTrimError,

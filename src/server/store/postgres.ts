@@ -14,7 +14,7 @@ import type { Counter, CounterPatch, GroupPatch } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
-import { encodeAnnouncements } from '../bus/notify.js';
+import { clientConfig, notifyChannelOf, type PostgresConnection } from '../postgres/connection.js';
 import {
   COUNTER_COLUMNS,
   COUNTER_FIELDS,
@@ -86,12 +86,8 @@ import {
   type Store,
 } from './types.js';
 
-/** Counter values are bounded to ±(2^53 − 1), so a bigint always fits a JS number exactly. */
 /** Operation ids deleted per statement when expired ones are pruned. */
 const OPERATION_ID_PRUNE_CHUNK = 5_000;
-
-const BIGINT_AS_NUMBER = new pg.TypeOverrides();
-BIGINT_AS_NUMBER.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
 /**
  * PostgreSQL error classes (SQLSTATE prefixes or codes) that mean writes cannot be committed at
@@ -183,42 +179,6 @@ const MIGRATIONS: readonly string[] = [
   `CREATE INDEX activity_by_counter_time ON activity (counter_id, at, id) WHERE counter_id IS NOT NULL;`,
 ];
 
-export interface PostgresConnection {
-  /** The connection string without Tally's own `schema` parameter. */
-  connectionString: string;
-  /** The schema Tally's tables live in. */
-  schema: string;
-}
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** Splits Tally's `schema` query parameter off a postgres:// URL. */
-export function parsePostgresUrl(url: string): PostgresConnection {
-  const parsed = new URL(url);
-  const schema = parsed.searchParams.get('schema') ?? 'public';
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new Error('DATABASE_URL schema must be lowercase letters, digits and underscores');
-  }
-  parsed.searchParams.delete('schema');
-  return { connectionString: parsed.toString(), schema };
-}
-
-/** Connection settings every Tally connection uses: its schema, and bigint as number. */
-export function clientConfig(
-  connection: PostgresConnection,
-  applicationName: string,
-): pg.ClientConfig {
-  return {
-    connectionString: connection.connectionString,
-    options: `-c search_path=${connection.schema}`,
-    application_name: applicationName,
-    types: BIGINT_AS_NUMBER,
-  };
-}
-
-/** The NOTIFY channel of a schema, so two deployments on one database never hear each other. */
-export const notifyChannelOf = (schema: string) => `tally_changes_${schema}`;
-
 /** One batch's transaction and what it has decided so far. */
 interface PostgresBatch {
   client: pg.PoolClient;
@@ -247,8 +207,11 @@ export interface PostgresStoreOptions {
   connection: PostgresConnection;
   /** Most connections this instance opens for queries. */
   poolSize: number;
-  /** This instance's id, carried in announcements so it can skip its own. */
-  instanceId: string;
+  /**
+   * Encodes a group's committed changes as NOTIFY payloads (bus/notify.ts, given by the
+   * composition root, so the store never imports the bus).
+   */
+  encodeAnnouncements: (groupId: string, changes: readonly Change[]) => string[];
   /** Whether changes are written to the activity log (ACTIVITY_LOG); on by default. */
   activityLog?: boolean;
   /** Per-group quotas; DEFAULT_LIMITS unless given. */
@@ -262,7 +225,7 @@ export class PostgresStore implements Store {
   readonly pool: pg.Pool;
   readonly schema: string;
   readonly notifyChannel: string;
-  private readonly instanceId: string;
+  private readonly encodeAnnouncements: PostgresStoreOptions['encodeAnnouncements'];
   private readonly activityLog: boolean;
   /** Counters per group; activity entries kept per group (store/quotas.ts). */
   private readonly quotas: StoreQuotas;
@@ -280,7 +243,7 @@ export class PostgresStore implements Store {
     );
     this.schema = options.connection.schema;
     this.notifyChannel = notifyChannelOf(this.schema);
-    this.instanceId = options.instanceId;
+    this.encodeAnnouncements = options.encodeAnnouncements;
     this.activityLog = options.activityLog ?? true;
     this.pool = new pg.Pool({
       ...clientConfig(options.connection, 'tally'),
@@ -725,7 +688,7 @@ export class PostgresStore implements Store {
     });
     for (const [groupId, changes] of changesByGroup) {
       changes.sort((a, b) => a.seq - b.seq);
-      for (const payload of encodeAnnouncements(this.instanceId, groupId, changes)) {
+      for (const payload of this.encodeAnnouncements(groupId, changes)) {
         await client.query('SELECT pg_notify($1, $2)', [this.notifyChannel, payload]);
       }
     }
