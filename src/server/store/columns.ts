@@ -1,5 +1,6 @@
 /** Column names shared by the SQL stores: the only columns a patch can ever write. */
 import type { Counter, CounterPatch, Group, GroupPatch } from '../../shared/api.js';
+import type { StoredCounter } from './commit.js';
 import type { GroupRecord } from './types.js';
 
 export const COUNTER_COLUMNS = {
@@ -67,4 +68,16 @@ export const toCounter = (row: CounterRow): Counter => ({
   thumbnailUrl: row.thumbnail_url,
   createdAt: new Date(row.created_at).toISOString(),
   version: row.version,
+});
+
+/** A counters row with the columns the commit needs besides COUNTER_FIELDS. */
+export interface StoredCounterRow extends CounterRow {
+  group_id: string;
+  created_seq: number;
+}
+
+export const toStoredCounter = (row: StoredCounterRow): StoredCounter => ({
+  groupId: row.group_id,
+  createdSeq: row.created_seq,
+  counter: toCounter(row),
 });

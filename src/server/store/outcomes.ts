@@ -70,8 +70,6 @@ export function alreadyUndone(): OperationOutcome {
 export interface Applied {
   outcome: OperationOutcome;
   drafts: ActivityDraft[];
-  /** The entry this mutation took back (set its undone_by once the new entry has an id). */
-  undoes?: number;
 }
 
 export const failed = (outcome: OperationOutcome): Applied => ({ outcome, drafts: [] });
@@ -127,15 +125,5 @@ export function accessChanged(group: GroupRecord, seq: number): Applied {
       replayed: false,
     },
     drafts: [],
-  };
-}
-
-/** An applied undo: its entry points back at the entry it took back. */
-export function markUndo(applied: Applied, entryId: number): Applied {
-  if (!applied.outcome.ok) return applied;
-  return {
-    ...applied,
-    drafts: applied.drafts.map((draft) => ({ ...draft, undoOf: entryId })),
-    undoes: entryId,
   };
 }

@@ -12,9 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
-import type { Counter, CounterPatch, GroupPatch } from '../../shared/api.js';
-import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
-import { MESSAGES } from '../../shared/messages.js';
+import type { Counter } from '../../shared/api.js';
 import type { SqliteSynchronous } from '../config.js';
 import {
   StorageUnavailableError,
@@ -27,63 +25,35 @@ import {
   type Store,
 } from './types.js';
 import {
-  COUNTER_COLUMNS,
   COUNTER_FIELDS,
-  GROUP_COLUMNS,
   toCounter,
   toGroup,
+  toStoredCounter,
   type CounterRow,
   type GroupRow,
+  type StoredCounterRow,
 } from './columns.js';
+import type { StoredAnswer } from './batch.js';
 import {
-  accessChanged,
-  activityNotFound,
-  adjusted,
-  alreadyUndone,
-  counterNotFound,
-  counterOutcome,
-  created,
-  definedEntries,
-  deletedOutcome,
-  failed,
-  groupNotFound,
-  groupUpdated,
-  markUndo,
-  tagWithOperationId,
-  valueOutOfRange,
-  type Applied,
-} from './outcomes.js';
-import {
-  adjustOutcomes,
-  counterRef,
-  duplicateOutcome,
-  fingerprintsOf,
-  operationIdReused,
-  planBatch,
-  reuseOf,
-  readsEarlierWrites,
-  type Step,
-  type StoredAnswer,
-} from './batch.js';
+  commitBatch,
+  runSync,
+  type BatchWrites,
+  type ReadAnswer,
+  type ReadRequest,
+} from './commit.js';
 import {
   ACTIVITY_FIELDS,
-  adjustDrafts,
   bucketWidthMs,
   historyPoints,
-  counterDraft,
   detailText,
   toActivityEntry,
-  updateDraft,
-  type ActivityDraft,
   type ActivityRow,
 } from './activity.js';
-import { inverseOf } from './undo.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { lockDatabaseFile, type FileLock } from './file-lock.js';
 import {
   ActivityTrimmer,
   deleteInChunks,
-  tooManyCounters,
   ACTIVITY_TRIM_CHUNK,
   TRIM_ALL_PAGE,
   type StoreQuotas,
@@ -207,10 +177,6 @@ export class SqliteStore implements Store {
   /** Prepared statements by SQL text; patches have a bounded number of column combinations. */
   private readonly statements = new Map<string, Database.Statement>();
 
-  /** Operation-id rows of the running batch not yet inserted, REMEMBER_COLUMNS values each. */
-  private readonly remembered: (string | number | null)[] = [];
-  /** The running batch's fingerprints by group and operation id (the first use of each id). */
-  private readonly fingerprints = new Map<string, string>();
   /** The operation-id INSERTs by row count (powers of two up to REMEMBER_ROWS). */
   private readonly rememberStatements = new Map<number, Database.Statement>();
 
@@ -362,44 +328,14 @@ export class SqliteStore implements Store {
 
   private commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
     const run = this.db.transaction(() => {
-      this.remembered.length = 0;
-      const fingerprints = fingerprintsOf(operations);
-      this.fingerprints.clear();
-      operations.forEach(({ groupId, opId }, index) => {
-        const key = `${groupId}\u0000${opId}`;
-        const fingerprint = fingerprints[index];
-        if (fingerprint !== undefined && !this.fingerprints.has(key)) {
-          this.fingerprints.set(key, fingerprint);
-        }
-      });
-      const outcomes: (OperationOutcome | undefined)[] = new Array<OperationOutcome | undefined>(
-        operations.length,
-      );
-      operations.forEach((operation, index) => {
-        outcomes[index] = this.replay(operation, fingerprints[index]);
-      });
-      const replayed = new Set(outcomes.flatMap((outcome, index) => (outcome ? [index] : [])));
-      const plan = planBatch(operations, replayed, fingerprints);
-      const seqs = new Map<string, number>();
-      for (const step of plan.steps) {
-        if (step.kind === 'single') {
-          const operation = operations[step.index] as Operation;
-          if (readsEarlierWrites(operation)) this.writeRemembered();
-          outcomes[step.index] = this.applyOne(operation, seqs);
-        } else {
-          for (const [index, outcome] of this.applyAdjust(step, operations, seqs)) {
-            outcomes[index] = outcome;
-          }
-        }
-      }
-      for (const [index, first] of plan.duplicates) {
-        outcomes[index] = duplicateOutcome(outcomes[first]);
-      }
-      for (const index of plan.reused) outcomes[index] = operationIdReused();
-      this.writeRemembered();
-      const writeSeq = this.prepare('UPDATE counter_groups SET seq = ? WHERE id = ?');
-      for (const [groupId, seq] of seqs) writeSeq.run(seq, groupId);
-      return outcomes.map((outcome) => outcome ?? groupNotFound());
+      const options = {
+        activityLog: this.activityLog,
+        countersPerGroup: this.quotas.countersPerGroup,
+        now: Date.now(),
+      };
+      const result = runSync(commitBatch(operations, options), (request) => this.read(request));
+      this.write(result.writes, options.now);
+      return result.outcomes;
     });
     // Checked once per batch (one stat call): a deleted file would take writes that are gone
     // after a restart, so they are refused instead of acknowledged.
@@ -619,63 +555,150 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  // ---- inside the write transaction ----------------------------------------------------------
+  // ---- inside the write transaction: the reads and writes of store/commit.ts ------------------
 
-  /** The answer again, if this group already applied this operation id. */
-  private replay(
-    operation: Operation,
-    fingerprint: string | undefined,
-  ): OperationOutcome | undefined {
-    if (operation.opId === undefined) return undefined;
-    const stored = this.prepare(
-      'SELECT result, fingerprint FROM operation_ids WHERE group_id = ? AND op_id = ?',
-    ).get(operation.groupId, operation.opId) as
-      { result: string; fingerprint: string | null } | undefined;
-    if (!stored) return undefined;
-    const reused = reuseOf(stored.fingerprint, fingerprint);
-    if (reused) return reused;
-    const answer = JSON.parse(stored.result) as StoredAnswer;
-    if (answer.kind !== 'counterRef') {
-      return { ok: true, result: answer, changes: [], replayed: true };
+  /** One round of the commit's reads: prepared single-row lookups (in-process, ~µs each). */
+  private read(request: ReadRequest): ReadAnswer {
+    const groupRow = this.prepare('SELECT * FROM counter_groups WHERE id = ?');
+    const groups = request.groups.flatMap((id) => {
+      const row = groupRow.get(id) as GroupRow | undefined;
+      return row ? [{ record: toGroup(row), seq: row.seq }] : [];
+    });
+    const operationIdRow = this.prepare(
+      `SELECT result, fingerprint, activity_id FROM operation_ids WHERE group_id = ? AND op_id = ?`,
+    );
+    const operationIds = request.operationIds.flatMap(({ groupId, opId }) => {
+      const row = operationIdRow.get(groupId, opId) as
+        { result: string; fingerprint: string | null; activity_id: number | null } | undefined;
+      if (!row) return [];
+      const result = JSON.parse(row.result) as StoredAnswer;
+      return [{ groupId, opId, result, fingerprint: row.fingerprint, activityId: row.activity_id }];
+    });
+    const entryRow = this.prepare(`SELECT ${ACTIVITY_FIELDS} FROM activity WHERE id = ?`);
+    const entries = request.entries.flatMap((id) => {
+      const row = entryRow.get(id) as ActivityRow | undefined;
+      return row ? [{ groupId: row.group_id, entry: toActivityEntry(row) }] : [];
+    });
+    const counterRow = this.prepare(
+      `SELECT group_id, created_seq, ${COUNTER_FIELDS} FROM counters WHERE id = ?`,
+    );
+    const counters = request.counters.flatMap((id) => {
+      const row = counterRow.get(id) as StoredCounterRow | undefined;
+      return row ? [toStoredCounter(row)] : [];
+    });
+    // Counts at most `countCap` index entries (counters_by_group), so a group already over a
+    // lowered quota costs no more.
+    const count = this.prepare(
+      'SELECT count(*) AS n FROM (SELECT 1 FROM counters WHERE group_id = ? LIMIT ?)',
+    );
+    const counts = new Map(
+      request.countGroups.map((groupId) => {
+        const row = count.get(groupId, request.countCap) as { n: number };
+        return [groupId, row.n] as const;
+      }),
+    );
+    return { groups, operationIds, entries, counters, counts };
+  }
+
+  /** Writes a batch's final rows, one prepared statement per row (in-process, no round trips). */
+  private write(writes: BatchWrites, now: number): void {
+    const remove = this.prepare('DELETE FROM counters WHERE id = ?');
+    for (const id of writes.deletedCounters) remove.run(id);
+    const update = this.prepare(
+      `UPDATE counters SET name = ?, description = ?, value = ?, increment_step = ?,
+         decrement_step = ?, thumbnail_url = ?, created_at = ?, created_seq = ?, version = ?
+       WHERE id = ?`,
+    );
+    const insert = this.prepare(
+      `INSERT INTO counters (name, description, value, increment_step, decrement_step,
+         thumbnail_url, created_at, created_seq, version, id, group_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const { counter, createdSeq, existed, groupId } of writes.counters) {
+      const values = [
+        counter.name,
+        counter.description,
+        counter.value,
+        counter.incrementStep,
+        counter.decrementStep,
+        counter.thumbnailUrl,
+        Date.parse(counter.createdAt),
+        createdSeq,
+        counter.version,
+        counter.id,
+      ];
+      if (existed) update.run(values);
+      else insert.run(...values, groupId);
     }
-    const row = this.prepare(
-      `SELECT ${COUNTER_FIELDS} FROM counters WHERE id = ? AND group_id = ?`,
-    ).get(answer.counterId, operation.groupId) as CounterRow | undefined;
-    if (!row) return counterNotFound();
-    const result = { kind: 'counter', counter: toCounter(row), created: false } as const;
-    return { ok: true, result, changes: [], replayed: true };
+    const updateGroup = this.prepare(
+      `UPDATE counter_groups SET display_name = ?, profile_image_url = ?, access_key_hash = ?,
+         view_key_hash = ?, seq = ? WHERE id = ?`,
+    );
+    for (const { record, seq } of writes.groups) {
+      updateGroup.run(
+        record.displayName,
+        record.profileImageUrl,
+        record.keyHash,
+        record.viewKeyHash,
+        seq,
+        record.id,
+      );
+    }
+    const ids = this.writeEntries(writes, now);
+    const rows: (string | number | null)[] = [];
+    for (const { groupId, opId, result, entry, fingerprint } of writes.operationIds) {
+      rows.push(
+        groupId,
+        opId,
+        result,
+        now,
+        entry === null ? null : (ids[entry] ?? null),
+        fingerprint,
+      );
+    }
+    this.insertOperationIds(rows);
   }
 
-  private nextSeq(groupId: string, seqs: Map<string, number>): number | undefined {
-    const current =
-      seqs.get(groupId) ??
-      (
-        this.prepare('SELECT seq FROM counter_groups WHERE id = ?').get(groupId) as
-          { seq: number } | undefined
-      )?.seq;
-    return current === undefined ? undefined : current + 1;
-  }
-
-  /** Queues an operation id's row; writeRemembered() inserts the queue in a few statements. */
-  private remember(
-    groupId: string,
-    opId: string | undefined,
-    result: string,
-    activityId: number | null,
-  ): void {
-    if (opId === undefined) return;
-    const fingerprint = this.fingerprints.get(`${groupId}\u0000${opId}`) ?? null;
-    this.remembered.push(groupId, opId, result, Date.now(), activityId, fingerprint);
+  /** Inserts the batch's activity entries and links undos; returns their ids in order. */
+  private writeEntries(writes: BatchWrites, now: number): number[] {
+    const insert = this.prepare(
+      `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
+         value_after, delta, detail, undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const ids: number[] = [];
+    for (const { draft, undoOf } of writes.entries) {
+      const target = undoOf === null ? null : 'id' in undoOf ? undoOf.id : ids[undoOf.draft];
+      const info = insert.run(
+        draft.groupId,
+        draft.seq,
+        now,
+        draft.actor,
+        draft.kind,
+        draft.counterId,
+        draft.counterName,
+        draft.value,
+        draft.delta,
+        detailText(draft),
+        target ?? null,
+      );
+      ids.push(Number(info.lastInsertRowid));
+      this.batchEntries.set(draft.groupId, (this.batchEntries.get(draft.groupId) ?? 0) + 1);
+    }
+    const undone = this.prepare('UPDATE activity SET undone_by = ? WHERE id = ?');
+    for (const { entryId, by } of writes.undone) undone.run(ids[by], entryId);
+    writes.entries.forEach(({ undoneBy }, index) => {
+      if (undoneBy !== null) undone.run(ids[undoneBy], ids[index]);
+    });
+    return ids;
   }
 
   /**
-   * Inserts the queued operation ids, up to REMEMBER_ROWS rows per statement: under load a batch
-   * carries thousands of taps, and one statement per tap was the store's largest cost after the
-   * commit itself (CPU profile of the throughput benchmark). Chunk sizes are powers of two, so
-   * at most eight statements are prepared.
+   * Inserts operation-id rows (REMEMBER_COLUMNS values each), up to REMEMBER_ROWS rows per
+   * statement: under load a batch carries thousands of taps, and one statement per tap was the
+   * store's largest cost after the commit itself (CPU profile of the throughput benchmark).
+   * Chunk sizes are powers of two, so at most eight statements are prepared.
    */
-  private writeRemembered(): void {
-    const values = this.remembered;
+  private insertOperationIds(values: readonly (string | number | null)[]): void {
     let offset = 0;
     while (offset < values.length) {
       const left = (values.length - offset) / REMEMBER_COLUMNS;
@@ -690,321 +713,6 @@ export class SqliteStore implements Store {
       insert.run(values.slice(offset, end));
       offset = end;
     }
-    values.length = 0;
-  }
-
-  /** Writes an entry of the activity log; returns its id (null with the log turned off). */
-  private log(draft: ActivityDraft): number | null {
-    if (!this.activityLog) return null;
-    this.batchEntries.set(draft.groupId, (this.batchEntries.get(draft.groupId) ?? 0) + 1);
-    const info = this.prepare(
-      `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
-         value_after, delta, detail, undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      draft.groupId,
-      draft.seq,
-      Date.now(),
-      draft.actor,
-      draft.kind,
-      draft.counterId,
-      draft.counterName,
-      draft.value,
-      draft.delta,
-      detailText(draft),
-      draft.undoOf,
-    );
-    return Number(info.lastInsertRowid);
-  }
-
-  private applyOne(operation: Operation, seqs: Map<string, number>): OperationOutcome {
-    const { groupId, opId } = operation;
-    const seq = this.nextSeq(groupId, seqs);
-    if (seq === undefined) return groupNotFound();
-    const applied = this.applyMutation(operation, seq);
-    const outcome = tagWithOperationId(applied.outcome, opId);
-    if (outcome.ok) {
-      seqs.set(groupId, seq);
-      const ids = applied.drafts.map((draft) => this.log(draft));
-      const entryId = ids[0] ?? null;
-      if (applied.undoes !== undefined && entryId !== null) {
-        this.prepare('UPDATE activity SET undone_by = ? WHERE id = ?').run(entryId, applied.undoes);
-      }
-      this.remember(groupId, opId, JSON.stringify(outcome.result), entryId);
-    }
-    return outcome;
-  }
-
-  /** A coalesced run of taps on one counter: one UPDATE, one change number, one change. */
-  private applyAdjust(
-    step: Extract<Step, { kind: 'adjust' }>,
-    operations: readonly Operation[],
-    seqs: Map<string, number>,
-  ): Map<number, OperationOutcome> {
-    const { groupId, counterId } = step;
-    const seq = this.nextSeq(groupId, seqs);
-    if (seq === undefined) return new Map(step.indices.map((index) => [index, groupNotFound()]));
-    const next = 'value + ? * increment_step - ? * decrement_step';
-    const row = this.prepare(
-      `UPDATE counters SET value = ${next}, version = ?
-       WHERE id = ? AND group_id = ? AND ${next} BETWEEN ? AND ?
-       RETURNING ${COUNTER_FIELDS}`,
-    ).get(
-      step.increments,
-      step.decrements,
-      seq,
-      counterId,
-      groupId,
-      step.increments,
-      step.decrements,
-      MIN_VALUE,
-      MAX_VALUE,
-    ) as CounterRow | undefined;
-    if (row) {
-      seqs.set(groupId, seq);
-      const counter = toCounter(row);
-      const reference = counterRef(counterId);
-      for (const draft of adjustDrafts(step, operations, counter, seq)) {
-        const entryId = this.log(draft);
-        for (const opId of draft.opIds) this.remember(groupId, opId, reference, entryId);
-      }
-      return adjustOutcomes(step, operations, counter, seq);
-    }
-    if (!this.readCounter(groupId, counterId)) {
-      return new Map(step.indices.map((index) => [index, counterNotFound()]));
-    }
-    // Together the taps would leave the exact range: apply them one by one, so each is
-    // refused or applied on its own.
-    return new Map(
-      step.indices.map((index) => [index, this.applyOne(operations[index] as Operation, seqs)]),
-    );
-  }
-
-  private applyMutation(operation: Operation, seq: number): Applied {
-    const { groupId, mutation } = operation;
-    switch (mutation.kind) {
-      case 'createCounter': {
-        if (this.groupIsFull(groupId)) return failed(tooManyCounters(this.quotas.countersPerGroup));
-        const fields = mutation.fields;
-        const row = this.prepare(
-          `INSERT INTO counters (id, group_id, name, description, value, increment_step,
-               decrement_step, thumbnail_url, created_at, created_seq, version)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COUNTER_FIELDS}`,
-        ).get(
-          randomUUID(),
-          groupId,
-          fields.name ?? MESSAGES.newCounterName,
-          fields.description ?? '',
-          fields.value ?? 0,
-          fields.incrementStep ?? DEFAULT_STEP,
-          fields.decrementStep ?? DEFAULT_STEP,
-          fields.thumbnailUrl ?? null,
-          Date.now(),
-          seq,
-          seq,
-        ) as CounterRow;
-        return created(operation, toCounter(row), seq);
-      }
-      case 'updateCounter': {
-        const entries = definedEntries<CounterPatch>(mutation.patch);
-        return this.patchCounter(
-          operation,
-          mutation.counterId,
-          entries,
-          0n,
-          seq,
-          'counter.updated',
-        );
-      }
-      case 'adjustCounter': {
-        const column = mutation.direction === 'increment' ? 'increment_step' : 'decrement_step';
-        const sign = mutation.direction === 'increment' ? 1 : -1;
-        // The delta is computed by the database from the stored step: a tap is "one step", never
-        // a value the client computed. The range check keeps values exact in every client.
-        const delta = `(${sign} * ? * ${column})`;
-        const row = this.prepare(
-          `UPDATE counters SET value = value + ${delta}, version = ?
-             WHERE id = ? AND group_id = ? AND value + ${delta} BETWEEN ? AND ?
-             RETURNING ${COUNTER_FIELDS}`,
-        ).get(
-          mutation.times,
-          seq,
-          mutation.counterId,
-          groupId,
-          mutation.times,
-          MIN_VALUE,
-          MAX_VALUE,
-        ) as CounterRow | undefined;
-        if (!row) {
-          const exists = this.readCounter(groupId, mutation.counterId);
-          return failed(exists ? valueOutOfRange() : counterNotFound());
-        }
-        return adjusted(operation, toCounter(row), seq);
-      }
-      case 'deleteCounter':
-        return this.deleteCounter(operation, mutation.counterId, seq);
-      case 'updateGroup':
-        return this.patchGroup(operation, mutation.patch, seq);
-      case 'undoEntry':
-        return this.undo(operation, mutation.entryId, seq);
-      case 'rotateKey':
-      case 'setViewKey': {
-        const row = (
-          mutation.kind === 'rotateKey'
-            ? this.prepare(
-                `UPDATE counter_groups SET access_key_hash = ?,
-                   view_key_hash = CASE WHEN view_key_hash IS NULL THEN NULL ELSE ? END
-                 WHERE id = ? RETURNING *`,
-              ).get(mutation.keyHash, mutation.viewKeyHash, groupId)
-            : this.prepare(
-                'UPDATE counter_groups SET view_key_hash = ? WHERE id = ? RETURNING *',
-              ).get(mutation.viewKeyHash, groupId)
-        ) as GroupRow | undefined;
-        return row ? accessChanged(toGroup(row), seq) : failed(groupNotFound());
-      }
-      case 'undoOperation': {
-        const row = this.prepare(
-          'SELECT activity_id FROM operation_ids WHERE group_id = ? AND op_id = ?',
-        ).get(groupId, mutation.opId) as { activity_id: number | null } | undefined;
-        if (row?.activity_id == null) return failed(activityNotFound());
-        return this.undo(operation, row.activity_id, seq);
-      }
-    }
-  }
-
-  /** Sets fields and adds `valueDelta` to the value in one statement (edits and their undo). */
-  private patchCounter(
-    operation: Operation,
-    counterId: string,
-    entries: [string, unknown][],
-    valueDelta: bigint,
-    seq: number,
-    entryKind: 'counter.updated' | 'counter.adjusted',
-  ): Applied {
-    const { groupId } = operation;
-    const before = this.readCounter(groupId, counterId);
-    if (!before) return failed(counterNotFound());
-    const sets = entries.map(([field]) => `${COUNTER_COLUMNS[field as keyof CounterPatch]} = ?`);
-    // A typed value is set as is; otherwise the value moves by the delta (undo).
-    const setsValue = entries.some(([field]) => field === 'value');
-    const addToValue = setsValue ? [] : ['value = value + ?'];
-    const row = this.prepare(
-      `UPDATE counters SET ${[...sets, ...addToValue, 'version = ?'].join(', ')}
-         WHERE id = ? AND group_id = ? AND value + ? BETWEEN ? AND ? RETURNING ${COUNTER_FIELDS}`,
-    ).get(
-      ...entries.map(([, v]) => v),
-      ...(setsValue ? [] : [valueDelta]),
-      seq,
-      counterId,
-      groupId,
-      valueDelta,
-      MIN_VALUE,
-      MAX_VALUE,
-    ) as CounterRow | undefined;
-    if (!row) return failed(valueOutOfRange());
-    const after = toCounter(row);
-    const draft =
-      entryKind === 'counter.adjusted'
-        ? { ...counterDraft(operation, entryKind, after, seq), delta: Number(valueDelta) }
-        : updateDraft(operation, before, after, seq);
-    return {
-      outcome: counterOutcome(after, false, { type: 'counter.updated', seq, counter: after }),
-      drafts: [draft],
-    };
-  }
-
-  private deleteCounter(operation: Operation, counterId: string, seq: number): Applied {
-    const row = this.prepare(
-      `DELETE FROM counters WHERE id = ? AND group_id = ? RETURNING ${COUNTER_FIELDS}`,
-    ).get(counterId, operation.groupId) as CounterRow | undefined;
-    if (!row) return failed(counterNotFound());
-    const counter = toCounter(row);
-    return {
-      outcome: deletedOutcome(counter.id, seq),
-      drafts: [counterDraft(operation, 'counter.deleted', counter, seq)],
-    };
-  }
-
-  private patchGroup(operation: Operation, patch: GroupPatch, seq: number): Applied {
-    const { groupId } = operation;
-    const beforeRow = this.prepare('SELECT * FROM counter_groups WHERE id = ?').get(groupId) as
-      GroupRow | undefined;
-    if (!beforeRow) return failed(groupNotFound());
-    const entries = definedEntries<GroupPatch>(patch);
-    const sets = entries.map(([field]) => `${GROUP_COLUMNS[field]} = ?`);
-    const row = this.prepare(
-      `UPDATE counter_groups SET ${sets.join(', ')} WHERE id = ? RETURNING *`,
-    ).get(...entries.map(([, v]) => v), groupId) as GroupRow;
-    return groupUpdated(operation, toGroup(beforeRow), toGroup(row), seq);
-  }
-
-  /** Takes back one entry of this group by applying its inverse (store/undo.ts). */
-  private undo(operation: Operation, entryId: number, seq: number): Applied {
-    const { groupId } = operation;
-    const row = this.prepare(
-      `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE id = ? AND group_id = ?`,
-    ).get(entryId, groupId) as ActivityRow | undefined;
-    if (!row) return failed(activityNotFound());
-    if (row.undone_by !== null) return failed(alreadyUndone());
-    const inverse = inverseOf(toActivityEntry(row));
-    let applied: Applied;
-    switch (inverse.kind) {
-      case 'counter':
-        applied = this.patchCounter(
-          operation,
-          inverse.counterId,
-          definedEntries(inverse.patch),
-          inverse.valueDelta,
-          seq,
-          inverse.entryKind,
-        );
-        break;
-      case 'delete':
-        applied = this.deleteCounter(operation, inverse.counterId, seq);
-        break;
-      case 'restore': {
-        const { counter } = inverse;
-        if (this.groupIsFull(groupId)) {
-          applied = failed(tooManyCounters(this.quotas.countersPerGroup));
-          break;
-        }
-        const restored = this.prepare(
-          `INSERT INTO counters (id, group_id, name, description, value, increment_step,
-               decrement_step, thumbnail_url, created_at, created_seq, version)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
-             RETURNING ${COUNTER_FIELDS}`,
-        ).get(
-          counter.id,
-          groupId,
-          counter.name,
-          counter.description,
-          counter.value,
-          counter.incrementStep,
-          counter.decrementStep,
-          counter.thumbnailUrl,
-          Date.parse(counter.createdAt),
-          seq,
-          seq,
-        ) as CounterRow | undefined;
-        applied = restored ? created(operation, toCounter(restored), seq) : failed(alreadyUndone());
-        break;
-      }
-      case 'group':
-        applied = this.patchGroup(operation, inverse.patch, seq);
-        break;
-    }
-    return markUndo(applied, entryId);
-  }
-
-  /**
-   * Whether the group holds its quota of counters. Counts at most that many index entries
-   * (counters_by_group), so a group already over a lowered quota costs no more.
-   */
-  private groupIsFull(groupId: string): boolean {
-    const max = this.quotas.countersPerGroup;
-    const row = this.prepare(
-      'SELECT count(*) AS n FROM (SELECT 1 FROM counters WHERE group_id = ? LIMIT ?)',
-    ).get(groupId, max) as { n: number };
-    return row.n >= max;
   }
 
   private readCounter(groupId: string, counterId: string): Counter | null {
