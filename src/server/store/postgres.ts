@@ -1,76 +1,51 @@
 /**
  * PostgreSQL store: many stateless Tally instances on one database (any managed Postgres).
  *
- * Same contract as the SQLite store (test/integration/store.suite.ts). A batch is one
- * transaction that first locks the rows of the groups it touches, in id order (so two instances
- * never deadlock), takes the groups' change numbers, applies each operation as one statement
- * (increments as `value = value + times * step`), and announces the batch's changes with
- * pg_notify inside the same transaction: the announcement is sent if and only if the batch commits.
+ * Same contract as the SQLite store (test/integration/store.suite.ts), same commit algorithm
+ * (store/commit.ts). A batch is one transaction of a fixed number of round trips whatever its
+ * size: BEGIN; lock the rows of the groups it touches, in id order (so two instances never
+ * deadlock); read what the batch names in one statement; write every row and announce the
+ * batch's changes with pg_notify in one statement; COMMIT. The announcement is sent if and only
+ * if the batch commits.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
-import type { Counter, CounterPatch, GroupPatch } from '../../shared/api.js';
-import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
-import { MESSAGES } from '../../shared/messages.js';
+import type { Counter } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
 import { clientConfig, notifyChannelOf, type PostgresConnection } from '../postgres/connection.js';
 import {
-  COUNTER_COLUMNS,
   COUNTER_FIELDS,
-  GROUP_COLUMNS,
   toCounter,
   toGroup,
+  toStoredCounter,
   type CounterRow,
   type GroupRow,
+  type StoredCounterRow,
 } from './columns.js';
+import type { StoredAnswer } from './batch.js';
 import {
-  accessChanged,
-  activityNotFound,
-  adjusted,
-  alreadyUndone,
-  counterNotFound,
-  counterOutcome,
-  created,
-  definedEntries,
-  deletedOutcome,
-  failed,
-  groupNotFound,
-  groupUpdated,
-  markUndo,
-  tagWithOperationId,
-  valueOutOfRange,
-  type Applied,
-} from './outcomes.js';
-import {
-  adjustOutcomes,
-  counterRef,
-  duplicateOutcome,
-  fingerprintsOf,
-  operationIdReused,
-  planBatch,
-  reuseOf,
-  readsEarlierWrites,
-  type Step,
-  type StoredAnswer,
-} from './batch.js';
+  commitBatch,
+  runAsync,
+  type BatchResult,
+  type CounterWrite,
+  type EntryWrite,
+  type OperationIdWrite,
+  type ReadAnswer,
+  type ReadRequest,
+  type StoredGroup,
+} from './commit.js';
 import {
   ACTIVITY_FIELDS,
-  adjustDrafts,
   bucketWidthMs,
-  historyPoints,
-  counterDraft,
   detailText,
+  historyPoints,
   toActivityEntry,
-  updateDraft,
-  type ActivityDraft,
   type ActivityRow,
 } from './activity.js';
-import { inverseOf } from './undo.js';
 import {
   ActivityTrimmer,
   deleteInChunks,
-  tooManyCounters,
   ACTIVITY_TRIM_CHUNK,
   TRIM_ALL_PAGE,
   type StoreQuotas,
@@ -179,28 +154,153 @@ const MIGRATIONS: readonly string[] = [
   `CREATE INDEX activity_by_counter_time ON activity (counter_id, at, id) WHERE counter_id IS NOT NULL;`,
 ];
 
-/** One batch's transaction and what it has decided so far. */
-interface PostgresBatch {
-  client: pg.PoolClient;
-  operations: readonly Operation[];
-  /** Each locked group's latest change number. */
-  seqs: Map<string, number>;
-  /** Operation ids to store with their answers, written in one statement (writeActivity). */
-  remembered: {
-    groupId: string;
-    opId: string;
-    result: string;
-    draft?: ActivityDraft | undefined;
+/** What BATCH_READ answers: one row of JSON arrays. */
+interface BatchReadRow {
+  operation_ids: {
+    g: string;
+    o: string;
+    r: StoredAnswer;
+    f: string | null;
+    a: number | null;
   }[];
-  /** Each operation's fingerprint by group and operation id (its first use in the batch). */
-  fingerprints: Map<string, string>;
-  /** Activity entries of the batch not yet written (writeActivity: at its end, before an undo). */
-  drafts: ActivityDraft[];
-  /** Entries taken back in this batch, and the entries that took them back. */
-  undone: Set<number>;
-  undos: { draft: ActivityDraft; target: number }[];
-  /** Activity entries written per group (told to the trimmer after the commit). */
-  written: Map<string, number>;
+  entries: ActivityRow[];
+  counters: StoredCounterRow[];
+  counts: { g: string; n: number }[];
+}
+
+/**
+ * The reads of one commit round after the lock, in one statement: stored operation ids, activity
+ * entries and counters by id, and capped counts of counters per group. Each part is an index
+ * lookup per key; empty arrays read nothing.
+ */
+const BATCH_READ = `SELECT
+  (SELECT coalesce(json_agg(json_build_object('g', o.group_id, 'o', o.op_id, 'r', o.result,
+       'f', o.fingerprint, 'a', o.activity_id)), '[]'::json)
+     FROM operation_ids o JOIN unnest($1::text[], $2::text[]) AS q(group_id, op_id)
+       ON o.group_id = q.group_id AND o.op_id = q.op_id) AS operation_ids,
+  (SELECT coalesce(json_agg(a), '[]'::json)
+     FROM (SELECT ${ACTIVITY_FIELDS} FROM activity WHERE id = ANY($3::bigint[])) a) AS entries,
+  (SELECT coalesce(json_agg(c), '[]'::json)
+     FROM (SELECT group_id, created_seq, ${COUNTER_FIELDS} FROM counters
+           WHERE id = ANY($4::text[])) c) AS counters,
+  (SELECT coalesce(json_agg(json_build_object('g', g.id, 'n',
+       (SELECT count(*) FROM (SELECT 1 FROM counters c WHERE c.group_id = g.id LIMIT $6) x))),
+     '[]'::json)
+     FROM unnest($5::text[]) AS g(id)) AS counts`;
+
+/**
+ * Every write of a batch in one statement: data-modifying CTEs each run once, to completion,
+ * whether or not the final SELECT reads them, and all see the snapshot from before the statement
+ * (store/commit.ts never writes one row twice: a counter is deleted or written, not both). New
+ * entries take ids from the sequence in entry order (`ids`), which the entries, the operation ids
+ * and the undone marks refer to by their 1-based position. The final SELECT sends the batch's
+ * announcements, delivered if and only if the transaction commits.
+ */
+const BATCH_WRITE = `WITH
+  deleted AS (DELETE FROM counters WHERE id = ANY($1::text[])),
+  counter_rows AS MATERIALIZED (
+    SELECT * FROM json_to_recordset($2::json) AS v(id text, group_id text, name text,
+      description text, value bigint, increment_step bigint, decrement_step bigint,
+      thumbnail_url text, created_at timestamptz, created_seq bigint, version bigint,
+      existed boolean)),
+  updated AS (
+    UPDATE counters c SET name = v.name, description = v.description, value = v.value,
+      increment_step = v.increment_step, decrement_step = v.decrement_step,
+      thumbnail_url = v.thumbnail_url, created_at = v.created_at, created_seq = v.created_seq,
+      version = v.version
+    FROM counter_rows v WHERE v.existed AND c.id = v.id),
+  inserted AS (
+    INSERT INTO counters (id, group_id, name, description, value, increment_step,
+      decrement_step, thumbnail_url, created_at, created_seq, version)
+    SELECT id, group_id, name, description, value, increment_step, decrement_step,
+      thumbnail_url, created_at, created_seq, version
+    FROM counter_rows WHERE NOT existed),
+  groups_written AS (
+    UPDATE counter_groups g SET display_name = v.display_name,
+      profile_image_url = v.profile_image_url, access_key_hash = v.access_key_hash,
+      view_key_hash = v.view_key_hash, seq = v.seq
+    FROM json_to_recordset($3::json) AS v(id text, display_name text, profile_image_url text,
+      access_key_hash text, view_key_hash text, seq bigint)
+    WHERE g.id = v.id),
+  ids AS MATERIALIZED (
+    SELECT id, row_number() OVER (ORDER BY id) AS n
+    FROM (SELECT nextval('activity_id_seq') AS id FROM generate_series(1, $4::int)) s),
+  entries_written AS (
+    INSERT INTO activity (id, group_id, seq, at, actor, kind, counter_id, counter_name,
+      value_after, delta, detail, undo_of, undone_by)
+    SELECT i.id, e.group_id, e.seq, to_timestamp($5::double precision / 1000), e.actor, e.kind,
+      e.counter_id, e.counter_name, e.value_after, e.delta, e.detail,
+      coalesce(e.undo_of, u.id), b.id
+    FROM json_to_recordset($6::json) AS e(n bigint, group_id text, seq bigint, actor text,
+      kind text, counter_id text, counter_name text, value_after bigint, delta bigint,
+      detail text, undo_of bigint, undo_of_new bigint, undone_by_new bigint)
+    JOIN ids i ON i.n = e.n
+    LEFT JOIN ids u ON u.n = e.undo_of_new
+    LEFT JOIN ids b ON b.n = e.undone_by_new),
+  undone AS (
+    UPDATE activity SET undone_by = i.id
+    FROM json_to_recordset($7::json) AS x(e bigint, b bigint) JOIN ids i ON i.n = x.b
+    WHERE activity.id = x.e),
+  operation_ids_written AS (
+    INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id, fingerprint)
+    SELECT o.g, o.o, o.r, to_timestamp($5::double precision / 1000), i.id, o.f
+    FROM json_to_recordset($8::json) AS o(g text, o text, r jsonb, e bigint, f text)
+    LEFT JOIN ids i ON i.n = o.e)
+SELECT pg_notify($9, payload) FROM unnest($10::text[]) AS payload`;
+
+const counterJson = ({ groupId, createdSeq, existed, counter }: CounterWrite) => ({
+  id: counter.id,
+  group_id: groupId,
+  name: counter.name,
+  description: counter.description,
+  value: counter.value,
+  increment_step: counter.incrementStep,
+  decrement_step: counter.decrementStep,
+  thumbnail_url: counter.thumbnailUrl,
+  created_at: counter.createdAt,
+  created_seq: createdSeq,
+  version: counter.version,
+  existed,
+});
+
+const groupJson = ({ record, seq }: StoredGroup) => ({
+  id: record.id,
+  display_name: record.displayName,
+  profile_image_url: record.profileImageUrl,
+  access_key_hash: record.keyHash,
+  view_key_hash: record.viewKeyHash,
+  seq,
+});
+
+/** An entry as BATCH_WRITE reads it; positions of new entries are 1-based. */
+const entryJson = ({ draft, undoOf, undoneBy }: EntryWrite, index: number) => ({
+  n: index + 1,
+  group_id: draft.groupId,
+  seq: draft.seq,
+  actor: draft.actor,
+  kind: draft.kind,
+  counter_id: draft.counterId,
+  counter_name: draft.counterName,
+  value_after: draft.value,
+  delta: draft.delta,
+  detail: detailText(draft),
+  undo_of: undoOf !== null && 'id' in undoOf ? undoOf.id : null,
+  undo_of_new: undoOf !== null && 'draft' in undoOf ? undoOf.draft + 1 : null,
+  undone_by_new: undoneBy === null ? null : undoneBy + 1,
+});
+
+/**
+ * The operation-id rows as JSON text, written by hand: there is one per tap, and each `result`
+ * is JSON text already, so it is spliced in rather than parsed and stringified again.
+ */
+function operationIdsJson(rows: readonly OperationIdWrite[]): string {
+  const parts = rows.map(
+    ({ groupId, opId, result, entry, fingerprint }) =>
+      `{"g":${JSON.stringify(groupId)},"o":${JSON.stringify(opId)},"r":${result},"e":${
+        entry === null ? 'null' : entry + 1
+      },"f":${JSON.stringify(fingerprint)}}`,
+  );
+  return `[${parts.join(',')}]`;
 }
 
 export interface PostgresStoreOptions {
@@ -366,80 +466,6 @@ export class PostgresStore implements Store {
       );
     } catch (error) {
       throw new StorageUnavailableError(error instanceof Error ? error.message : String(error));
-    }
-  }
-
-  private async commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const groupIds = [...new Set(operations.map((operation) => operation.groupId))].sort();
-      const locked = await client.query<{ id: string; seq: number }>(
-        'SELECT id, seq FROM counter_groups WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
-        [groupIds],
-      );
-      const fingerprints = fingerprintsOf(operations);
-      const batch: PostgresBatch = {
-        client,
-        operations,
-        seqs: new Map(locked.rows.map((row) => [row.id, row.seq])),
-        remembered: [],
-        fingerprints: new Map(),
-        drafts: [],
-        undone: new Set(),
-        undos: [],
-        written: new Map(),
-      };
-      operations.forEach(({ groupId, opId }, index) => {
-        const key = `${groupId}\u0000${opId}`;
-        const fingerprint = fingerprints[index];
-        if (fingerprint !== undefined && !batch.fingerprints.has(key)) {
-          batch.fingerprints.set(key, fingerprint);
-        }
-      });
-      const startSeqs = new Map(batch.seqs);
-      const outcomes = new Array<OperationOutcome | undefined>(operations.length);
-      for (const [index, outcome] of await this.replays(client, operations, fingerprints)) {
-        outcomes[index] = outcome;
-      }
-      const replayed = new Set(outcomes.flatMap((outcome, index) => (outcome ? [index] : [])));
-      const plan = planBatch(operations, replayed, fingerprints);
-      for (const step of plan.steps) {
-        if (step.kind === 'single') {
-          if (readsEarlierWrites(operations[step.index] as Operation)) {
-            await this.writeActivity(batch);
-          }
-          outcomes[step.index] = await this.applyOne(batch, step.index);
-        } else {
-          for (const [index, outcome] of await this.applyAdjust(batch, step)) {
-            outcomes[index] = outcome;
-          }
-        }
-      }
-      for (const [index, first] of plan.duplicates) {
-        outcomes[index] = duplicateOutcome(outcomes[first]);
-      }
-      for (const index of plan.reused) outcomes[index] = operationIdReused();
-      await this.writeActivity(batch);
-      const changed = [...batch.seqs].filter(([id, seq]) => startSeqs.get(id) !== seq);
-      if (changed.length > 0) {
-        await client.query(
-          `UPDATE counter_groups SET seq = v.seq
-           FROM unnest($1::text[], $2::bigint[]) AS v(id, seq) WHERE counter_groups.id = v.id`,
-          [changed.map(([id]) => id), changed.map(([, seq]) => seq)],
-        );
-      }
-      const final = outcomes.map((outcome) => outcome ?? groupNotFound());
-      await this.announce(client, operations, final);
-      await client.query('COMMIT');
-      for (const [groupId, entries] of batch.written) this.trimmer.noteWritten(groupId, entries);
-      this.trimmer.kick();
-      return final;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
     }
   }
 
@@ -612,488 +638,126 @@ export class PostgresStore implements Store {
     if (!this.pool.ended) await this.pool.end();
   }
 
-  // ---- inside the batch transaction ----------------------------------------------------------
+  // ---- inside the batch transaction: the reads and writes of store/commit.ts ------------------
 
-  /** The answers again for operation ids the groups already applied, by batch position. */
-  private async replays(
-    client: pg.PoolClient,
-    operations: readonly Operation[],
-    fingerprints: readonly (string | undefined)[],
-  ): Promise<Map<number, OperationOutcome>> {
-    const withIds = operations.flatMap((operation, index) =>
-      operation.opId === undefined
-        ? []
-        : [{ index, groupId: operation.groupId, opId: operation.opId }],
-    );
-    const found = new Map<number, OperationOutcome>();
-    if (withIds.length === 0) return found;
-    const { rows } = await client.query<{
-      group_id: string;
-      op_id: string;
-      result: StoredAnswer;
-      fingerprint: string | null;
-    }>(
-      `SELECT o.group_id, o.op_id, o.result, o.fingerprint FROM operation_ids o
-       JOIN unnest($1::text[], $2::text[]) AS q(group_id, op_id)
-         ON o.group_id = q.group_id AND o.op_id = q.op_id`,
-      [withIds.map((entry) => entry.groupId), withIds.map((entry) => entry.opId)],
-    );
-    const byKey = new Map(rows.map((row) => [`${row.group_id}\u0000${row.op_id}`, row]));
-    for (const entry of withIds) {
-      const stored = byKey.get(`${entry.groupId}\u0000${entry.opId}`);
-      if (!stored) continue;
-      const reused = reuseOf(stored.fingerprint, fingerprints[entry.index]);
-      if (reused) {
-        found.set(entry.index, reused);
-        continue;
-      }
-      const answer = stored.result;
-      if (answer.kind !== 'counterRef') {
-        found.set(entry.index, { ok: true, result: answer, changes: [], replayed: true });
-        continue;
-      }
-      const { rows: counters } = await client.query<CounterRow>(
-        `SELECT ${COUNTER_FIELDS} FROM counters WHERE id = $1 AND group_id = $2`,
-        [answer.counterId, entry.groupId],
+  private async commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const options = {
+        activityLog: this.activityLog,
+        countersPerGroup: this.quotas.countersPerGroup,
+        now: Date.now(),
+      };
+      const result = await runAsync(commitBatch(operations, options), (request) =>
+        this.read(client, request),
       );
-      const row = counters[0];
-      found.set(
-        entry.index,
-        row
-          ? {
-              ok: true,
-              result: { kind: 'counter', counter: toCounter(row), created: false },
-              changes: [],
-              replayed: true,
-            }
-          : counterNotFound(),
-      );
+      await this.write(client, result, options.now);
+      await client.query('COMMIT');
+      for (const { draft } of result.writes.entries) this.trimmer.noteWritten(draft.groupId, 1);
+      this.trimmer.kick();
+      return result.outcomes;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
     }
-    return found;
-  }
-
-  /** pg_notify of the batch's changes, per group, inside the transaction. */
-  private async announce(
-    client: pg.PoolClient,
-    operations: readonly Operation[],
-    outcomes: readonly OperationOutcome[],
-  ): Promise<void> {
-    const changesByGroup = new Map<string, Change[]>();
-    outcomes.forEach((outcome, index) => {
-      const groupId = operations[index]?.groupId;
-      if (!outcome.ok || outcome.changes.length === 0 || groupId === undefined) return;
-      const list = changesByGroup.get(groupId) ?? [];
-      list.push(...outcome.changes);
-      changesByGroup.set(groupId, list);
-    });
-    for (const [groupId, changes] of changesByGroup) {
-      changes.sort((a, b) => a.seq - b.seq);
-      for (const payload of this.encodeAnnouncements(groupId, changes)) {
-        await client.query('SELECT pg_notify($1, $2)', [this.notifyChannel, payload]);
-      }
-    }
-  }
-
-  private async applyOne(batch: PostgresBatch, index: number): Promise<OperationOutcome> {
-    const operation = batch.operations[index] as Operation;
-    const { groupId, opId } = operation;
-    const current = batch.seqs.get(groupId);
-    if (current === undefined) return groupNotFound();
-    const seq = current + 1;
-    const applied = await this.applyMutation(batch, operation, seq);
-    const outcome = tagWithOperationId(applied.outcome, opId);
-    if (outcome.ok) {
-      batch.seqs.set(groupId, seq);
-      batch.drafts.push(...applied.drafts);
-      const draft = applied.drafts[0];
-      if (applied.undoes !== undefined && draft) {
-        batch.undone.add(applied.undoes);
-        batch.undos.push({ draft, target: applied.undoes });
-      }
-      if (opId !== undefined) {
-        batch.remembered.push({ groupId, opId, result: JSON.stringify(outcome.result), draft });
-      }
-    }
-    return outcome;
-  }
-
-  /** A coalesced run of taps on one counter: one UPDATE, one change number, one change. */
-  private async applyAdjust(
-    batch: PostgresBatch,
-    step: Extract<Step, { kind: 'adjust' }>,
-  ): Promise<Map<number, OperationOutcome>> {
-    const { groupId, counterId } = step;
-    const current = batch.seqs.get(groupId);
-    if (current === undefined) {
-      return new Map(step.indices.map((index) => [index, groupNotFound()]));
-    }
-    const seq = current + 1;
-    // numeric: the range check itself must not overflow bigint.
-    const next = '(value::numeric + $4::numeric * increment_step - $5::numeric * decrement_step)';
-    const { rows } = await batch.client.query<CounterRow>(
-      `UPDATE counters SET value = ${next}::bigint, version = $3
-       WHERE id = $1 AND group_id = $2 AND ${next} BETWEEN $6 AND $7
-       RETURNING ${COUNTER_FIELDS}`,
-      [counterId, groupId, seq, step.increments, step.decrements, MIN_VALUE, MAX_VALUE],
-    );
-    const row = rows[0];
-    if (row) {
-      batch.seqs.set(groupId, seq);
-      const counter = toCounter(row);
-      const result = counterRef(counterId);
-      for (const draft of adjustDrafts(step, batch.operations, counter, seq)) {
-        batch.drafts.push(draft);
-        for (const opId of draft.opIds) batch.remembered.push({ groupId, opId, result, draft });
-      }
-      return adjustOutcomes(step, batch.operations, counter, seq);
-    }
-    if (!(await this.readCounter(batch.client, groupId, counterId))) {
-      return new Map(step.indices.map((index) => [index, counterNotFound()]));
-    }
-    // Together the taps would leave the exact range: apply them one by one.
-    const outcomes = new Map<number, OperationOutcome>();
-    for (const index of step.indices) outcomes.set(index, await this.applyOne(batch, index));
-    return outcomes;
   }
 
   /**
-   * Writes the batch's activity entries held so far (ids taken from the sequence first, so
-   * operation ids and undone entries can point at them), then the operation ids with their
-   * entries, and empties those lists. Once at the end of a batch, and before an undo.
+   * One round of the commit's reads in at most two statements, whatever the batch's size: the
+   * groups' rows are locked first (in id order, so two instances never deadlock) in a statement
+   * of their own, so that the rest, read in one statement as JSON, is read after the lock.
    */
-  private async writeActivity(batch: PostgresBatch): Promise<void> {
-    const { client } = batch;
-    const drafts = this.activityLog ? batch.drafts : [];
-    for (const draft of drafts) {
-      batch.written.set(draft.groupId, (batch.written.get(draft.groupId) ?? 0) + 1);
+  private async read(client: pg.PoolClient, request: ReadRequest): Promise<ReadAnswer> {
+    const groups: StoredGroup[] = [];
+    if (request.groups.length > 0) {
+      const { rows } = await client.query<GroupRow>({
+        name: 'tally-lock-groups',
+        text: 'SELECT * FROM counter_groups WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
+        values: [request.groups],
+      });
+      for (const row of rows) groups.push({ record: toGroup(row), seq: row.seq });
     }
-    const ids = new Map<ActivityDraft, number>();
-    if (drafts.length > 0) {
-      const allocated = await client.query<{ id: number }>(
-        `SELECT nextval(pg_get_serial_sequence('activity', 'id'))::bigint AS id
-         FROM generate_series(1, $1)`,
-        [drafts.length],
-      );
-      drafts.forEach((draft, index) => ids.set(draft, Number(allocated.rows[index]?.id)));
-      await client.query(
-        `INSERT INTO activity (id, group_id, seq, actor, kind, counter_id, counter_name,
-           value_after, delta, detail, undo_of)
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[],
-           $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::bigint[])`,
-        [
-          drafts.map((draft) => ids.get(draft)),
-          drafts.map((draft) => draft.groupId),
-          drafts.map((draft) => draft.seq),
-          drafts.map((draft) => draft.actor),
-          drafts.map((draft) => draft.kind),
-          drafts.map((draft) => draft.counterId),
-          drafts.map((draft) => draft.counterName),
-          drafts.map((draft) => draft.value),
-          drafts.map((draft) => draft.delta),
-          drafts.map(detailText),
-          drafts.map((draft) => draft.undoOf),
-        ],
-      );
+    const answer: ReadAnswer = {
+      groups,
+      operationIds: [],
+      entries: [],
+      counters: [],
+      counts: new Map(),
+    };
+    const { operationIds, entries, counters, countGroups } = request;
+    if (operationIds.length + entries.length + counters.length + countGroups.length === 0) {
+      return answer;
     }
-    if (drafts.length > 0 && batch.undos.length > 0) {
-      await client.query(
-        `UPDATE activity SET undone_by = v.by
-         FROM unnest($1::bigint[], $2::bigint[]) AS v(id, by) WHERE activity.id = v.id`,
-        [batch.undos.map((undo) => undo.target), batch.undos.map((undo) => ids.get(undo.draft))],
-      );
-    }
-    if (batch.remembered.length > 0) {
-      const { remembered } = batch;
-      await client.query(
-        `INSERT INTO operation_ids (group_id, op_id, result, activity_id, fingerprint)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::bigint[], $5::text[])`,
-        [
-          remembered.map((entry) => entry.groupId),
-          remembered.map((entry) => entry.opId),
-          remembered.map((entry) => entry.result),
-          remembered.map((entry) => (entry.draft ? (ids.get(entry.draft) ?? null) : null)),
-          remembered.map(
-            (entry) => batch.fingerprints.get(`${entry.groupId}\u0000${entry.opId}`) ?? null,
-          ),
-        ],
-      );
-    }
-    batch.drafts.length = 0;
-    batch.undos.length = 0;
-    batch.remembered.length = 0;
-  }
-
-  private async applyMutation(
-    batch: PostgresBatch,
-    operation: Operation,
-    seq: number,
-  ): Promise<Applied> {
-    const { client } = batch;
-    const { groupId, mutation } = operation;
-    switch (mutation.kind) {
-      case 'createCounter': {
-        if (await this.groupIsFull(client, groupId)) {
-          return failed(tooManyCounters(this.quotas.countersPerGroup));
-        }
-        const fields = mutation.fields;
-        const { rows } = await client.query<CounterRow>(
-          `INSERT INTO counters (id, group_id, name, description, value, increment_step,
-             decrement_step, thumbnail_url, created_at, created_seq, version)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), $9, $9) RETURNING ${COUNTER_FIELDS}`,
-          [
-            randomUUID(),
-            groupId,
-            fields.name ?? MESSAGES.newCounterName,
-            fields.description ?? '',
-            fields.value ?? 0,
-            fields.incrementStep ?? DEFAULT_STEP,
-            fields.decrementStep ?? DEFAULT_STEP,
-            fields.thumbnailUrl ?? null,
-            seq,
-          ],
-        );
-        return created(operation, toCounter(rows[0] as CounterRow), seq);
-      }
-      case 'updateCounter': {
-        const entries = definedEntries<CounterPatch>(mutation.patch);
-        return this.patchCounter(
-          client,
-          operation,
-          mutation.counterId,
-          entries,
-          0n,
-          seq,
-          'counter.updated',
-        );
-      }
-      case 'adjustCounter': {
-        const column = mutation.direction === 'increment' ? 'increment_step' : 'decrement_step';
-        const sign = mutation.direction === 'increment' ? 1 : -1;
-        // Computed by the database from the stored step: a tap is "one step", never a value the
-        // client computed. numeric avoids bigint overflow while checking the range.
-        const next = `(value::numeric + ${sign} * $4::numeric * ${column})`;
-        const { rows } = await client.query<CounterRow>(
-          `UPDATE counters SET value = ${next}::bigint, version = $3
-           WHERE id = $1 AND group_id = $2 AND ${next} BETWEEN $5 AND $6
-           RETURNING ${COUNTER_FIELDS}`,
-          [mutation.counterId, groupId, seq, mutation.times, MIN_VALUE, MAX_VALUE],
-        );
-        if (!rows[0]) {
-          const exists = await this.readCounter(client, groupId, mutation.counterId);
-          return failed(exists ? valueOutOfRange() : counterNotFound());
-        }
-        return adjusted(operation, toCounter(rows[0]), seq);
-      }
-      case 'deleteCounter':
-        return this.deleteCounter(client, operation, mutation.counterId, seq);
-      case 'updateGroup':
-        return this.patchGroup(client, operation, mutation.patch, seq);
-      case 'undoEntry':
-        return this.undo(batch, operation, mutation.entryId, seq);
-      case 'rotateKey':
-      case 'setViewKey': {
-        const { rows } =
-          mutation.kind === 'rotateKey'
-            ? await client.query<GroupRow>(
-                `UPDATE counter_groups SET access_key_hash = $2,
-                   view_key_hash = CASE WHEN view_key_hash IS NULL THEN NULL ELSE $3 END
-                 WHERE id = $1 RETURNING *`,
-                [groupId, mutation.keyHash, mutation.viewKeyHash],
-              )
-            : await client.query<GroupRow>(
-                'UPDATE counter_groups SET view_key_hash = $2 WHERE id = $1 RETURNING *',
-                [groupId, mutation.viewKeyHash],
-              );
-        return rows[0] ? accessChanged(toGroup(rows[0]), seq) : failed(groupNotFound());
-      }
-      case 'undoOperation': {
-        const { rows } = await client.query<{ activity_id: number | null }>(
-          'SELECT activity_id FROM operation_ids WHERE group_id = $1 AND op_id = $2',
-          [groupId, mutation.opId],
-        );
-        const entryId = rows[0]?.activity_id;
-        if (entryId == null) return failed(activityNotFound());
-        return this.undo(batch, operation, entryId, seq);
-      }
-    }
-  }
-
-  /** Sets fields and adds `valueDelta` to the value in one statement (edits and their undo). */
-  private async patchCounter(
-    client: pg.PoolClient,
-    operation: Operation,
-    counterId: string,
-    entries: [string, unknown][],
-    valueDelta: bigint,
-    seq: number,
-    entryKind: 'counter.updated' | 'counter.adjusted',
-  ): Promise<Applied> {
-    const { groupId } = operation;
-    const before = await this.readCounter(client, groupId, counterId);
-    if (!before) return failed(counterNotFound());
-    const sets = entries.map(
-      ([field], index) => `${COUNTER_COLUMNS[field as keyof CounterPatch]} = $${index + 7}`,
-    );
-    // numeric: the range check itself must not overflow bigint. A typed value is set as is.
-    const next = '(value::numeric + $4::numeric)';
-    const addToValue = entries.some(([field]) => field === 'value')
-      ? []
-      : [`value = ${next}::bigint`];
-    const { rows } = await client.query<CounterRow>(
-      `UPDATE counters SET ${[...sets, ...addToValue, 'version = $3'].join(', ')}
-       WHERE id = $1 AND group_id = $2 AND ${next} BETWEEN $5 AND $6
-       RETURNING ${COUNTER_FIELDS}`,
-      [
-        counterId,
-        groupId,
-        seq,
-        valueDelta.toString(),
-        MIN_VALUE,
-        MAX_VALUE,
-        ...entries.map(([, v]) => v),
+    const { rows } = await client.query<BatchReadRow>({
+      name: 'tally-batch-read',
+      text: BATCH_READ,
+      values: [
+        operationIds.map((key) => key.groupId),
+        operationIds.map((key) => key.opId),
+        entries,
+        counters,
+        countGroups,
+        request.countCap,
       ],
-    );
-    if (!rows[0]) return failed(valueOutOfRange());
-    const after = toCounter(rows[0]);
-    const draft =
-      entryKind === 'counter.adjusted'
-        ? { ...counterDraft(operation, entryKind, after, seq), delta: Number(valueDelta) }
-        : updateDraft(operation, before, after, seq);
-    return {
-      outcome: counterOutcome(after, false, { type: 'counter.updated', seq, counter: after }),
-      drafts: [draft],
-    };
-  }
-
-  private async deleteCounter(
-    client: pg.PoolClient,
-    operation: Operation,
-    counterId: string,
-    seq: number,
-  ): Promise<Applied> {
-    const { rows } = await client.query<CounterRow>(
-      `DELETE FROM counters WHERE id = $1 AND group_id = $2 RETURNING ${COUNTER_FIELDS}`,
-      [counterId, operation.groupId],
-    );
-    if (!rows[0]) return failed(counterNotFound());
-    const counter = toCounter(rows[0]);
-    return {
-      outcome: deletedOutcome(counter.id, seq),
-      drafts: [counterDraft(operation, 'counter.deleted', counter, seq)],
-    };
-  }
-
-  private async patchGroup(
-    client: pg.PoolClient,
-    operation: Operation,
-    patch: GroupPatch,
-    seq: number,
-  ): Promise<Applied> {
-    const { groupId } = operation;
-    const before = await client.query<GroupRow>('SELECT * FROM counter_groups WHERE id = $1', [
-      groupId,
-    ]);
-    if (!before.rows[0]) return failed(groupNotFound());
-    const entries = definedEntries<GroupPatch>(patch);
-    const sets = entries.map(([field], index) => `${GROUP_COLUMNS[field]} = $${index + 2}`);
-    const { rows } = await client.query<GroupRow>(
-      `UPDATE counter_groups SET ${sets.join(', ')} WHERE id = $1 RETURNING *`,
-      [groupId, ...entries.map(([, value]) => value)],
-    );
-    return groupUpdated(operation, toGroup(before.rows[0]), toGroup(rows[0] as GroupRow), seq);
-  }
-
-  /** Takes back one entry of this group by applying its inverse (store/undo.ts). */
-  private async undo(
-    batch: PostgresBatch,
-    operation: Operation,
-    entryId: number,
-    seq: number,
-  ): Promise<Applied> {
-    const { client } = batch;
-    const { groupId } = operation;
-    const { rows } = await client.query<ActivityRow>(
-      `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE id = $1 AND group_id = $2`,
-      [entryId, groupId],
-    );
+    });
     const row = rows[0];
-    if (!row) return failed(activityNotFound());
-    if (row.undone_by !== null || batch.undone.has(entryId)) return failed(alreadyUndone());
-    const inverse = inverseOf(toActivityEntry(row));
-    let applied: Applied;
-    switch (inverse.kind) {
-      case 'counter':
-        applied = await this.patchCounter(
-          client,
-          operation,
-          inverse.counterId,
-          definedEntries(inverse.patch),
-          inverse.valueDelta,
-          seq,
-          inverse.entryKind,
-        );
-        break;
-      case 'delete':
-        applied = await this.deleteCounter(client, operation, inverse.counterId, seq);
-        break;
-      case 'restore': {
-        const { counter } = inverse;
-        if (await this.groupIsFull(client, groupId)) {
-          applied = failed(tooManyCounters(this.quotas.countersPerGroup));
-          break;
-        }
-        const restored = await client.query<CounterRow>(
-          `INSERT INTO counters (id, group_id, name, description, value, increment_step,
-             decrement_step, thumbnail_url, created_at, created_seq, version)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (id) DO NOTHING
-           RETURNING ${COUNTER_FIELDS}`,
-          [
-            counter.id,
-            groupId,
-            counter.name,
-            counter.description,
-            counter.value,
-            counter.incrementStep,
-            counter.decrementStep,
-            counter.thumbnailUrl,
-            new Date(counter.createdAt),
-            seq,
-          ],
-        );
-        applied = restored.rows[0]
-          ? created(operation, toCounter(restored.rows[0]), seq)
-          : failed(alreadyUndone());
-        break;
-      }
-      case 'group':
-        applied = await this.patchGroup(client, operation, inverse.patch, seq);
-        break;
-    }
-    return markUndo(applied, entryId);
+    if (!row) return answer;
+    answer.operationIds = row.operation_ids.map((stored) => ({
+      groupId: stored.g,
+      opId: stored.o,
+      result: stored.r,
+      fingerprint: stored.f,
+      activityId: stored.a,
+    }));
+    answer.entries = row.entries.map((entry) => ({
+      groupId: entry.group_id,
+      entry: toActivityEntry(entry),
+    }));
+    answer.counters = row.counters.map(toStoredCounter);
+    answer.counts = new Map(row.counts.map((count) => [count.g, count.n]));
+    return answer;
   }
 
   /**
-   * Whether the group holds its quota of counters. The batch holds the group's row lock, so no
-   * concurrent batch can add one meanwhile; counts at most that many index entries.
+   * A batch's writes and its announcement in one statement (BATCH_WRITE), whatever the batch
+   * holds: the rows travel as JSON arrays, so the statement's text never changes and stays
+   * prepared.
    */
-  private async groupIsFull(client: pg.PoolClient, groupId: string): Promise<boolean> {
-    const max = this.quotas.countersPerGroup;
-    const { rows } = await client.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM (SELECT 1 FROM counters WHERE group_id = $1 LIMIT $2) c',
-      [groupId, max],
-    );
-    return (rows[0]?.n ?? 0) >= max;
-  }
-
-  private async readCounter(
-    client: pg.PoolClient,
-    groupId: string,
-    counterId: string,
-  ): Promise<Counter | null> {
-    const { rows } = await client.query<CounterRow>(
-      `SELECT ${COUNTER_FIELDS} FROM counters WHERE id = $1 AND group_id = $2`,
-      [counterId, groupId],
-    );
-    return rows[0] ? toCounter(rows[0]) : null;
+  private async write(client: pg.PoolClient, result: BatchResult, now: number): Promise<void> {
+    const { writes } = result;
+    const payloads: string[] = [];
+    for (const [groupId, changes] of result.changes) {
+      payloads.push(...this.encodeAnnouncements(groupId, changes));
+    }
+    if (
+      writes.counters.length +
+        writes.deletedCounters.length +
+        writes.groups.length +
+        writes.entries.length +
+        writes.operationIds.length +
+        payloads.length ===
+      0
+    ) {
+      return;
+    }
+    await client.query({
+      name: 'tally-batch-write',
+      text: BATCH_WRITE,
+      values: [
+        writes.deletedCounters,
+        JSON.stringify(writes.counters.map(counterJson)),
+        JSON.stringify(writes.groups.map(groupJson)),
+        writes.entries.length,
+        now,
+        JSON.stringify(writes.entries.map(entryJson)),
+        JSON.stringify(writes.undone.map(({ entryId, by }) => ({ e: entryId, b: by + 1 }))),
+        operationIdsJson(writes.operationIds),
+        this.notifyChannel,
+        payloads,
+      ],
+    });
   }
 }
