@@ -321,6 +321,52 @@ export function describeActivityContract(label: string, create: () => Promise<St
       expect(await valueOf(counter.id)).toBe(1);
     });
 
+    // The cases below once behaved differently on the two stores (same-batch undo, double undo
+    // in one batch): both now run store/commit.ts, and these keep it so.
+    it('applies only one of two undos by operation id of a tap made in the same batch', async () => {
+      const counter = await createCounter();
+      const outcomes = await store.commit([
+        tap(counter.id, 'Ada', 'increment', 'same-1'),
+        op({ kind: 'undoOperation', opId: 'same-1' }, 'Ada', 'undo-a'),
+        op({ kind: 'undoOperation', opId: 'same-1' }, 'Ada', 'undo-b'),
+      ]);
+      expect(outcomes.map(errorCode)).toEqual(['ok', 'ok', 'already_undone']);
+      expect(await valueOf(counter.id)).toBe(0);
+      const [undo, tapped] = await newest(2);
+      expect(tapped?.kind).toBe('counter.adjusted');
+      expect(undo?.undoOf).toBe(tapped?.id);
+      expect(tapped?.undoneBy).toBe(undo?.id);
+    });
+
+    it('brings back a counter deleted earlier in the same batch, and taps after it count', async () => {
+      const counter = await createCounter({ name: 'Laps', value: 7 });
+      const outcomes = await store.commit([
+        op({ kind: 'deleteCounter', counterId: counter.id }, 'Ada', 'del-1'),
+        op({ kind: 'undoOperation', opId: 'del-1' }, 'Ada', 'undo-del-1'),
+        tap(counter.id, 'Bob'),
+      ]);
+      expect(outcomes.map(errorCode)).toEqual(['ok', 'ok', 'ok']);
+      const state = await store.loadGroupState(groupId);
+      expect(state?.counters.map((c) => [c.id, c.name, c.value])).toEqual([
+        [counter.id, 'Laps', 8],
+      ]);
+      const [deleted] = (await newest()).filter((entry) => entry.kind === 'counter.deleted');
+      expect(deleted?.undoneBy).not.toBeNull();
+    });
+
+    it('leaves no counter when one is created and undone in the same batch', async () => {
+      const outcomes = await store.commit([
+        op({ kind: 'createCounter', fields: { name: 'Oops' } }, 'Ada', 'create-1'),
+        op({ kind: 'undoOperation', opId: 'create-1' }, 'Ada', 'undo-create-1'),
+      ]);
+      expect(outcomes.map(errorCode)).toEqual(['ok', 'ok']);
+      expect((await store.loadGroupState(groupId))?.counters).toEqual([]);
+      expect((await newest()).map((entry) => entry.kind)).toEqual([
+        'counter.deleted',
+        'counter.created',
+      ]);
+    });
+
     it('ends at the sum of the operations not undone when undos race with taps', async () => {
       const counter = await createCounter();
       await store.commit(Array.from({ length: 10 }, (_, i) => tap(counter.id, `M${i}`)));

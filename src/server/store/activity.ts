@@ -35,7 +35,6 @@ export interface ActivityDraft {
   delta: number | null;
   /** Field changes, or the counter snapshot of a create or delete. */
   detail: FieldChange[] | CounterSnapshot | null;
-  undoOf: number | null;
   opIds: string[];
 }
 
@@ -113,7 +112,6 @@ export function counterDraft(
     value: kind === 'counter.deleted' ? null : counter.value,
     delta: null,
     detail: kind === 'counter.created' || kind === 'counter.deleted' ? snapshotOf(counter) : null,
-    undoOf: null,
     opIds: opIdsOf(operation),
   };
 }
@@ -159,7 +157,6 @@ export function groupDraft(
     value: null,
     delta: null,
     detail: changes,
-    undoOf: null,
     opIds: opIdsOf(operation),
   };
 }

@@ -180,17 +180,6 @@ export function adjustOutcomes(
   return outcomes;
 }
 
-/**
- * Whether applying this operation reads the operation ids and activity entries written so far:
- * an undo finds its entry through them, also when the change it undoes is in the same batch (an
- * offline queue of a tap and its undo arrives at once). Stores write what they hold back before
- * applying it.
- */
-export function readsEarlierWrites(operation: Operation): boolean {
-  const { kind } = operation.mutation;
-  return kind === 'undoOperation' || kind === 'undoEntry';
-}
-
 /** A repeated operation id answers like its first use, as a replay. */
 export function duplicateOutcome(first: OperationOutcome | undefined): OperationOutcome {
   if (!first) throw new Error('duplicate of an operation without an outcome');
@@ -202,6 +191,3 @@ export function duplicateOutcome(first: OperationOutcome | undefined): Operation
  * counter (its row at replay time includes the tap), which keeps the table small under load.
  */
 export type StoredAnswer = MutationResult | { kind: 'counterRef'; counterId: string };
-
-export const counterRef = (counterId: string): string =>
-  JSON.stringify({ kind: 'counterRef', counterId } satisfies StoredAnswer);
