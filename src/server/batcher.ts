@@ -13,10 +13,10 @@
  * at twice the sustainable load most of the work done is still useful work.
  */
 import { MESSAGES } from '../shared/messages.js';
-import type { Change } from '../shared/protocol.js';
 import type { Bus } from './bus/types.js';
 import { HttpError } from './errors.js';
 import {
+  changesByGroup,
   failsWholeBatch,
   type Operation,
   type OperationOutcome,
@@ -178,18 +178,8 @@ export class Batcher {
 
   /** One bus message per group per batch, changes in commit order. */
   private announce(batch: readonly Pending[], outcomes: readonly OperationOutcome[]): void {
-    const byGroup = new Map<string, Change[]>();
-    for (const [index, outcome] of outcomes.entries()) {
-      const groupId = batch[index]?.operation.groupId;
-      if (!outcome.ok || outcome.changes.length === 0 || groupId === undefined) continue;
-      const list = byGroup.get(groupId) ?? [];
-      list.push(...outcome.changes);
-      byGroup.set(groupId, list);
-    }
-    // Coalesced steps take their change number when they are flushed, so a batch's changes are
-    // put back in change-number order here.
-    for (const [groupId, changes] of byGroup) {
-      changes.sort((a, b) => a.seq - b.seq);
+    const operations = batch.map((pending) => pending.operation);
+    for (const [groupId, changes] of changesByGroup(operations, outcomes)) {
       this.bus.publish(groupId, changes);
     }
   }

@@ -57,7 +57,12 @@ import {
   type Applied,
 } from './outcomes.js';
 import { tooManyCounters } from './quotas.js';
-import type { GroupRecord, Operation, OperationOutcome } from './types.js';
+import {
+  changesByGroup,
+  type GroupRecord,
+  type Operation,
+  type OperationOutcome,
+} from './types.js';
 import { inverseOf } from './undo.js';
 
 // ---- What the algorithm reads ------------------------------------------------------------------
@@ -394,25 +399,6 @@ const emptyRequest = (): ReadRequest => ({
   countGroups: [],
   countCap: 0,
 });
-
-/** Each group's changes of a committed batch, in change-number order. */
-export function changesByGroup(
-  operations: readonly Operation[],
-  outcomes: readonly OperationOutcome[],
-): Map<string, Change[]> {
-  const byGroup = new Map<string, Change[]>();
-  outcomes.forEach((outcome, index) => {
-    const groupId = operations[index]?.groupId;
-    if (!outcome.ok || outcome.changes.length === 0 || groupId === undefined) return;
-    const list = byGroup.get(groupId) ?? [];
-    list.push(...outcome.changes);
-    byGroup.set(groupId, list);
-  });
-  // Coalesced steps take their change number when they are applied, after singles that came
-  // later in the batch, so the changes are put back in change-number order.
-  for (const changes of byGroup.values()) changes.sort((a, b) => a.seq - b.seq);
-  return byGroup;
-}
 
 /** The batch applied so far, in memory. */
 class BatchState {

@@ -170,8 +170,9 @@ interface BatchReadRow {
 
 /**
  * The reads of one commit round after the lock, in one statement: stored operation ids, activity
- * entries and counters by id, and capped counts of counters per group. Each part is an index
- * lookup per key; empty arrays read nothing.
+ * entries and counters by id, and capped counts of counters per group. Keys come as arrays
+ * joined with unnest (a hash or index join), never `= ANY(array)`, which the planner may check
+ * against every row one element at a time. Empty arrays read nothing.
  */
 const BATCH_READ = `SELECT
   (SELECT coalesce(json_agg(json_build_object('g', o.group_id, 'o', o.op_id, 'r', o.result,
@@ -179,10 +180,11 @@ const BATCH_READ = `SELECT
      FROM operation_ids o JOIN unnest($1::text[], $2::text[]) AS q(group_id, op_id)
        ON o.group_id = q.group_id AND o.op_id = q.op_id) AS operation_ids,
   (SELECT coalesce(json_agg(a), '[]'::json)
-     FROM (SELECT ${ACTIVITY_FIELDS} FROM activity WHERE id = ANY($3::bigint[])) a) AS entries,
+     FROM (SELECT ${ACTIVITY_FIELDS} FROM activity JOIN unnest($3::bigint[]) AS q(id) USING (id)) a)
+     AS entries,
   (SELECT coalesce(json_agg(c), '[]'::json)
      FROM (SELECT group_id, created_seq, ${COUNTER_FIELDS} FROM counters
-           WHERE id = ANY($4::text[])) c) AS counters,
+           JOIN unnest($4::text[]) AS q(id) USING (id)) c) AS counters,
   (SELECT coalesce(json_agg(json_build_object('g', g.id, 'n',
        (SELECT count(*) FROM (SELECT 1 FROM counters c WHERE c.group_id = g.id LIMIT $6) x))),
      '[]'::json)

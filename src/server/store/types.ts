@@ -137,3 +137,22 @@ export interface Store {
   probeWrite(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Each group's changes of a committed batch, in change-number order. */
+export function changesByGroup(
+  operations: readonly Operation[],
+  outcomes: readonly OperationOutcome[],
+): Map<string, Change[]> {
+  const byGroup = new Map<string, Change[]>();
+  outcomes.forEach((outcome, index) => {
+    const groupId = operations[index]?.groupId;
+    if (!outcome.ok || outcome.changes.length === 0 || groupId === undefined) return;
+    const list = byGroup.get(groupId) ?? [];
+    list.push(...outcome.changes);
+    byGroup.set(groupId, list);
+  });
+  // Coalesced steps take their change number when they are applied, after singles that came
+  // later in the batch, so the changes are put back in change-number order.
+  for (const changes of byGroup.values()) changes.sort((a, b) => a.seq - b.seq);
+  return byGroup;
+}
