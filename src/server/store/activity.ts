@@ -164,6 +164,19 @@ export function groupDraft(
 export const detailText = (draft: ActivityDraft): string | null =>
   draft.detail === null ? null : JSON.stringify(draft.detail);
 
+/** The columns a new entry writes, as the row stores it (without id, time and undo links). */
+export const draftColumns = (draft: ActivityDraft) => ({
+  group_id: draft.groupId,
+  seq: draft.seq,
+  actor: draft.actor,
+  kind: draft.kind,
+  counter_id: draft.counterId,
+  counter_name: draft.counterName,
+  value_after: draft.value,
+  delta: draft.delta,
+  detail: detailText(draft),
+});
+
 const ChangesSchema = z.array(FieldChangeSchema);
 
 /** A stored row as the API shows it. Throws if the row is not a valid entry (never expected). */

@@ -24,7 +24,7 @@ import type { Change } from '../../shared/protocol.js';
 import {
   adjustDrafts,
   counterDraft,
-  detailText,
+  draftColumns,
   toActivityEntry,
   updateDraft,
   type ActivityDraft,
@@ -765,16 +765,8 @@ class BatchState {
     const { draft } = write;
     const entry = toActivityEntry({
       id: -1,
-      group_id: draft.groupId,
-      seq: draft.seq,
       at: this.options.now,
-      actor: draft.actor,
-      kind: draft.kind,
-      counter_id: draft.counterId,
-      counter_name: draft.counterName,
-      value_after: draft.value,
-      delta: draft.delta,
-      detail: detailText(draft),
+      ...draftColumns(draft),
       undo_of: null,
       undone_by: null,
     });

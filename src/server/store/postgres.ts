@@ -38,7 +38,7 @@ import {
 import {
   ACTIVITY_FIELDS,
   bucketWidthMs,
-  detailText,
+  draftColumns,
   historyPoints,
   toActivityEntry,
   type ActivityRow,
@@ -277,15 +277,7 @@ const groupJson = ({ record, seq }: StoredGroup) => ({
 /** An entry as BATCH_WRITE reads it; positions of new entries are 1-based. */
 const entryJson = ({ draft, undoOf, undoneBy }: EntryWrite, index: number) => ({
   n: index + 1,
-  group_id: draft.groupId,
-  seq: draft.seq,
-  actor: draft.actor,
-  kind: draft.kind,
-  counter_id: draft.counterId,
-  counter_name: draft.counterName,
-  value_after: draft.value,
-  delta: draft.delta,
-  detail: detailText(draft),
+  ...draftColumns(draft),
   undo_of: undoOf !== null && 'id' in undoOf ? undoOf.id : null,
   undo_of_new: undoOf !== null && 'draft' in undoOf ? undoOf.draft + 1 : null,
   undone_by_new: undoneBy === null ? null : undoneBy + 1,
