@@ -1,6 +1,6 @@
 /** Column names shared by the SQL stores: the only columns a patch can ever write. */
 import type { Counter, CounterPatch, Group, GroupPatch } from '../../shared/api.js';
-import type { StoredCounter } from './commit.js';
+import type { StoredCounter } from './commit-io.js';
 import type { GroupRecord } from './types.js';
 
 export const COUNTER_COLUMNS = {

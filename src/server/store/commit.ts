@@ -20,7 +20,6 @@ import type { ActivityEntry } from '../../shared/activity.js';
 import type { Counter, CounterPatch, GroupPatch } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
-import type { Change } from '../../shared/protocol.js';
 import {
   adjustDrafts,
   counterDraft,
@@ -57,150 +56,23 @@ import {
   type Applied,
 } from './outcomes.js';
 import { tooManyCounters } from './quotas.js';
-import {
-  changesByGroup,
-  type GroupRecord,
-  type Operation,
-  type OperationOutcome,
-} from './types.js';
+import { changesByGroup, type Operation, type OperationOutcome } from './types.js';
 import { inverseOf } from './undo.js';
-
-// ---- What the algorithm reads ------------------------------------------------------------------
-
-export interface OperationKey {
-  groupId: string;
-  opId: string;
-}
-
-/**
- * One round of reads, inside the batch's transaction. Parts left out are not read (their answer
- * is empty). A store may answer the parts in any order, except that `groups` must be locked
- * before anything else of those groups is read.
- */
-export interface ReadRequest {
-  /** Groups to lock (PostgreSQL: in id order) and read with their change numbers. */
-  groups: string[];
-  operationIds: OperationKey[];
-  /** Activity entries by id (what an undo takes back). */
-  entries: number[];
-  /** Counters by id, whatever their group. */
-  counters: string[];
-  /** Groups whose counters are counted (quota), each count stopped at `countCap`. */
-  countGroups: string[];
-  countCap: number;
-}
-
-/** A group row with its latest change number. */
-export interface StoredGroup {
-  record: GroupRecord;
-  seq: number;
-}
-
-/** A counter row with what the API does not show. */
-export interface StoredCounter {
-  groupId: string;
-  /** The change number that created it (orders counters created in the same millisecond). */
-  createdSeq: number;
-  counter: Counter;
-}
-
-export interface StoredOperationId extends OperationKey {
-  result: StoredAnswer;
-  /** What the id meant (batch.ts fingerprintOf); null for rows older than fingerprints. */
-  fingerprint: string | null;
-  /** The activity entry it made, if any. */
-  activityId: number | null;
-}
-
-export interface ReadAnswer {
-  groups: StoredGroup[];
-  operationIds: StoredOperationId[];
-  entries: { groupId: string; entry: ActivityEntry }[];
-  counters: StoredCounter[];
-  /** Counters per group, up to the cap asked for. */
-  counts: Map<string, number>;
-}
-
-// ---- What the algorithm writes -----------------------------------------------------------------
-
-/** An entry written by this batch: `{ draft: i }` is the batch's i-th new entry. */
-export type EntryRef = { id: number } | { draft: number };
-
-export interface EntryWrite {
-  draft: ActivityDraft;
-  /** The entry this one takes back (an undo). */
-  undoOf: EntryRef | null;
-  /** A later entry of the same batch that took this one back. */
-  undoneBy: number | null;
-}
-
-export interface CounterWrite extends StoredCounter {
-  /** Whether a row with this id existed before the batch (update it) or not (insert it). */
-  existed: boolean;
-}
-
-export interface OperationIdWrite extends OperationKey {
-  /** JSON of the StoredAnswer. */
-  result: string;
-  /** The new entry (index into `entries`) it made, if any. */
-  entry: number | null;
-  fingerprint: string | null;
-}
-
-/**
- * Everything a batch changes, as final rows: a counter changed ten times is written once. Empty
- * lists write nothing.
- */
-export interface BatchWrites {
-  /** Counters that exist after the batch and changed, with their final rows. */
-  counters: CounterWrite[];
-  /** Counters that existed before the batch and do not after it. */
-  deletedCounters: string[];
-  /** Groups whose row changed (fields or change number), final rows. */
-  groups: StoredGroup[];
-  /** New activity entries, in the order they happened. */
-  entries: EntryWrite[];
-  /** Existing entries taken back by a new one (index into `entries`). */
-  undone: { entryId: number; by: number }[];
-  operationIds: OperationIdWrite[];
-}
-
-export interface BatchResult {
-  outcomes: OperationOutcome[];
-  writes: BatchWrites;
-  /** Each group's committed changes in change-number order (what subscribers must hear). */
-  changes: Map<string, Change[]>;
-}
-
-export interface CommitOptions {
-  /** Whether changes are written to the activity log (ACTIVITY_LOG). */
-  activityLog: boolean;
-  countersPerGroup: number;
-  /** The batch's clock, epoch ms: creation times and entry times. */
-  now: number;
-  newCounterId?: () => string;
-}
-
-export type Commit = Generator<ReadRequest, BatchResult, ReadAnswer>;
-
-// ---- Drivers -------------------------------------------------------------------------------------
-
-/** Runs the algorithm with synchronous reads (better-sqlite3 inside its transaction). */
-export function runSync(commit: Commit, read: (request: ReadRequest) => ReadAnswer): BatchResult {
-  let step = commit.next(undefined as unknown as ReadAnswer);
-  while (!step.done) step = commit.next(read(step.value));
-  return step.value;
-}
-
-/** Runs the algorithm with asynchronous reads (PostgreSQL inside its transaction). */
-export async function runAsync(
-  commit: Commit,
-  read: (request: ReadRequest) => Promise<ReadAnswer>,
-): Promise<BatchResult> {
-  let step = commit.next(undefined as unknown as ReadAnswer);
-  while (!step.done) step = commit.next(await read(step.value));
-  return step.value;
-}
+import type {
+  BatchWrites,
+  Commit,
+  CommitOptions,
+  CounterWrite,
+  EntryRef,
+  EntryWrite,
+  OperationIdWrite,
+  OperationKey,
+  ReadAnswer,
+  ReadRequest,
+  StoredCounter,
+  StoredGroup,
+  StoredOperationId,
+} from './commit-io.js';
 
 // ---- The algorithm -------------------------------------------------------------------------------
 

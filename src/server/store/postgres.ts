@@ -24,8 +24,8 @@ import {
   type StoredCounterRow,
 } from './columns.js';
 import type { StoredAnswer } from './batch.js';
+import { commitBatch } from './commit.js';
 import {
-  commitBatch,
   runAsync,
   type BatchResult,
   type CounterWrite,
@@ -34,7 +34,7 @@ import {
   type ReadAnswer,
   type ReadRequest,
   type StoredGroup,
-} from './commit.js';
+} from './commit-io.js';
 import {
   ACTIVITY_FIELDS,
   bucketWidthMs,

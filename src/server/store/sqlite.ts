@@ -34,13 +34,8 @@ import {
   type StoredCounterRow,
 } from './columns.js';
 import type { StoredAnswer } from './batch.js';
-import {
-  commitBatch,
-  runSync,
-  type BatchWrites,
-  type ReadAnswer,
-  type ReadRequest,
-} from './commit.js';
+import { commitBatch } from './commit.js';
+import { runSync, type BatchWrites, type ReadAnswer, type ReadRequest } from './commit-io.js';
 import {
   ACTIVITY_FIELDS,
   bucketWidthMs,
