@@ -3,6 +3,107 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+/**
+ * An import boundary: the specifiers (regular expressions, matched against the text after `from`)
+ * that the files of one layer must not import. Each file gets at most one of these (a later
+ * config object's options for the same rule would replace, not add to, an earlier one's), so
+ * the layers' globs below never overlap.
+ * @param {{ regex: string; message: string; allowTypeImports?: boolean }[]} patterns
+ */
+const boundary = (patterns) => ({
+  '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
+});
+
+/**
+ * A relative import of a folder or module of src/server by name (`../store/x.js`,
+ * `../../bus/x.js`, `../app.js`); `names` is an alternation (`core|live`).
+ */
+const serverFolder = (/** @type {string} */ names) => `^(\\.\\./)+(${names})(/|\\.js$|$)`;
+
+/** The layers and what each may not import (README "How it is built"). */
+const layers = [
+  {
+    // Used by the server and the browser alike: nothing of either, no Node built-ins, no package
+    // but zod (and the browser imports zod-bearing modules only for their types).
+    files: ['src/shared/**'],
+    rules: boundary([
+      { regex: '^\\.\\./', message: 'src/shared imports only src/shared.' },
+      {
+        regex: '^(?!\\.\\.?/|zod$)',
+        message: 'src/shared imports no package but zod (it runs in the browser too).',
+      },
+    ]),
+  },
+  {
+    files: ['src/web/**'],
+    rules: {
+      // `import { type X }` keeps a bare `import '…'` (verbatimModuleSyntax): the module and its
+      // zod would still ship. Only `import type { X }` is erased.
+      '@typescript-eslint/no-import-type-side-effects': 'error',
+      ...boundary([
+        { regex: '^(\\.\\./)+server(/|$)', message: 'The web app never imports server code.' },
+        { regex: '^zod(/|$)', message: 'zod must not ship to the browser.' },
+        {
+          // Their runtime is zod schemas; their types are free (erased at build).
+          regex: '(^|/)shared/(api|protocol|activity)(\\.js)?$',
+          allowTypeImports: true,
+          message:
+            'Use `import type` from shared/api, shared/protocol and shared/activity: their runtime is zod, which must not ship to the browser (constants live in shared/live, shared/fields, shared/limits).',
+        },
+      ]),
+    },
+  },
+  {
+    // The edges talk to the service and see records only through the store interface.
+    files: ['src/server/routes/**', 'src/server/live/**'],
+    rules: boundary([
+      {
+        regex: '^(\\.\\./)+store/(?!types(\\.js)?$)',
+        message: 'Routes and the live channel use only store/types.ts (through core).',
+      },
+    ]),
+  },
+  {
+    // Core speaks in domain errors and plain values: no transport, no edge.
+    files: ['src/server/core/**'],
+    rules: boundary([
+      {
+        regex: serverFolder('routes|live'),
+        message: 'Core never imports an edge (routes/, live/).',
+      },
+      {
+        regex: '^(fastify|ws)(/|$)',
+        message:
+          'Core knows no transport: throw a DomainError (errors.ts) and let the edge map it.',
+      },
+    ]),
+  },
+  {
+    // The store and the bus are wired together only by backend.ts.
+    files: ['src/server/store/**'],
+    rules: boundary([
+      { regex: serverFolder('bus'), message: 'store/ never imports bus/ (backend.ts joins them).' },
+      {
+        regex: serverFolder('core|routes|live|app|backend|main'),
+        message: 'store/ is below core and the edges: it never imports them.',
+      },
+    ]),
+  },
+  {
+    files: ['src/server/bus/**'],
+    rules: boundary([
+      {
+        regex: serverFolder('store'),
+        message: 'bus/ never imports store/ (backend.ts joins them).',
+      },
+      {
+        regex: serverFolder('core|routes|live|app|backend|main'),
+        message: 'bus/ is below core and the edges: it never imports them.',
+      },
+    ]),
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'test-results/**', '.tmp/**'] },
   js.configs.recommended,
@@ -21,6 +122,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...layers,
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },
   prettier,
 );

@@ -7,22 +7,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import type { ApiError } from '../shared/api.js';
 import { BODY_LIMIT_BYTES } from '../shared/limits.js';
 import { MESSAGES } from '../shared/messages.js';
 import { CLOSE_CODES } from '../shared/protocol.js';
-import { Batcher } from './batcher.js';
-import { DEFAULT_ACTIVITY_RETENTION_DAYS, limitsOf, type Config } from './config.js';
+import { openBackend } from './backend.js';
+import { limitsOf, type Config } from './config.js';
 import { TallyService } from './core/service.js';
-import { HttpError } from './errors.js';
 import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
 import { clientAddressOf } from './security/client-address.js';
 import { logSerializers, redactPaths } from './logger.js';
 import { registerActivityRoutes } from './routes/activity.js';
 import { registerAccessRoutes, registerApiRoutes } from './routes/api.js';
+import { answerError, errorBody } from './routes/errors.js';
 import { registerHealthRoute } from './routes/health.js';
 import {
   ConnectionLimits,
@@ -31,19 +30,13 @@ import {
 } from './security/connection-limits.js';
 import { CSP_DIRECTIVES, rawSecurityHeaders } from './security/headers.js';
 import { GroupCreationQuota } from './security/group-quota.js';
-import { KeyGuard, RateLimitedError } from './security/key-guard.js';
+import { KeyGuard } from './security/key-guard.js';
 import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from './security/policy.js';
 import { RefusalLog } from './security/refusal-log.js';
-import { openBackend } from './store/index.js';
 import type { Store } from './store/types.js';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DEFAULT_WEB_ROOT = path.join(PROJECT_ROOT, 'dist/web');
-
-/** Operation ids are remembered this long for retries, ms. */
-const OPERATION_ID_TTL_MS = 24 * 60 * 60 * 1000;
-const OPERATION_ID_PRUNE_EVERY_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface AppOptions {
   config: Config;
@@ -102,11 +95,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   refusals.useLogger(app.log);
 
-  const { store, bus } = await openBackend(config.database, app.log, {
-    activityLog: config.activityLog ?? true,
-    quotas: limitsOf(config),
-  });
-  const batcher = new Batcher(store, bus);
+  const backend = await openBackend(config, app.log);
+  const { store, bus, batcher } = backend;
   const security = { ...DEFAULT_SECURITY_POLICY, ...options.security };
   const service = new TallyService(
     store,
@@ -125,19 +115,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   app.decorate('tally', { store, hub, service });
 
-  const retentionDays = options.config.activityRetentionDays ?? DEFAULT_ACTIVITY_RETENTION_DAYS;
-  const prune = setInterval(() => {
-    store.pruneOperationIds(OPERATION_ID_TTL_MS).catch((error: unknown) => {
-      app.log.warn({ err: error }, 'pruning operation ids failed');
-    });
-    if (retentionDays > 0) {
-      store.pruneActivity(retentionDays * DAY_MS).catch((error: unknown) => {
-        app.log.warn({ err: error }, 'pruning the activity log failed');
-      });
-    }
-  }, OPERATION_ID_PRUNE_EVERY_MS);
-  prune.unref();
-
   installJsonParser(app);
   // API answers are never cached (a browser or proxy keeping a group's counters, or an error,
   // would show stale or private data): no-store unless a route chose its own cache header.
@@ -151,23 +128,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((_request, reply) => {
     void reply.code(404).send(errorBody('not_found', MESSAGES.notFound));
   });
-  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
-    if (error instanceof HttpError) {
-      if (error instanceof RateLimitedError)
-        void reply.header('retry-after', String(error.retryAfterSeconds));
-      if (error.code === 'busy') void reply.header('retry-after', '1');
-      return reply.code(error.status).send(errorBody(error.code, error.message));
-    }
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send(errorBody('payload_too_large', MESSAGES.bodyTooLarge));
-    }
-    const status = error.statusCode ?? 500;
-    if (status < 500) {
-      return reply.code(status).send(errorBody('validation_failed', clientMessage(error)));
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send(errorBody('internal_error', MESSAGES.internalError));
-  });
+  // Domain errors become their status and { error } body here (routes/errors.ts).
+  app.setErrorHandler(answerError);
 
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -237,16 +199,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   app.addHook('onClose', async () => {
-    clearInterval(prune);
-    await batcher.drain();
-    await bus.close();
-    await store.close();
+    await backend.close();
   });
   return app;
-}
-
-export function errorBody(code: ApiError['error']['code'], message: string): ApiError {
-  return { error: { code, message } };
 }
 
 /** A malformed %-escape is just a path that matches no file. */
@@ -255,18 +210,6 @@ function safeDecode(urlPath: string): string {
     return decodeURIComponent(urlPath);
   } catch {
     return urlPath;
-  }
-}
-
-/** Fastify's own 4xx messages are fine to show, but never echo body content. */
-function clientMessage(error: FastifyError): string {
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'Content-Type must be application/json';
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return 'Content-Length does not match the body';
-    default:
-      return MESSAGES.invalidBody;
   }
 }
 

@@ -6,22 +6,17 @@
  */
 import { z } from 'zod';
 import { CounterSchema, GroupSchema, OperationIdSchema } from './api.js';
+import { COUNTER_FIELDS, GROUP_FIELDS } from './fields.js';
 import { ACTIVITY_PAGE_MAX, HISTORY_POINTS_MAX, MEMBER_NAME_MAX_LENGTH } from './limits.js';
 import { sanitizeText } from './rules.js';
 
-/** A counter field an `counter.updated` entry can name. */
-export const CounterFieldSchema = z.enum([
-  'name',
-  'description',
-  'value',
-  'incrementStep',
-  'decrementStep',
-  'thumbnailUrl',
-]);
-export type CounterField = z.infer<typeof CounterFieldSchema>;
+export type { CounterField, GroupField } from './fields.js';
 
-export const GroupFieldSchema = z.enum(['displayName', 'profileImageUrl']);
-export type GroupField = z.infer<typeof GroupFieldSchema>;
+/** A counter field a `counter.updated` entry can name. */
+export const CounterFieldSchema = z.enum(COUNTER_FIELDS);
+
+/** A group field a `group.updated` entry can name. */
+export const GroupFieldSchema = z.enum(GROUP_FIELDS);
 
 /** One field's value before and after a change. */
 export const FieldChangeSchema = z.object({

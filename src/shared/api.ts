@@ -5,6 +5,7 @@
  * passes them is ready to store.
  */
 import { z } from 'zod';
+import type { CounterField, GroupField } from './fields.js';
 import {
   MAX_STEP,
   MAX_TIMES,
@@ -19,22 +20,33 @@ import { isValidKeyFormat, normaliseUrl, sanitizeText } from './rules.js';
 
 // ---- Resources -------------------------------------------------------------------------------
 
-export const GroupSchema = z.object({
-  id: z.string(),
-  name: z.string(),
+/** How each editable group field (shared/fields.ts) looks in answers. */
+const GROUP_FIELD_TYPES = {
   displayName: z.string(),
   profileImageUrl: z.string().nullable(),
+} satisfies Record<GroupField, z.ZodType>;
+
+export const GroupSchema = z.object({
+  id: z.string(),
+  /** The group's slug (its URL name): set at creation, never edited. */
+  name: z.string(),
+  ...GROUP_FIELD_TYPES,
 });
 export type Group = z.infer<typeof GroupSchema>;
 
-export const CounterSchema = z.object({
-  id: z.string(),
+/** How each editable counter field (shared/fields.ts) looks in answers. */
+const COUNTER_FIELD_TYPES = {
   name: z.string(),
   description: z.string(),
   value: z.number().int(),
   incrementStep: z.number().int(),
   decrementStep: z.number().int(),
   thumbnailUrl: z.string().nullable(),
+} satisfies Record<CounterField, z.ZodType>;
+
+export const CounterSchema = z.object({
+  id: z.string(),
+  ...COUNTER_FIELD_TYPES,
   /** ISO 8601 timestamp. */
   createdAt: z.string(),
   /** The group sequence number of this counter's last change; newer changes have larger ones. */
@@ -158,38 +170,40 @@ export const ViewKeySchema = z.object({ viewKey: z.string().nullable() });
 export type ViewKey = z.infer<typeof ViewKeySchema>;
 export type JoinBody = z.input<typeof JoinBodySchema>;
 
+/** The rule each editable group field's new value must pass, cleaning it as it parses. */
+const GROUP_FIELD_RULES = {
+  displayName: sanitizedText.refine((name) => name !== '', { error: MESSAGES.displayNameEmpty }),
+  profileImageUrl: imageUrl,
+} satisfies Record<GroupField, z.ZodType>;
+
 export const GroupPatchSchema = z
-  .strictObject({
-    displayName: sanitizedText
-      .refine((name) => name !== '', { error: MESSAGES.displayNameEmpty })
-      .optional(),
-    profileImageUrl: imageUrl.optional(),
-  })
+  .strictObject(GROUP_FIELD_RULES)
+  .partial()
   .refine(nonEmpty, { error: NOTHING_TO_UPDATE });
 export type GroupPatchInput = z.input<typeof GroupPatchSchema>;
 export type GroupPatch = z.output<typeof GroupPatchSchema>;
 
-export const CounterPatchSchema = z
-  .strictObject({
-    name: sanitizedText.optional(),
-    description: sanitizedText.optional(),
-    value: integerValue.optional(),
-    incrementStep: step.optional(),
-    decrementStep: step.optional(),
-    thumbnailUrl: imageUrl.optional(),
-  })
-  .refine(nonEmpty, { error: NOTHING_TO_UPDATE });
+/** The rule each editable counter field's new value must pass, cleaning it as it parses. */
+const COUNTER_FIELD_RULES = {
+  name: sanitizedText,
+  description: sanitizedText,
+  value: integerValue,
+  incrementStep: step,
+  decrementStep: step,
+  thumbnailUrl: imageUrl,
+} satisfies Record<CounterField, z.ZodType>;
+
+/** Any of a counter's editable fields, no others. */
+const CounterFieldsSchema = z.strictObject(COUNTER_FIELD_RULES).partial();
+
+export const CounterPatchSchema = CounterFieldsSchema.refine(nonEmpty, {
+  error: NOTHING_TO_UPDATE,
+});
 export type CounterPatchInput = z.input<typeof CounterPatchSchema>;
 export type CounterPatch = z.output<typeof CounterPatchSchema>;
 
 /** POST …/counters: every field optional; SPEC §7 defaults fill the rest. */
-export const CreateCounterBodySchema = z.strictObject({
-  name: sanitizedText.optional(),
-  description: sanitizedText.optional(),
-  value: integerValue.optional(),
-  incrementStep: step.optional(),
-  decrementStep: step.optional(),
-  thumbnailUrl: imageUrl.optional(),
+export const CreateCounterBodySchema = CounterFieldsSchema.extend({
   opId: OperationIdSchema.optional(),
 });
 export type CreateCounterInput = z.input<typeof CreateCounterBodySchema>;

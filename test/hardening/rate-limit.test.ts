@@ -10,7 +10,7 @@
  * The live channel's auth counts the same and is refused with close code 4429.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpError } from '../../src/server/errors.js';
+import { DomainError } from '../../src/server/errors.js';
 import { KeyGuard, RateLimitedError } from '../../src/server/security/key-guard.js';
 import { DEFAULT_KEY_FAILURE_POLICY } from '../../src/server/security/policy.js';
 import type { ApiError, Counter } from '../../src/shared/api.js';
@@ -20,7 +20,7 @@ import { callFrom, liveAuthFrom } from './support/from.js';
 import { startHardenedServer, type HardenedServer } from './support/server.js';
 
 describe('the key guard policy (fake clock)', () => {
-  const wrongKey = () => Promise.reject(new HttpError('wrong_key', 'wrong'));
+  const wrongKey = () => Promise.reject(new DomainError('wrong_key', 'wrong'));
   const rightKey = () => Promise.resolve('ok');
 
   function guard() {
@@ -34,7 +34,7 @@ describe('the key guard policy (fake clock)', () => {
           return await keyGuard.check(client, group, run);
         } catch (error) {
           if (error instanceof RateLimitedError) return `429 after ${error.retryAfterSeconds}`;
-          if (error instanceof HttpError) return error.code;
+          if (error instanceof DomainError) return error.code;
           throw error;
         }
       },
@@ -82,8 +82,8 @@ describe('the key guard policy (fake clock)', () => {
 
   it('does not count a missing or malformed key: it guesses nothing', async () => {
     const { attempt } = guard();
-    const missing = () => Promise.reject(new HttpError('missing_key', 'no key'));
-    const malformed = () => Promise.reject(new HttpError('invalid_key_format', 'bad'));
+    const missing = () => Promise.reject(new DomainError('missing_key', 'no key'));
+    const malformed = () => Promise.reject(new DomainError('invalid_key_format', 'bad'));
     for (let i = 0; i < 50; i++) expect(await attempt('a', 'g', missing)).toBe('missing_key');
     for (let i = 0; i < 50; i++)
       expect(await attempt('a', 'g', malformed)).toBe('invalid_key_format');
@@ -92,7 +92,7 @@ describe('the key guard policy (fake clock)', () => {
 
   it('does not count answers that are not key failures (unknown group)', async () => {
     const { attempt } = guard();
-    const unknown = () => Promise.reject(new HttpError('group_not_found', 'nope'));
+    const unknown = () => Promise.reject(new DomainError('group_not_found', 'nope'));
     for (let i = 0; i < 50; i++) expect(await attempt('a', 'g', unknown)).toBe('group_not_found');
     expect(await attempt('a', 'g', wrongKey)).toBe('wrong_key');
   });

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { Batcher, type AdmissionPolicy } from '../../src/server/batcher.js';
 import { MemoryBus } from '../../src/server/bus/memory.js';
-import { HttpError } from '../../src/server/errors.js';
+import { DomainError } from '../../src/server/errors.js';
+import { restAnswerOf } from '../../src/server/routes/errors.js';
 import {
   StorageUnavailableError,
   StoreBusyError,
@@ -120,9 +121,13 @@ describe('the commit queue under overload', () => {
 
     expect(batcher.overloaded).toBe(true);
     const refused = await settle(batcher.submit(operation('refused')));
-    expect(refused).toBeInstanceOf(HttpError);
-    expect((refused as HttpError).code).toBe('busy');
-    expect((refused as HttpError).status).toBe(503);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).code).toBe('busy');
+    // Over REST: 503 with Retry-After, which clients retry.
+    expect(restAnswerOf(refused as DomainError)).toMatchObject({
+      status: 503,
+      retryAfterSeconds: 1,
+    });
 
     release();
     await Promise.all(first);
@@ -161,7 +166,7 @@ describe('the commit queue under overload', () => {
 
     expect(settled.slice(0, 10).every((answer) => answer === 'ok')).toBe(true);
     expect(
-      settled.slice(10).every((answer) => answer instanceof HttpError && answer.code === 'busy'),
+      settled.slice(10).every((answer) => answer instanceof DomainError && answer.code === 'busy'),
     ).toBe(true);
     expect(store.committed).toEqual(Array.from({ length: 10 }, (_, i) => `op-${i}`));
   });

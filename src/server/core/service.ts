@@ -1,6 +1,6 @@
 /**
  * Tally's core operations. They take explicit, already-validated arguments (a mutation that
- * passed the shared schemas, a key string) and throw HttpError for anything a caller must hear
+ * passed the shared schemas, a key string) and throw DomainError for anything a caller must hear
  * about. The REST routes, the live channel and the tests all go through here.
  */
 import {
@@ -22,7 +22,7 @@ import type {
 import { MESSAGES } from '../../shared/messages.js';
 import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import type { Batcher } from '../batcher.js';
-import { HttpError, errors } from '../errors.js';
+import { DomainError, errors } from '../errors.js';
 import { GroupCreationQuota } from '../security/group-quota.js';
 import { KeyGuard } from '../security/key-guard.js';
 import { refuseNulCharacters, refuseNulInMemberName, wellFormedMutation } from '../security/nul.js';
@@ -50,10 +50,10 @@ export class TallyService {
   /** Large groups' latest snapshots, while current (core/snapshots.ts). */
   private readonly snapshots = new SnapshotCache();
 
-  /** The slug of a group name from a URL, or 400 with SPEC's message. */
+  /** The slug of a group name from a URL, or invalid_group_name with SPEC's message. */
   slugOf(rawName: string): string {
     const parsed = parseGroupName(rawName);
-    if (!parsed.ok) throw new HttpError('invalid_group_name', parsed.message);
+    if (!parsed.ok) throw new DomainError('invalid_group_name', parsed.message);
     return parsed.value;
   }
 
@@ -83,7 +83,7 @@ export class TallyService {
     client: string | undefined,
   ): Promise<{ view: GroupView; access: AccessLevel; created: boolean }> {
     if (!isValidKeyFormat(key))
-      throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
+      throw new DomainError('invalid_key_format', MESSAGES.invalidKeyFormat);
     let group = await this.store.findGroup(slug);
     let created = false;
     if (!group) {
@@ -97,9 +97,9 @@ export class TallyService {
 
   /**
    * Checks a key against a group, in the order a caller can act on each answer, and returns the
-   * group. `need` is what the call does: a view-only key may `read` but not `write` (403
-   * read_only). `client` is the caller's address: too many failures from it or on this group
-   * answer 429 (rate_limited).
+   * group. `need` is what the call does: a view-only key may `read` but not `write`
+   * (read_only). `client` is the caller's address: too many failures from it or on this group
+   * answer rate_limited.
    */
   async authorize(
     rawName: string,
@@ -108,7 +108,8 @@ export class TallyService {
     need: 'read' | 'write' = 'write',
   ): Promise<GroupRecord> {
     const { group, access } = await this.access(rawName, key, client);
-    if (need === 'write' && access !== 'full') throw new HttpError('read_only', MESSAGES.readOnly);
+    if (need === 'write' && access !== 'full')
+      throw new DomainError('read_only', MESSAGES.readOnly);
     return group;
   }
 
@@ -127,9 +128,9 @@ export class TallyService {
     key: string | undefined,
   ): Promise<{ group: GroupRecord; access: AccessLevel }> {
     if (key === undefined || key === '')
-      throw new HttpError('missing_key', MESSAGES.missingNameOrKey);
+      throw new DomainError('missing_key', MESSAGES.missingNameOrKey);
     if (!isValidKeyFormat(key))
-      throw new HttpError('invalid_key_format', MESSAGES.invalidKeyFormat);
+      throw new DomainError('invalid_key_format', MESSAGES.invalidKeyFormat);
     const group = await this.store.findGroup(slug);
     if (!group) throw errors.groupNotFound();
     return { group, access: accessOf(group, key) };
@@ -141,7 +142,7 @@ export class TallyService {
    */
   async rotateKey(group: GroupRecord, newKey: string, opId?: string, actor?: string) {
     if (keyMatches(newKey, group.keyHash))
-      throw new HttpError('validation_failed', MESSAGES.sameKey);
+      throw new DomainError('validation_failed', MESSAGES.sameKey);
     const mutation: AccessMutation = {
       kind: 'rotateKey',
       keyHash: hashKey(newKey),
@@ -219,13 +220,13 @@ export class TallyService {
       mutation,
       actor: memberName(actor),
     });
-    if (!outcome.ok) throw new HttpError(outcome.code, outcome.message);
+    if (!outcome.ok) throw new DomainError(outcome.code, outcome.message);
     return outcome.result;
   }
 
   /** The answer for an entry id that cannot exist (not a positive whole number). */
   missingEntry(): never {
-    throw new HttpError('activity_not_found', MESSAGES.activityNotFound);
+    throw new DomainError('activity_not_found', MESSAGES.activityNotFound);
   }
 
   /** A page of the activity log, newest first (GET …/activity). */
@@ -286,11 +287,11 @@ export class TallyService {
 /** Entries read per query while exporting: bounds memory for a log of any length. */
 const EXPORT_PAGE = 1_000;
 
-/** `full` for the access key, `view` for the view-only link's key; anything else is 403. */
+/** `full` for the access key, `view` for the view-only link's key; anything else is wrong_key. */
 export function accessOf(group: GroupRecord, key: string): AccessLevel {
   if (keyMatches(key, group.keyHash)) return 'full';
   if (group.viewKeyHash !== null && keyMatches(key, group.viewKeyHash)) return 'view';
-  throw new HttpError('wrong_key', MESSAGES.wrongKey);
+  throw new DomainError('wrong_key', MESSAGES.wrongKey);
 }
 
 function toView(state: GroupState): GroupView {

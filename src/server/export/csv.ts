@@ -6,6 +6,7 @@ import { stringify } from 'csv-stringify';
 import type { Readable } from 'node:stream';
 import type { ActivityEntry, FieldChange } from '../../shared/activity.js';
 import type { Counter } from '../../shared/api.js';
+import { COUNTER_FIELDS } from '../../shared/fields.js';
 
 /**
  * A text cell a spreadsheet would run as a formula (=, +, -, @, tab, CR first) is prefixed
@@ -19,16 +20,8 @@ type Cell = string | number | null;
 
 const cell = (value: Cell): Cell => (typeof value === 'string' ? neutraliseFormula(value) : value);
 
-export const COUNTER_COLUMNS = [
-  'id',
-  'name',
-  'description',
-  'value',
-  'incrementStep',
-  'decrementStep',
-  'thumbnailUrl',
-  'createdAt',
-] as const;
+/** The counters table: its id, the editable fields in display order, when it was made. */
+export const COUNTER_COLUMNS = ['id', ...COUNTER_FIELDS, 'createdAt'] as const;
 
 export function counterRecord(counter: Counter): Cell[] {
   return COUNTER_COLUMNS.map((column) => cell(counter[column]));

@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
-import type { AccessLevel, ErrorCode, GroupView, MutationResult } from '../../shared/api.js';
+import type { AccessLevel, GroupView, MutationResult } from '../../shared/api.js';
 import { OPERATION_ID_MAX_LENGTH } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import {
@@ -21,12 +21,13 @@ import { memberName } from '../../shared/activity.js';
 import { hashKey } from '../core/access.js';
 import type { TallyService } from '../core/service.js';
 import { viewJsonWith } from '../core/snapshots.js';
-import { HttpError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { MessageBudget } from '../security/message-budget.js';
 import { DEFAULT_LIVE_MESSAGE_POLICY } from '../security/policy.js';
 import type { BucketPolicy } from '../security/token-buckets.js';
 import { GAP_TIMEOUT_MS, GroupChannel, type ChannelMember } from './channel.js';
 import { sendCorked, trackSocket } from './corked.js';
+import { CLOSE_CODE_OF, liveErrorOf, type LiveError } from './errors.js';
 import { PresenceBoard } from './presence.js';
 
 /** A socket that has not authenticated by then is closed, ms. */
@@ -274,7 +275,7 @@ export class LiveHub {
             if (client.state.phase !== 'closed') sendCorked(client.socket, ackFrame(opId, result));
           },
           (error: unknown) => {
-            if (error instanceof HttpError && error.code === 'busy') {
+            if (error instanceof DomainError && error.code === 'busy') {
               this.refuseBusy(client, opId);
               return;
             }
@@ -307,7 +308,7 @@ export class LiveHub {
       access = opened.access;
     } catch (error) {
       const { code, message } = this.describe(error);
-      this.close(client, closeCodeFor(code), message);
+      this.close(client, CLOSE_CODE_OF[code], message);
       return;
     }
     if (isClosed(client)) return;
@@ -437,10 +438,10 @@ export class LiveHub {
     }
   }
 
-  private describe(error: unknown): { code: ErrorCode; message: string } {
-    if (error instanceof HttpError) return { code: error.code, message: error.message };
-    this.log.error({ err: error }, 'live operation failed');
-    return { code: 'internal_error', message: MESSAGES.internalError };
+  private describe(error: unknown): LiveError {
+    return liveErrorOf(error, (unexpected) => {
+      this.log.error({ err: unexpected }, 'live operation failed');
+    });
   }
 }
 
@@ -486,21 +487,4 @@ function ackFrame(opId: string, result: MutationResult): string {
 /** Re-reads the state after an await (TypeScript keeps the narrowing from before it). */
 function isClosed(client: Client): boolean {
   return client.state.phase === 'closed';
-}
-
-function closeCodeFor(code: ErrorCode): number {
-  switch (code) {
-    case 'group_not_found':
-      return CLOSE_CODES.groupNotFound;
-    case 'missing_key':
-    case 'invalid_key_format':
-    case 'wrong_key':
-      return CLOSE_CODES.forbidden;
-    case 'invalid_group_name':
-      return CLOSE_CODES.badMessage;
-    case 'rate_limited':
-      return CLOSE_CODES.tooManyMessages;
-    default:
-      return CLOSE_CODES.goingAway;
-  }
 }

@@ -17,7 +17,7 @@ import {
 import { MESSAGES } from '../../shared/messages.js';
 import type { TallyService } from '../core/service.js';
 import { viewJsonWith } from '../core/snapshots.js';
-import { HttpError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import type { GroupRecord } from '../store/types.js';
 import { bearerKey, memberHeader, operationId, parseExact, parseWith } from './parse.js';
 
@@ -161,6 +161,6 @@ function counterOf(result: MutationResult, counterId?: string): Counter {
   return result.counter;
 }
 
-function reusedOperationId(): HttpError {
-  return new HttpError('operation_id_reused', MESSAGES.operationIdReused);
+function reusedOperationId(): DomainError {
+  return new DomainError('operation_id_reused', MESSAGES.operationIdReused);
 }

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ErrorCode } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
-import { HttpError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import type { Store } from '../store/types.js';
 
 /** How long one probe's result answers health checks, ms. */
@@ -30,7 +30,7 @@ export function registerHealthRoute(
       (error: unknown): ProbeResult => {
         // Logged once per probe (at most once per PROBE_CACHE_MS), never with request data.
         app.log.error({ err: error }, 'health check: writes cannot be committed');
-        return error instanceof HttpError
+        return error instanceof DomainError
           ? { ok: false, code: error.code, message: error.message }
           : { ok: false, code: 'storage_unavailable', message: MESSAGES.storageUnavailable };
       },

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { OperationIdSchema } from '../../shared/api.js';
 import { TEXT_MAX_LENGTH } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
-import { HttpError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { refuseNulInMemberName } from '../security/nul.js';
 
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -13,7 +13,7 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.out
   const issue = result.error.issues[0];
   const field = issue?.path.map(String).join('.');
   const message = issue ? messageOf(issue) : MESSAGES.invalidBody;
-  throw new HttpError('validation_failed', field ? `${field}: ${message}` : message);
+  throw new DomainError('validation_failed', field ? `${field}: ${message}` : message);
 }
 
 /** Like parseWith, but keeps SPEC's exact sentence (no field prefix) for single-field rules. */
@@ -21,7 +21,7 @@ export function parseExact<S extends z.ZodType>(schema: S, input: unknown): z.ou
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  throw new HttpError('validation_failed', issue ? messageOf(issue) : MESSAGES.invalidBody);
+  throw new DomainError('validation_failed', issue ? messageOf(issue) : MESSAGES.invalidBody);
 }
 
 /** Longest unknown field name an error message repeats: shorter than any access key (16). */
@@ -69,10 +69,10 @@ export function memberHeader(request: FastifyRequest): string | undefined {
   try {
     name = decodeURIComponent(raw);
   } catch {
-    throw new HttpError('validation_failed', MESSAGES.invalidMemberName);
+    throw new DomainError('validation_failed', MESSAGES.invalidMemberName);
   }
   if (raw.length > MEMBER_HEADER_MAX || name.length > TEXT_MAX_LENGTH) {
-    throw new HttpError('validation_failed', MESSAGES.invalidMemberName);
+    throw new DomainError('validation_failed', MESSAGES.invalidMemberName);
   }
   refuseNulInMemberName(name);
   return name;

@@ -9,7 +9,7 @@
  */
 import type { ErrorCode } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
-import { HttpError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { DEFAULT_KEY_FAILURE_POLICY, type KeyFailurePolicy } from './policy.js';
 import { TokenBuckets } from './token-buckets.js';
 
@@ -20,8 +20,8 @@ import { TokenBuckets } from './token-buckets.js';
  */
 const KEY_FAILURES: ReadonlySet<ErrorCode> = new Set(['wrong_key']);
 
-/** A 429 with a Retry-After header (app.ts's error handler sets it from retryAfterSeconds). */
-export class RateLimitedError extends HttpError {
+/** rate_limited with a wait (the REST edge, routes/errors.ts, sends it as Retry-After). */
+export class RateLimitedError extends DomainError {
   constructor(
     readonly retryAfterSeconds: number,
     code: ErrorCode = 'rate_limited',
@@ -53,7 +53,7 @@ export class KeyGuard {
     try {
       return await run();
     } catch (error) {
-      if (error instanceof HttpError && KEY_FAILURES.has(error.code)) {
+      if (error instanceof DomainError && KEY_FAILURES.has(error.code)) {
         this.countFailure(client, group);
       }
       throw error;

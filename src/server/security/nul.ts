@@ -10,7 +10,7 @@
  */
 import type { Mutation } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
-import { HttpError, errors } from '../errors.js';
+import { DomainError, errors } from '../errors.js';
 
 const NUL = '\u0000';
 
@@ -47,7 +47,7 @@ export function refuseNulCharacters(mutation: Mutation): void {
     'patch' in mutation ? mutation.patch : 'fields' in mutation ? mutation.fields : {};
   for (const [field, value] of Object.entries(fields)) {
     if (typeof value === 'string' && hasNul(value)) {
-      throw new HttpError('validation_failed', `${field}: ${MESSAGES.textHasNul}`);
+      throw new DomainError('validation_failed', `${field}: ${MESSAGES.textHasNul}`);
     }
   }
 }
@@ -55,6 +55,6 @@ export function refuseNulCharacters(mutation: Mutation): void {
 /** The member's name for the activity log (Tally-Member header, live `actor`). */
 export function refuseNulInMemberName(name: string | undefined): void {
   if (name !== undefined && hasNul(name)) {
-    throw new HttpError('validation_failed', MESSAGES.memberNameHasNul);
+    throw new DomainError('validation_failed', MESSAGES.memberNameHasNul);
   }
 }

@@ -7,14 +7,14 @@ import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
 import type { Counter, ErrorCode, Group, Mutation, MutationResult } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
 import { MESSAGES } from '../../shared/messages.js';
-import { HttpError } from '../errors.js';
+import { DomainError } from '../errors.js';
 
 /**
  * The database is locked by another process (SQLite: a backup, a second program): nothing of the
- * batch was applied and it may be sent again at once — 503 `busy`, which clients retry. The
+ * batch was applied and it may be sent again at once — `busy`, which clients retry. The
  * batcher must reject the whole batch with it, never retry its operations one by one.
  */
-export class StoreBusyError extends HttpError {
+export class StoreBusyError extends DomainError {
   override name = 'StoreBusyError';
   constructor() {
     super('busy', MESSAGES.busy);
@@ -23,10 +23,10 @@ export class StoreBusyError extends HttpError {
 
 /**
  * Writes cannot be committed: the SQLite file was deleted or replaced under the server, the disk
- * is full or read-only, the PostgreSQL schema is gone. Nothing of the batch was applied; 503
+ * is full or read-only, the PostgreSQL schema is gone. Nothing of the batch was applied:
  * `storage_unavailable`. Like StoreBusyError, it fails the whole batch, not one operation.
  */
-export class StorageUnavailableError extends HttpError {
+export class StorageUnavailableError extends DomainError {
   override name = 'StorageUnavailableError';
   constructor(readonly reason: string) {
     super('storage_unavailable', MESSAGES.storageUnavailable);

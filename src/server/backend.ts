@@ -1,0 +1,137 @@
+/**
+ * The composition root of the server's back end: from the configuration, the store, the bus that
+ * announces its changes, the batcher that commits through both, and the store's upkeep (pruning
+ * old operation ids and activity). The only module that knows which store goes with which bus:
+ * store/ and bus/ never import each other; with PostgreSQL both use postgres/connection.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { Batcher } from './batcher.js';
+import { MemoryBus } from './bus/memory.js';
+import { encodeAnnouncements } from './bus/notify.js';
+import { PostgresBus } from './bus/postgres.js';
+import type { Bus } from './bus/types.js';
+import { DEFAULT_ACTIVITY_RETENTION_DAYS, limitsOf, type Config } from './config.js';
+import { parsePostgresUrl } from './postgres/connection.js';
+import { PostgresStore } from './store/postgres.js';
+import type { StoreQuotas } from './store/quotas.js';
+import { SqliteStore } from './store/sqlite.js';
+import type { Store } from './store/types.js';
+
+/** Operation ids are remembered this long for retries, ms. */
+const OPERATION_ID_TTL_MS = 24 * 60 * 60 * 1000;
+/** How often expired operation ids and old activity are pruned, ms. */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface Backend {
+  store: Store;
+  bus: Bus;
+  /** Group commit: every mutation goes through it (batcher.ts). */
+  batcher: Batcher;
+  /** Stops the upkeep, commits what was submitted, then closes the bus and the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the configured database (bringing its schema up to date) and, with PostgreSQL, starts
+ * listening to the other instances' changes.
+ */
+export async function openBackend(config: Config, log: FastifyBaseLogger): Promise<Backend> {
+  const { store, bus } = await openStoreAndBus(config, log);
+  const batcher = new Batcher(store, bus);
+  const stopUpkeep = startUpkeep(store, config, log);
+  return {
+    store,
+    bus,
+    batcher,
+    async close() {
+      stopUpkeep();
+      await batcher.drain();
+      await bus.close();
+      await store.close();
+    },
+  };
+}
+
+async function openStoreAndBus(
+  config: Config,
+  log: FastifyBaseLogger,
+): Promise<{ store: Store; bus: Bus }> {
+  const { database } = config;
+  const activityLog = config.activityLog ?? true;
+  const quotas: StoreQuotas = limitsOf(config);
+  const onTrimError = (error: unknown) => {
+    log.warn({ err: error }, 'trimming the activity log failed');
+  };
+  if (database.kind === 'sqlite') {
+    const store = new SqliteStore(database.file, {
+      synchronous: database.synchronous,
+      activityLog,
+      quotas,
+      onTrimError,
+      onCheckpointError: (message) => {
+        log.warn(message);
+      },
+    });
+    await store.migrate();
+    return { store, bus: new MemoryBus() };
+  }
+  const connection = parsePostgresUrl(database.url);
+  // Tells this instance's own announcements apart from the other instances' (bus/notify.ts).
+  const instanceId = randomUUID();
+  const store = new PostgresStore({
+    connection,
+    poolSize: database.poolSize,
+    encodeAnnouncements: (groupId, changes) => encodeAnnouncements(instanceId, groupId, changes),
+    activityLog,
+    quotas,
+    onTrimError,
+  });
+  try {
+    await store.migrate();
+    const bus = new PostgresBus({
+      connection,
+      channel: store.notifyChannel,
+      instanceId,
+      loadCounter: (groupId, counterId) => store.loadCounter(groupId, counterId),
+      log,
+    });
+    await bus.start();
+    return { store, bus };
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw new Error(`cannot use PostgreSQL: ${describeConnectionError(error)}`);
+  }
+}
+
+/** Prunes expired operation ids, and activity past its retention, every PRUNE_EVERY_MS. */
+function startUpkeep(store: Store, config: Config, log: FastifyBaseLogger): () => void {
+  const retentionDays = config.activityRetentionDays ?? DEFAULT_ACTIVITY_RETENTION_DAYS;
+  const prune = setInterval(() => {
+    store.pruneOperationIds(OPERATION_ID_TTL_MS).catch((error: unknown) => {
+      log.warn({ err: error }, 'pruning operation ids failed');
+    });
+    if (retentionDays > 0) {
+      store.pruneActivity(retentionDays * DAY_MS).catch((error: unknown) => {
+        log.warn({ err: error }, 'pruning the activity log failed');
+      });
+    }
+  }, PRUNE_EVERY_MS);
+  prune.unref();
+  return () => {
+    clearInterval(prune);
+  };
+}
+
+/** One readable line: connection failures arrive as AggregateErrors with an empty message. */
+function describeConnectionError(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return describeConnectionError(error.errors[0]);
+  }
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return error.message !== '' ? error.message : (code ?? error.name);
+  }
+  return String(error);
+}
