@@ -14,7 +14,7 @@
  */
 import { MESSAGES } from '../shared/messages.js';
 import type { Bus } from './bus/types.js';
-import { HttpError } from './errors.js';
+import { DomainError } from './errors.js';
 import {
   changesByGroup,
   failsWholeBatch,
@@ -62,8 +62,8 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-export function busyError(): HttpError {
-  return new HttpError('busy', MESSAGES.busy);
+export function busyError(): DomainError {
+  return new DomainError('busy', MESSAGES.busy);
 }
 
 export class Batcher {

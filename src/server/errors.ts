@@ -17,12 +17,6 @@ export class DomainError extends Error {
   }
 }
 
-/**
- * The old name, kept only while batcher.ts (being rewritten elsewhere) still imports it: the same
- * class, so `instanceof` and `new` behave alike. New code uses DomainError.
- */
-export { DomainError as HttpError };
-
 export const errors = {
   counterNotFound: () => new DomainError('counter_not_found', MESSAGES.counterNotFound),
   groupNotFound: () => new DomainError('group_not_found', MESSAGES.groupNotFound),
