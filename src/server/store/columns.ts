@@ -1,21 +1,7 @@
-/** Column names shared by the SQL stores: the only columns a patch can ever write. */
-import type { Counter, CounterPatch, Group, GroupPatch } from '../../shared/api.js';
+/** Rows as both SQL stores read them, and their API shapes. */
+import type { Counter, Group } from '../../shared/api.js';
 import type { StoredCounter } from './commit-io.js';
 import type { GroupRecord } from './types.js';
-
-export const COUNTER_COLUMNS = {
-  name: 'name',
-  description: 'description',
-  value: 'value',
-  incrementStep: 'increment_step',
-  decrementStep: 'decrement_step',
-  thumbnailUrl: 'thumbnail_url',
-} as const satisfies Record<keyof CounterPatch, string>;
-
-export const GROUP_COLUMNS = {
-  displayName: 'display_name',
-  profileImageUrl: 'profile_image_url',
-} as const satisfies Record<keyof GroupPatch, string>;
 
 /** The counter columns every read returns. */
 export const COUNTER_FIELDS =
