@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import type { Counter, Group } from '../../src/shared/api.js';
 import type { Change } from '../../src/shared/protocol.js';
 import {
-  countersInOrder,
   initialServerState,
   reduce,
   wasDeleted,
@@ -44,7 +43,8 @@ const snapshot = (seq: number, counters: Counter[], of: Group = group): ServerEv
   seq,
   counters,
 });
-const ids = (state: ServerState) => countersInOrder(state).map((c) => c.id);
+/** The ids of the counters held, in the order the grid shows them. */
+const ids = (state: ServerState) => state.order.filter((id) => state.counters.has(id));
 
 describe('join snapshot, then live changes', () => {
   it('starts with the joined group and no counter list', () => {

@@ -34,6 +34,8 @@ import {
   createCounter,
   deleteCounter,
   fetchCounters,
+  undoEntry,
+  undoOperation,
   updateCounter,
   updateGroup,
 } from '../lib/api.js';
@@ -365,20 +367,15 @@ export class GroupStore {
   undo(op: Op): Promise<MutationResult> {
     const index = this.done.lastIndexOf(op);
     if (index !== -1) this.done.splice(index, 1);
-    // The undo client is in the chunk of the toast that offers it (GroupExtras): loaded already.
-    return import('../lib/activity.js')
-      .then(({ undoOperation }) => undoOperation(this.slug, this.key, op.opId))
-      .catch((error: unknown) => {
-        if (error instanceof ApiRequestError && error.retriable) this.done.push(op);
-        throw error;
-      });
+    return undoOperation(this.slug, this.key, op.opId, newOperationId()).catch((error: unknown) => {
+      if (error instanceof ApiRequestError && error.retriable) this.done.push(op);
+      throw error;
+    });
   }
 
   /** Takes back one entry of the activity log, anyone's (the activity panel's Undo). */
   undoEntry(entryId: number): Promise<MutationResult> {
-    return import('../lib/activity.js').then(({ undoEntry }) =>
-      undoEntry(this.slug, this.key, entryId),
-    );
+    return undoEntry(this.slug, this.key, entryId, newOperationId());
   }
 
   // ---- server state ----------------------------------------------------------------------------

@@ -99,16 +99,6 @@ export function wasDeleted(state: ServerState, counterId: string): boolean {
   return state.deleted.has(counterId);
 }
 
-/** The counters in creation order. */
-export function countersInOrder(state: ServerState): Counter[] {
-  const counters: Counter[] = [];
-  for (const id of state.order) {
-    const counter = state.counters.get(id);
-    if (counter) counters.push(counter);
-  }
-  return counters;
-}
-
 /** A working copy of one state: each event copies the maps once, not once per change it holds. */
 class Draft {
   group: Group;
