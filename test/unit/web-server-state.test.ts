@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Counter, Group } from '../../src/shared/api.js';
 import type { Change } from '../../src/shared/protocol.js';
+import type { Op, OpResult } from '../../src/web/live/ops.js';
 import {
   initialServerState,
   reduce,
@@ -44,6 +45,23 @@ const snapshot = (seq: number, counters: Counter[], of: Group = group): ServerEv
   counters,
 });
 /** The ids of the counters held, in the order the grid shows them. */
+/** This tab's operations, as the lanes hand them over with their answers. */
+const tapOp: Op = {
+  kind: 'adjust',
+  opId: 'op-1',
+  counterId: 'a1',
+  direction: 'increment',
+  times: 1,
+  delta: 1,
+  sent: true,
+};
+const answer = (op: Op, result: OpResult, wasPending = true): ServerEvent => ({
+  type: 'answer',
+  op,
+  result,
+  wasPending,
+});
+
 const ids = (state: ServerState) => state.order.filter((id) => state.counters.has(id));
 
 describe('join snapshot, then live changes', () => {
@@ -145,8 +163,8 @@ describe('stale and duplicate changes', () => {
     const createdMeanwhile = counter('b2', 13);
     const state = run(
       start(),
-      { type: 'counterAnswer', counter: answered },
-      { type: 'counterAnswer', counter: createdMeanwhile },
+      answer(tapOp, answered),
+      answer({ kind: 'create', opId: 'op-2', sent: true }, createdMeanwhile),
       snapshot(11, [counter('a1', 10, { value: 10 })], { ...group, displayName: 'Later' }),
     );
     expect(state.counters.get('a1')).toBe(answered);
@@ -232,10 +250,11 @@ describe('this tab’s own operations', () => {
 
   it('names an operation id even when its change is older than what is held', () => {
     // The HTTP answer came first: the change confirms the same operation and is no news.
-    const start = run(initialServerState(group, 0), snapshot(1, [counter('a1', 1)]), {
-      type: 'counterAnswer',
-      counter: counter('a1', 2, { value: 1 }),
-    });
+    const start = run(
+      initialServerState(group, 0),
+      snapshot(1, [counter('a1', 1)]),
+      answer(tapOp, counter('a1', 2, { value: 1 })),
+    );
     const { state, confirmed } = reduce(
       start,
       changes({ type: 'counter.updated', seq: 2, opIds: ['op-1'], counter: counter('a1', 2) }),
@@ -244,9 +263,55 @@ describe('this tab’s own operations', () => {
     expect(state.counters.get('a1')?.value).toBe(1);
   });
 
-  it('takes the answer to a group change as the group', () => {
+  it('takes the answer to a counter change, unless it holds a newer copy', () => {
+    const start = run(initialServerState(group, 0), snapshot(5, [counter('a1', 5)]));
+    expect(
+      run(start, answer(tapOp, counter('a1', 6, { value: 1 }))).counters.get('a1')?.value,
+    ).toBe(1);
+    const newer = run(
+      start,
+      changes({ type: 'counter.updated', seq: 7, counter: counter('a1', 7, { value: 2 }) }),
+      answer(tapOp, counter('a1', 6, { value: 1 }), false),
+    );
+    expect(newer.counters.get('a1')?.value).toBe(2);
+  });
+
+  it('adds the counter this tab created from its answer, before the live change', () => {
+    const created = counter('b2', 6);
+    const { state } = reduce(
+      run(initialServerState(group, 0), snapshot(5, [counter('a1', 5)])),
+      answer({ kind: 'create', opId: 'op-2', sent: true }, created),
+    );
+    expect(ids(state)).toEqual(['a1', 'b2']);
+  });
+
+  it('removes a counter on the answer to this tab’s delete, and says so', () => {
+    const { state, removed } = reduce(
+      run(initialServerState(group, 0), snapshot(5, [counter('a1', 5)])),
+      answer({ kind: 'delete', opId: 'op-3', counterId: 'a1', sent: true }, undefined),
+    );
+    expect(ids(state)).toEqual([]);
+    expect(removed).toEqual(['a1']);
+    expect(wasDeleted(state, 'a1')).toBe(true);
+  });
+
+  it('takes the answer to a group change only while no live change carrying it has come', () => {
     const renamed = { ...group, displayName: 'Renamed' };
-    const state = run(initialServerState(group, 4), { type: 'groupAnswer', group: renamed });
-    expect(state.group).toBe(renamed);
+    const rename: Op = {
+      kind: 'group',
+      opId: 'op-4',
+      patch: { displayName: 'Renamed' },
+      sent: true,
+    };
+    expect(run(initialServerState(group, 4), answer(rename, renamed)).group).toBe(renamed);
+
+    const later = { ...group, displayName: 'Later' };
+    const afterChange = run(
+      initialServerState(group, 4),
+      changes({ type: 'group.updated', seq: 5, opIds: ['op-4'], group: renamed }),
+      changes({ type: 'group.updated', seq: 6, group: later }),
+      answer(rename, renamed, false),
+    );
+    expect(afterChange.group).toBe(later);
   });
 });

@@ -20,30 +20,19 @@ import type {
   AccessLevel,
   AdjustDirection,
   Counter,
-  CounterPatchInput,
   Group,
-  GroupPatchInput,
   MutationResult,
 } from '../../shared/api.js';
 import type { PresenceMember } from '../../shared/protocol.js';
 import { CLOSE_CODES } from '../../shared/live.js';
 import { MESSAGES } from '../../shared/messages.js';
-import {
-  ApiRequestError,
-  adjustCounter,
-  createCounter,
-  deleteCounter,
-  fetchCounters,
-  undoEntry,
-  undoOperation,
-  updateCounter,
-  updateGroup,
-} from '../lib/api.js';
+import { ApiRequestError, fetchCounters, undoEntry, undoOperation } from '../lib/api.js';
 import { newOperationId } from '../lib/ids.js';
 import type { LiveConnection, LiveHandlers, LiveStatus } from './connection.js';
 import { GROUP_LANE, Lanes, type LaneClock, type LaneHandlers } from './lanes.js';
-import type { CounterPatch, GroupPatch, Op, OpResult } from './ops.js';
+import type { CounterPatch, GroupPatch, Op } from './ops.js';
 import { Outbox } from './outbox.js';
+import { sendOp } from './send.js';
 import {
   initialServerState,
   reduce,
@@ -427,11 +416,12 @@ export class GroupStore {
   };
 
   private readonly laneHandlers: LaneHandlers = {
-    send: (op) => this.send(op),
+    send: (op) => sendOp(this.slug, this.key, op),
     newOpId: newOperationId,
     answered: (op, result, wasPending) => {
       this.remember(op);
-      this.succeeded(op, result, wasPending);
+      this.dispatch({ type: 'answer', op, result, wasPending });
+      if (op.kind === 'create' && result) this.lastCreatedId = result.id;
       this.emit();
     },
     failed: (op, error) => {
@@ -454,54 +444,6 @@ export class GroupStore {
     this.done.push(op);
     if (this.done.length > UNDO_DEPTH) this.done.splice(0, this.done.length - UNDO_DEPTH);
     this.confirmed += 1;
-  }
-
-  private send(op: Op): Promise<OpResult> {
-    const { slug, key } = this;
-    switch (op.kind) {
-      case 'adjust':
-        return adjustCounter(slug, key, op.counterId, op.direction, op.times, op.opId);
-      case 'patch':
-        return updateCounter(
-          slug,
-          key,
-          op.counterId,
-          op.patch satisfies CounterPatchInput,
-          op.opId,
-        );
-      case 'delete':
-        return deleteCounter(slug, key, op.counterId, op.opId);
-      case 'create':
-        return createCounter(slug, key, op.opId);
-      case 'group':
-        return updateGroup(slug, key, op.patch satisfies GroupPatchInput, op.opId);
-    }
-  }
-
-  /** @param wasPending no live change carrying `op` had arrived before its answer */
-  private succeeded(op: Op, result: OpResult, wasPending: boolean): void {
-    switch (op.kind) {
-      case 'adjust':
-      case 'patch':
-        // The answer is the counter right after this operation: once what we hold is at least
-        // that new, it contains the operation (it left its lane in the same step).
-        if (result) this.dispatch({ type: 'counterAnswer', counter: result as Counter });
-        return;
-      case 'create': {
-        const counter = result as Counter;
-        this.dispatch({ type: 'counterAnswer', counter });
-        this.lastCreatedId = counter.id;
-        return;
-      }
-      case 'delete':
-        this.dispatch({ type: 'counterGone', counterId: op.counterId });
-        return;
-      case 'group':
-        // Without a version on groups, the answer only counts while the live change that carries
-        // this operation has not arrived (after it, the change stream is at least as new).
-        if (wasPending) this.dispatch({ type: 'groupAnswer', group: result as Group });
-        return;
-    }
   }
 
   private failed(op: Op, error: unknown): void {

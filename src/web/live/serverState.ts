@@ -12,6 +12,7 @@
  */
 import type { Counter, Group } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
+import type { Op, OpResult } from './ops.js';
 
 export interface ServerState {
   readonly group: Group;
@@ -32,16 +33,13 @@ export type ServerEvent =
   /** The live channel's `ready`: the whole group at change number `seq`. */
   | { type: 'snapshot'; group: Group; seq: number; counters: readonly Counter[] }
   | { type: 'changes'; changes: readonly Change[] }
-  /** An answer that is a counter right after this tab's change (adjust, patch, create). */
-  | { type: 'counterAnswer'; counter: Counter }
-  /** This tab's delete was answered, or its change found the counter gone: seq unknown. */
-  | { type: 'counterGone'; counterId: string }
   /**
-   * The answer to this tab's group change. Without a version on groups, the store dispatches it
-   * only while the live change carrying that operation has not arrived (after it, the change
-   * stream is at least as new).
+   * The server's answer to this tab's operation `op`. `wasPending`: no live change carrying the
+   * operation had arrived before it.
    */
-  | { type: 'groupAnswer'; group: Group };
+  | { type: 'answer'; op: Op; result: OpResult; wasPending: boolean }
+  /** This tab's change found the counter gone (the server said so): seq unknown. */
+  | { type: 'counterGone'; counterId: string };
 
 export interface Reduced {
   state: ServerState;
@@ -81,14 +79,11 @@ export function reduce(state: ServerState, event: ServerEvent): Reduced {
         confirmed.push(...(change.opIds ?? []));
       }
       break;
-    case 'counterAnswer':
-      draft.absorb(event.counter);
+    case 'answer':
+      draft.answer(event.op, event.result, event.wasPending);
       break;
     case 'counterGone':
       draft.remove(event.counterId);
-      break;
-    case 'groupAnswer':
-      draft.group = event.group;
       break;
   }
   return { state: draft.done(), removed: draft.removed, confirmed };
@@ -145,6 +140,28 @@ class Draft {
         }
         return;
       case 'group.accessChanged':
+        return;
+    }
+  }
+
+  answer(op: Op, result: OpResult, wasPending: boolean): void {
+    switch (op.kind) {
+      case 'adjust':
+      case 'patch':
+      case 'create':
+        // The answer is the counter right after this operation: once what is held is at least
+        // that new, it contains the operation (which left its lane in the same step).
+        if (result) this.absorb(result as Counter);
+        return;
+      case 'delete':
+        // The change number of the delete is not in the answer: held against every copy until
+        // the live change that deleted it arrives.
+        this.remove(op.counterId);
+        return;
+      case 'group':
+        // Without a version on groups, the answer only counts while the live change that carries
+        // this operation has not arrived (after it, the change stream is at least as new).
+        if (wasPending) this.group = result as Group;
         return;
     }
   }
