@@ -87,6 +87,7 @@ export class GroupStore {
   private readonly views = new CounterViews();
   /** This tab's confirmed operations, oldest first: what "undo my last change" walks back. */
   private readonly done: Op[] = [];
+  /** How many of this tab's operations were confirmed, ever (UNDO_DEPTH does not lower it). */
   private confirmed = 0;
   private readonly listeners = new Set<() => void>();
   private connection: LiveConnection | null = null;
