@@ -20,7 +20,7 @@ import {
   relativeTime,
   undoErrorMessage,
 } from '../../src/web/lib/describe.js';
-import type { Op } from '../../src/web/live/groupStore.js';
+import type { Op } from '../../src/web/live/ops.js';
 
 const base = {
   seq: 1,

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../src/shared/messages.js';
-import { changeCount, outboxKey, parseEntry, parseStoredOp } from '../../src/web/live/outbox.js';
+import { changeCount } from '../../src/web/live/ops.js';
+import { outboxKey, parseEntry, parseStoredOp } from '../../src/web/live/outbox.js';
 
 const adjust = {
   kind: 'adjust',
@@ -67,6 +68,10 @@ describe('parseStoredOp', () => {
       { kind: 'patch', opId: 'a', counterId: 'c', patch: { value: '9' } },
     ],
     ['an empty patch', { kind: 'patch', opId: 'a', counterId: 'c', patch: {} }],
+    [
+      'a patch of a property every object inherits',
+      { kind: 'patch', opId: 'a', counterId: 'c', patch: JSON.parse('{"toString":"x"}') as object },
+    ],
     ['a group patch of a counter field', { kind: 'group', opId: 'a', patch: { value: 1 } }],
     ['not an object', 'adjust'],
     ['null', null],

@@ -10,7 +10,6 @@ import {
   ACTIVITY_CATCH_UP,
   downloadExport,
   fetchActivity,
-  undoEntry,
   type ExportKind,
 } from '../lib/activity.js';
 import { ApiRequestError } from '../lib/api.js';
@@ -211,7 +210,8 @@ export function ActivityPanel({
   const undo = (entry: ActivityEntry) => {
     setUndoing((current) => new Set(current).add(entry.id));
     setError(null);
-    undoEntry(store.slug, store.key, entry.id)
+    store
+      .undoEntry(entry.id)
       .catch((reason: unknown) => {
         setError(undoErrorMessage(reason));
       })

@@ -10,10 +10,10 @@ import { InlineEdit } from './InlineEdit.js';
 
 // Opened rarely: loaded on idle after the group screen shows (see prefetchCardEditors).
 const loadConfirmDialog = () => import('./ConfirmDialog.js');
-const loadThumbnailEditor = () => import('./ThumbnailEditor.js');
+const loadImageUrlDialog = () => import('./ImageUrlDialog.js');
 const ConfirmDialog = lazy(() => loadConfirmDialog().then((m) => ({ default: m.ConfirmDialog })));
-const ThumbnailEditor = lazy(() =>
-  loadThumbnailEditor().then((m) => ({ default: m.ThumbnailEditor })),
+const ThumbnailDialog = lazy(() =>
+  loadImageUrlDialog().then((m) => ({ default: m.ThumbnailDialog })),
 );
 
 // Issue 7: sparklines and the undo toast (Group.tsx), one chunk loaded right after first paint.
@@ -22,7 +22,7 @@ const Sparkline = lazy(() => loadExtras().then((m) => ({ default: m.Sparkline })
 
 export function prefetchCardEditors(): void {
   void loadConfirmDialog();
-  void loadThumbnailEditor();
+  void loadImageUrlDialog();
 }
 
 export const CounterCard = memo(function CounterCard({
@@ -113,7 +113,7 @@ export const CounterCard = memo(function CounterCard({
 
       {editingThumbnail && (
         <Suspense fallback={null}>
-          <ThumbnailEditor
+          <ThumbnailDialog
             currentUrl={counter.thumbnailUrl}
             onSave={(thumbnailUrl) => {
               store.updateCounter(id, { thumbnailUrl });

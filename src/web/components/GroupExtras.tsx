@@ -9,10 +9,10 @@ import type { HistoryPoint } from '../../shared/activity.js';
 import type { Counter } from '../../shared/api.js';
 /** SPARKLINE_POINTS of shared/limits.ts (not imported: see newOperationId in lib/activity.ts). */
 const SPARKLINE_POINTS = 30;
-import { ApiRequestError } from '../lib/api.js';
-import { fetchGroupHistory, undoOperation } from '../lib/activity.js';
+import { fetchGroupHistory } from '../lib/activity.js';
 import { describeOp, undoErrorMessage } from '../lib/describe.js';
-import type { GroupStore, Op } from '../live/groupStore.js';
+import type { GroupStore } from '../live/groupStore.js';
+import type { Op } from '../live/ops.js';
 import { icon, X } from './icons.js';
 
 const ChartLine = icon('M3 3v18h18M7 15l4-4 3 3 6-6');
@@ -195,8 +195,6 @@ export const TOAST_MS = 5_000;
 const NOTICE_MS = 3_000;
 /** Ctrl+Z waits this long for this tab's unconfirmed changes before undoing the last one, ms. */
 const SETTLE_WAIT_MS = 5_000;
-/** This tab remembers its last changes for Ctrl+Z (the server keeps operation ids for 24 h). */
-const UNDO_DEPTH = 100;
 
 interface Toast {
   text: string;
@@ -218,18 +216,16 @@ function isTextField(target: EventTarget | null): boolean {
 export function UndoToast({ store }: { store: GroupStore }) {
   const [toast, setToast] = useState<Toast | null>(null);
   // Changes confirmed before this chunk arrived get no toast (but can still be undone).
-  const toasted = useRef(new WeakSet<Op>(store.done));
+  const toasted = useRef(store.changesConfirmed);
   const hovered = useRef(false);
 
   useEffect(
     () =>
       store.subscribe(() => {
-        const { done } = store;
-        if (done.length > UNDO_DEPTH) done.splice(0, done.length - UNDO_DEPTH);
-        const last = done.at(-1);
-        if (!last || toasted.current.has(last)) return;
-        toasted.current.add(last);
-        setToast({ text: describeOp(last), op: last });
+        if (store.changesConfirmed === toasted.current) return;
+        toasted.current = store.changesConfirmed;
+        const last = store.lastChange;
+        if (last) setToast({ text: describeOp(last), op: last });
       }),
     [store],
   );
@@ -239,18 +235,13 @@ export function UndoToast({ store }: { store: GroupStore }) {
       setToast({ text: 'Nothing to undo' });
       return;
     }
-    const index = store.done.lastIndexOf(op);
-    if (index !== -1) store.done.splice(index, 1);
     const text = describeOp(op);
     setToast({ text: `Undoing ${text}…` });
-    // The answer needs no handling: the change arrives over the live channel like any other.
-    undoOperation(store.slug, store.key, op.opId).then(
+    store.undo(op).then(
       () => {
         setToast({ text: `Undone: ${text}` });
       },
       (error: unknown) => {
-        // Not applied and may work later (offline): it stays the next one to undo.
-        if (error instanceof ApiRequestError && error.retriable) store.done.push(op);
         setToast({ text: undoErrorMessage(error), error: true });
       },
     );
@@ -277,7 +268,7 @@ export function UndoToast({ store }: { store: GroupStore }) {
      */
     const undoLast = () => {
       if (store.getState().pendingCount === 0) {
-        undoRef.current(store.done.at(-1));
+        undoRef.current(store.lastChange);
         return;
       }
       setToast({ text: 'Saving your last change…' });
@@ -285,7 +276,7 @@ export function UndoToast({ store }: { store: GroupStore }) {
       const wait = setInterval(() => {
         if (store.getState().pendingCount === 0) {
           clearInterval(wait);
-          undoRef.current(store.done.at(-1));
+          undoRef.current(store.lastChange);
         } else if (Date.now() - started > SETTLE_WAIT_MS) {
           clearInterval(wait);
           setToast({ text: 'Your last change is not saved yet. Undo it once it is.', error: true });

@@ -1,23 +1,15 @@
 /**
- * Calls of the activity log, undo, history and export endpoints (issue 7). Only the lazily loaded
- * parts of the group screen (toast, sparklines, activity panel, chart) import this module, so it
- * costs the first render nothing. Types only from shared/activity.ts (its runtime is zod).
+ * Calls of the activity log, history and export endpoints (issue 7); the undo calls are writes
+ * and go through the store (lib/api.ts). Only the lazily loaded parts of the group screen
+ * (sparklines, activity panel, chart) import this module, so it costs the first render nothing.
+ * Types only from shared/activity.ts (its runtime is zod).
+ *
+ * Keep this chunk's imports to api.ts and icons.tsx: with rolldown 1.2 a lazy chunk importing
+ * ids.ts (or limits.ts together with icons.tsx) moves shared modules out of the entry chunk into
+ * extra chunks, +250 B on the first load (rolldown/rolldown#10731).
  */
 import type { ActivityPage, CounterHistory, GroupHistory } from '../../shared/activity.js';
-import type { MutationResult } from '../../shared/api.js';
 import { ApiRequestError, groupPath, request } from './api.js';
-
-/**
- * An Idempotency-Key for an undo, like lib/ids.ts makes. Not imported from there on purpose:
- * with rolldown 1.2 a lazy chunk importing ids.ts (or limits.ts together with icons.tsx) moves
- * shared modules out of the entry chunk into extra chunks, +250 B on the first load
- * (rolldown/rolldown#10731). Keep this chunk's imports to api.ts and icons.tsx.
- */
-function newOperationId(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(12)), (byte) =>
-    byte.toString(16).padStart(2, '0'),
-  ).join('');
-}
 
 /** Entries per page of the activity panel: a year-old group still opens with one small answer. */
 export const ACTIVITY_PAGE_SIZE = 50;
@@ -39,23 +31,6 @@ export function fetchActivity(
   return request<ActivityPage>('GET', `${groupPath(slug)}/activity?${query.toString()}`, {
     key,
     ...(signal ? { signal } : {}),
-  });
-}
-
-/** Takes back one entry of the log (the panel's Undo buttons). */
-export function undoEntry(slug: string, key: string, entryId: number): Promise<MutationResult> {
-  return request<MutationResult>('POST', `${groupPath(slug)}/activity/${entryId}/undo`, {
-    key,
-    opId: newOperationId(),
-  });
-}
-
-/** Takes back what one of this tab's operations did (toast Undo, Ctrl+Z). */
-export function undoOperation(slug: string, key: string, opId: string): Promise<MutationResult> {
-  return request<MutationResult>('POST', `${groupPath(slug)}/undo`, {
-    key,
-    body: { opId },
-    opId: newOperationId(),
   });
 }
 

@@ -12,6 +12,7 @@ import type {
   GroupPatchInput,
   GroupPreview,
   GroupSnapshot,
+  MutationResult,
 } from '../../shared/api.js';
 
 export type RequestErrorCode = ErrorCode | 'network_error' | 'bad_response';
@@ -204,4 +205,31 @@ export function deleteCounter(
   opId: string,
 ): Promise<undefined> {
   return request<undefined>('DELETE', counterPath(name, id), { key, opId });
+}
+
+/** Takes back what one of this tab's operations did (the toast's Undo, Ctrl+Z). */
+export function undoOperation(
+  name: string,
+  key: string,
+  undoneOpId: string,
+  opId: string,
+): Promise<MutationResult> {
+  return request<MutationResult>('POST', `${groupPath(name)}/undo`, {
+    key,
+    body: { opId: undoneOpId },
+    opId,
+  });
+}
+
+/** Takes back one entry of the activity log (the panel's Undo buttons). */
+export function undoEntry(
+  name: string,
+  key: string,
+  entryId: number,
+  opId: string,
+): Promise<MutationResult> {
+  return request<MutationResult>('POST', `${groupPath(name)}/activity/${entryId}/undo`, {
+    key,
+    opId,
+  });
 }

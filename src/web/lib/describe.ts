@@ -4,7 +4,7 @@
  * functions, no DOM: unit-tested in test/unit/web-describe.test.ts.
  */
 import type { ActivityEntry, FieldChange } from '../../shared/activity.js';
-import type { Op } from '../live/groupStore.js';
+import type { Op } from '../live/ops.js';
 import { ApiRequestError } from './api.js';
 
 /** "+5" or "−3" (a real minus sign, read as "minus" by screen readers). */
@@ -124,7 +124,7 @@ const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 
 /** This tab's own change, for the undo toast: "+1 on Coffees", "Renamed Coffees → Teas". */
 export function describeOp(op: Op): string {
-  const name = op.name ?? 'the counter';
+  const name = ('name' in op ? op.name : undefined) ?? 'the counter';
   switch (op.kind) {
     case 'adjust':
       return `${signed(op.delta)} on ${name}`;

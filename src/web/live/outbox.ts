@@ -14,24 +14,8 @@
  * The access key is never written here (the link carries it), only what the member typed or
  * tapped. Entries that do not parse are dropped, never half-applied.
  */
-import type { AdjustDirection } from '../../shared/api.js';
-import type { CounterPatch, GroupPatch } from './groupStore.js';
-
-/** A queued change as stored: the live operation without its in-memory bookkeeping. */
-export type StoredOp =
-  | {
-      kind: 'adjust';
-      opId: string;
-      counterId: string;
-      direction: AdjustDirection;
-      times: number;
-      delta: number;
-      name?: string;
-    }
-  | { kind: 'patch'; opId: string; counterId: string; patch: CounterPatch; name?: string }
-  | { kind: 'delete'; opId: string; counterId: string; name?: string }
-  | { kind: 'create'; opId: string }
-  | { kind: 'group'; opId: string; patch: GroupPatch };
+import type { CounterField, GroupField } from '../../shared/fields.js';
+import { changeCount, type StoredOp } from './ops.js';
 
 interface Entry {
   v: 1;
@@ -59,11 +43,13 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const isInt = (value: unknown): value is number => Number.isSafeInteger(value);
 const optionalName = (value: unknown) => (typeof value === 'string' ? { name: value } : {});
 
-function parsePatch(value: unknown, fields: Record<string, 'string' | 'int' | 'url'>) {
+type FieldType = 'string' | 'int' | 'url';
+
+function parsePatch(value: unknown, fields: Readonly<Record<string, FieldType>>) {
   if (!isRecord(value)) return null;
   const patch: Record<string, unknown> = {};
   for (const [field, raw] of Object.entries(value)) {
-    const type = fields[field];
+    const type = Object.hasOwn(fields, field) ? fields[field] : undefined;
     if (type === undefined) return null;
     const ok =
       type === 'int'
@@ -77,15 +63,22 @@ function parsePatch(value: unknown, fields: Record<string, 'string' | 'int' | 'u
   return Object.keys(patch).length > 0 ? patch : null;
 }
 
-const COUNTER_FIELDS = {
+/**
+ * How a stored value of each editable field is checked. The keys are typed by shared/fields.ts's
+ * lists: a field added there does not compile here until it says its type.
+ */
+const COUNTER_FIELD_TYPES: Record<CounterField, FieldType> = {
   name: 'string',
   description: 'string',
   value: 'int',
   incrementStep: 'int',
   decrementStep: 'int',
   thumbnailUrl: 'url',
-} as const;
-const GROUP_FIELDS = { displayName: 'string', profileImageUrl: 'url' } as const;
+};
+const GROUP_FIELD_TYPES: Record<GroupField, FieldType> = {
+  displayName: 'string',
+  profileImageUrl: 'url',
+};
 
 /** One stored operation, or null when it is not one this version can send. */
 export function parseStoredOp(value: unknown): StoredOp | null {
@@ -93,7 +86,7 @@ export function parseStoredOp(value: unknown): StoredOp | null {
   const { opId, counterId } = value;
   if (value.kind === 'create') return { kind: 'create', opId };
   if (value.kind === 'group') {
-    const patch = parsePatch(value.patch, GROUP_FIELDS);
+    const patch = parsePatch(value.patch, GROUP_FIELD_TYPES);
     return patch ? { kind: 'group', opId, patch } : null;
   }
   if (typeof counterId !== 'string' || counterId === '') return null;
@@ -113,7 +106,7 @@ export function parseStoredOp(value: unknown): StoredOp | null {
       };
     }
     case 'patch': {
-      const patch = parsePatch(value.patch, COUNTER_FIELDS);
+      const patch = parsePatch(value.patch, COUNTER_FIELD_TYPES);
       if (!patch) return null;
       return { kind: 'patch', opId, counterId, patch, ...optionalName(value.name) };
     }
@@ -141,13 +134,6 @@ export function parseEntry(text: string | null): { savedAt: number; ops: StoredO
     if (op) ops.push(op);
   }
   return { savedAt, ops };
-}
-
-/** How many changes a list of operations stands for: each tap counts, as the page shows them. */
-export function changeCount(ops: readonly { kind: string; times?: number }[]): number {
-  let count = 0;
-  for (const op of ops) count += op.kind === 'adjust' ? (op.times ?? 1) : 1;
-  return count;
 }
 
 // ---- this tab --------------------------------------------------------------------------------

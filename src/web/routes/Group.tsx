@@ -1,37 +1,25 @@
-import { CircleAlert, House, Loader, Plus, Share, WifiOff, X, icon } from '../components/icons.js';
-import { lazy, Suspense, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from 'react';
 import { MESSAGES } from '../../shared/messages.js';
-import { parseGroupName, sanitizeText } from '../../shared/rules.js';
-import { Avatar } from '../components/Avatar.js';
-import { CopyButton } from '../components/CopyButton.js';
-import { CounterCard, loadExtras, prefetchCardEditors } from '../components/CounterCard.js';
-import { Footer } from '../components/Footer.js';
-import { InlineEdit } from '../components/InlineEdit.js';
-import { Logo } from '../components/Logo.js';
-import { whenIdle } from '../lib/idle.js';
-import type { LiveStatus } from '../live/connection.js';
-import { GroupStore } from '../live/groupStore.js';
-import { waitingFor } from '../live/outbox.js';
+import { prefetchCardEditors } from '../components/CounterCard.js';
+import { CircleAlert, X } from '../components/icons.js';
 import { ApiRequestError } from '../lib/api.js';
+import { whenIdle } from '../lib/idle.js';
 import { takeOpening } from '../lib/opening.js';
 import { groupUrl, navigate } from '../lib/router.js';
-import { ensureGuestName, ensureMemberId, GUEST_NAME_KEY, saveGuestName } from '../lib/storage.js';
-import type { PresenceMember } from '../../shared/protocol.js';
-import { card, mutedText, primaryButton, secondaryButton } from '../lib/ui.js';
+import { ensureGuestName, ensureMemberId } from '../lib/storage.js';
+import { GroupStore } from '../live/groupStore.js';
+import { CounterGrid } from './group/CounterGrid.js';
+import { GroupHeader } from './group/GroupHeader.js';
+import { AccessDenied, OfflineOpening } from './group/Notices.js';
+import { Pending, Shell } from './group/Page.js';
 
-const loadProfilePictureDialog = () => import('../components/ProfilePictureDialog.js');
+const loadImageUrlDialog = () => import('../components/ImageUrlDialog.js');
 const ProfilePictureDialog = lazy(() =>
-  loadProfilePictureDialog().then((m) => ({ default: m.ProfilePictureDialog })),
+  loadImageUrlDialog().then((m) => ({ default: m.ProfilePictureDialog })),
 );
-// Issue 7: the Activity button and its panel, the undo toast and Ctrl+Z: right after first paint.
-const GroupTools = lazy(() => loadExtras().then((m) => ({ default: m.GroupTools })));
 // The dialog's own chunk is prefetched when idle; the QR encoder it imports loads only on opening.
 const loadShareDialog = () => import('../components/ShareDialog.js');
 const ShareDialog = lazy(() => loadShareDialog().then((m) => ({ default: m.ShareDialog })));
-
-const QrCodeIcon = icon(
-  'M3 3h6v6H3zM15 3h6v6h-6zM3 15h6v6H3zM15 15h2v2h-2zm4 4h2v2h-2zM13 3v2m0 4v4H3m18 0h-4',
-);
 
 /** Set by a key change in this tab: the screen opened with the new key shows its link. */
 let keyJustChanged: string | null = null;
@@ -145,108 +133,9 @@ function accessError(error: unknown): string {
   return error instanceof Error && error.message ? error.message : MESSAGES.accessDenied;
 }
 
-function Shell({ children }: { children: ReactNode }) {
-  return (
-    <div className="flex min-h-dvh flex-col">
-      <TopBar />
-      <main className="page-main">{children}</main>
-      <Footer />
-    </div>
-  );
-}
-
-function TopBar() {
-  return (
-    <div className="top-bar">
-      <a
-        href="/"
-        onClick={(event) => {
-          if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-          event.preventDefault();
-          navigate('/');
-        }}
-        className="brand"
-      >
-        <Logo size={28} />
-        Tally
-      </a>
-    </div>
-  );
-}
-
-/** The group could not be reached (e.g. reloaded offline): it opens by itself once it can. */
-function OfflineOpening({ rawName }: { rawName: string }) {
-  const parsed = parseGroupName(rawName);
-  const waiting = parsed.ok ? waitingFor(parsed.value) : 0;
-  useEffect(() => {
-    document.title = `Offline · Tally`;
-  }, []);
-  return (
-    <NoticeScreen tone="amber" Icon={WifiOff} title="Offline">
-      <p role="status" className="mt-2 text-zinc-700 dark:text-zinc-300">
-        {MESSAGES.offlineOpening}
-      </p>
-      {waiting > 0 && (
-        <p className="mt-3 text-sm font-medium text-amber-800 dark:text-amber-300">
-          {MESSAGES.changesWaiting(waiting)}
-        </p>
-      )}
-    </NoticeScreen>
-  );
-}
-
-function AccessDenied({ message }: { message: string }) {
-  return (
-    <NoticeScreen tone="red" Icon={CircleAlert} title="Access Denied">
-      <p role="alert" className="mt-2 text-zinc-700 dark:text-zinc-300">
-        {message}
-      </p>
-      <button
-        type="button"
-        onClick={() => {
-          navigate('/');
-        }}
-        className={`${primaryButton} mt-6`}
-      >
-        <House className="size-4" />
-        Go Home
-      </button>
-    </NoticeScreen>
-  );
-}
-
-/** A whole screen that is one centred card: an icon in a coloured disc, a title, then `children`. */
-function NoticeScreen({
-  tone,
-  Icon,
-  title,
-  children,
-}: {
-  tone: 'amber' | 'red';
-  Icon: (props: { className?: string }) => ReactNode;
-  title: string;
-  children: ReactNode;
-}) {
-  return (
-    <Shell>
-      <div className="flex flex-1 items-center justify-center py-10">
-        <div className={`${card} w-full max-w-md p-6 text-center sm:p-8`}>
-          <div
-            className={`badge-icon ${tone === 'red' ? 'badge-icon-red' : 'badge-icon-amber'} mx-auto`}
-          >
-            <Icon className="size-6" />
-          </div>
-          <h1 className="mt-4 text-2xl font-bold tracking-tight">{title}</h1>
-          {children}
-        </div>
-      </div>
-    </Shell>
-  );
-}
-
 function GroupView({ store }: { store: GroupStore }) {
   const state = useSyncExternalStore(store.subscribe, store.getState);
-  const { group, counters } = state;
+  const { group } = state;
   const [editingPicture, setEditingPicture] = useState(false);
   const [sharing, setSharing] = useState(() => {
     const rotated = keyJustChanged === store.key;
@@ -264,7 +153,7 @@ function GroupView({ store }: { store: GroupStore }) {
   useEffect(() => {
     whenIdle(() => {
       prefetchCardEditors();
-      void loadProfilePictureDialog();
+      void loadImageUrlDialog();
       void loadShareDialog();
     });
   }, []);
@@ -302,149 +191,37 @@ function GroupView({ store }: { store: GroupStore }) {
 
   return (
     <Shell>
-      <header className="group-header">
-        <div className="flex min-w-0 flex-1 items-center gap-4">
-          {readOnly ? (
-            <Avatar
-              url={group.profileImageUrl}
-              name={group.displayName}
-              size={64}
-              className="shrink-0 shadow-sm"
-            />
-          ) : (
-            <button
-              type="button"
-              aria-label="Change profile picture"
-              title="Change profile picture"
-              onClick={() => {
-                setEditingPicture(true);
-              }}
-              className="group/avatar relative size-16 shrink-0 rounded-full"
-            >
-              <Avatar
-                url={group.profileImageUrl}
-                name={group.displayName}
-                size={64}
-                className="shadow-sm"
-              />
-            </button>
-          )}
-          <div className="min-w-0 flex-1">
-            <h1 className="group-title">
-              <InlineEdit
-                value={group.displayName}
-                label="Group name"
-                placeholder="Group Name"
-                readOnly={readOnly}
-                onCommit={(text) => {
-                  const displayName = sanitizeText(text);
-                  // A blank display name is refused by the server: keep the current one.
-                  if (displayName !== '' && displayName !== group.displayName) {
-                    store.updateGroup({ displayName });
-                  }
-                }}
-              />
-            </h1>
-            <div className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1">
-              <GuestName store={store} />
-              <ConnectionBadge status={state.status} />
-              {showPending && (
-                <span role="status" className="offline-badge" data-testid="changes-waiting">
-                  {MESSAGES.changesWaiting(state.pendingCount)}
-                </span>
-              )}
-              {readOnly && (
-                <span className="view-only-badge" title={MESSAGES.readOnly}>
-                  View only
-                </span>
-              )}
-              <HereNow members={state.members} />
-            </div>
-          </div>
-        </div>
-        <div className="group-actions">
-          <Suspense fallback={<span className="activity-btn" />}>
-            <GroupTools store={store} readOnly={readOnly} />
-          </Suspense>
-          <CopyButton
-            text={shareUrl}
-            label="Share URL"
-            Icon={Share}
-            className="flex-auto sm:flex-none"
-          />
-          <button
-            type="button"
-            aria-label="Show QR code"
-            title="Show QR code"
-            aria-haspopup="dialog"
-            onClick={() => {
-              setSharing(true);
-            }}
-            className={`${secondaryButton} px-3`}
-          >
-            <QrCodeIcon className="size-4" />
-          </button>
-          {!readOnly && (
-            <button
-              type="button"
-              onClick={addCounter}
-              className={`${primaryButton} flex-auto sm:flex-none`}
-            >
-              <Plus className="size-4" />
-              Add Counter
-            </button>
-          )}
-        </div>
-      </header>
+      <GroupHeader
+        store={store}
+        state={state}
+        readOnly={readOnly}
+        showPending={showPending}
+        shareUrl={shareUrl}
+        onEditPicture={() => {
+          setEditingPicture(true);
+        }}
+        onShowQrCode={() => {
+          setSharing(true);
+        }}
+        onAddCounter={addCounter}
+      />
 
       {state.error !== null && (
-        <div role="alert" className="mb-5 flex items-start gap-3 alert-error px-4 py-3">
-          <CircleAlert className="mt-0.5 size-4 shrink-0" />
-          <p className="flex-1">{state.error}</p>
-          <button
-            type="button"
-            aria-label="Dismiss error"
-            onClick={() => {
-              store.dismissError();
-            }}
-            className="banner-close"
-          >
-            <X className="size-4" />
-          </button>
-        </div>
+        <ErrorBanner
+          message={state.error}
+          onDismiss={() => {
+            store.dismissError();
+          }}
+        />
       )}
 
-      {counters === null ? (
-        state.countersFailed ? (
-          <LoadFailed
-            onRetry={() => {
-              store.reloadCounters();
-            }}
-          />
-        ) : (
-          // As tall as the screen: the footer waits below the fold instead of jumping down when
-          // the grid arrives (a layout shift Lighthouse counted on phones, BENCHMARKS.md).
-          <Pending tall>{MESSAGES.loadingCounters}</Pending>
-        )
-      ) : counters.length === 0 ? (
-        <EmptyState onCreate={readOnly ? null : addCounter} />
-      ) : (
-        <ul
-          aria-label="Counters"
-          className="grid grid-cols-1 gap-4 pb-6 md:grid-cols-2 lg:grid-cols-3"
-        >
-          {counters.map((counter) => (
-            <li key={counter.id} className="min-w-0">
-              <CounterCard
-                counter={counter}
-                store={store}
-                readOnly={readOnly}
-                unsent={showPending && state.pendingCounters.has(counter.id)}
-              />
-            </li>
-          ))}
-        </ul>
-      )}
+      <CounterGrid
+        store={store}
+        state={state}
+        readOnly={readOnly}
+        showPending={showPending}
+        onAddCounter={addCounter}
+      />
 
       {editingPicture && (
         <Suspense fallback={null}>
@@ -509,160 +286,15 @@ function useHeldFor(condition: boolean, ms: number): boolean {
   return held && condition;
 }
 
-/** 'Loading group...' and 'Loading counters...' (SPEC §2). */
-function Pending({ children, tall = false }: { children: ReactNode; tall?: boolean }) {
-  const place = tall ? 'min-h-dvh items-start pt-16' : 'items-center';
+/** SPEC §8: the dismissible error banner. */
+function ErrorBanner({ message, onDismiss }: { message: string; onDismiss: () => void }) {
   return (
-    <div
-      role="status"
-      className={`flex flex-1 justify-center gap-3 py-10 text-lg ${place} ${mutedText}`}
-    >
-      <Loader className="size-5 animate-spin" />
-      {children}
-    </div>
-  );
-}
-
-/** The list did not load (the banner above says why) and nothing has filled it since. */
-function LoadFailed({ onRetry }: { onRetry: () => void }) {
-  return (
-    <div className="empty-state">
-      <p className={mutedText}>The counters could not be loaded.</p>
-      <button type="button" onClick={onRetry} className={`${secondaryButton} mt-4`}>
-        Try again
+    <div role="alert" className="mb-5 flex items-start gap-3 alert-error px-4 py-3">
+      <CircleAlert className="mt-0.5 size-4 shrink-0" />
+      <p className="flex-1">{message}</p>
+      <button type="button" aria-label="Dismiss error" onClick={onDismiss} className="banner-close">
+        <X className="size-4" />
       </button>
     </div>
   );
-}
-
-function EmptyState({ onCreate }: { onCreate: (() => void) | null }) {
-  return (
-    <div className="empty-state">
-      <div className="badge-icon badge-icon-indigo">
-        <Plus className="size-6" />
-      </div>
-      <h2 className="mt-4 text-lg font-semibold">{MESSAGES.noCountersTitle}</h2>
-      <p className={`mt-1 ${mutedText}`}>{MESSAGES.noCountersBody}</p>
-      {onCreate && (
-        <button type="button" onClick={onCreate} className={`${primaryButton} mt-6`}>
-          <Plus className="size-4" />
-          Create First Counter
-        </button>
-      )}
-    </div>
-  );
-}
-
-/** SPEC §2/§5: 'Signed in as {name}', edited inline; a blank or unchanged name is not saved. */
-function GuestName({ store }: { store: GroupStore }) {
-  const [name, setName] = useState(ensureGuestName);
-  // Renamed in another tab of this browser: this tab, and its entry in 'Here now', follow.
-  useEffect(() => {
-    const follow = (event: StorageEvent) => {
-      const next = event.key === GUEST_NAME_KEY ? event.newValue?.trim() : undefined;
-      if (!next) return;
-      setName(next);
-      store.renameMember(next);
-    };
-    window.addEventListener('storage', follow);
-    return () => {
-      window.removeEventListener('storage', follow);
-    };
-  }, [store]);
-  return (
-    <p className={`flex min-w-0 items-center gap-1 text-sm ${mutedText}`}>
-      <span className="shrink-0">Signed in as</span>
-      <InlineEdit
-        value={name}
-        label="Your name"
-        placeholder="Your name"
-        maxLength={100}
-        onCommit={(text) => {
-          const next = text.trim();
-          if (next === '' || next === name) return;
-          saveGuestName(next);
-          setName(next);
-          store.renameMember(next);
-        }}
-        className="font-medium text-zinc-900 dark:text-zinc-100"
-      />
-    </p>
-  );
-}
-
-function ConnectionBadge({ status }: { status: LiveStatus }) {
-  if (status === 'offline') {
-    return (
-      <span role="status" className="offline-badge">
-        <WifiOff className="size-3.5" />
-        Offline · reconnecting…
-      </span>
-    );
-  }
-  return (
-    <span
-      role="status"
-      className={`inline-flex items-center gap-1.5 text-xs font-medium ${mutedText}`}
-    >
-      <span
-        aria-hidden="true"
-        className={`size-2 rounded-full ${status === 'live' ? 'bg-emerald-500' : 'animate-pulse bg-zinc-400'}`}
-      />
-      {status === 'live' ? 'Live' : 'Connecting…'}
-    </span>
-  );
-}
-
-/** How many people 'Here now' shows before '+N'. */
-const HERE_NOW_MAX = 4;
-
-/** Presence: who has the group open now, as initials (names in the tooltip and for screen readers). */
-function HereNow({ members }: { members: readonly PresenceMember[] }) {
-  if (members.length === 0) return null;
-  const shown = members.slice(0, HERE_NOW_MAX);
-  const more = members.length - shown.length;
-  const names = members.map((m) => m.name || 'Someone').join(', ');
-  return (
-    <div
-      role="group"
-      aria-label={`Here now: ${names}`}
-      title={`Here now: ${names}`}
-      data-testid="here-now"
-      className="flex items-center gap-1.5"
-    >
-      <span className={`text-xs font-medium ${mutedText}`}>Here now</span>
-      <ul className="flex -space-x-1.5">
-        {shown.map((m) => (
-          <li
-            key={m.id}
-            title={m.name}
-            data-member={m.name}
-            className="flex size-6 items-center justify-center rounded-full bg-indigo-600 text-[10px] font-semibold text-white ring-2 ring-white dark:ring-zinc-950"
-          >
-            <span aria-hidden="true">{initials(m.name)}</span>
-            <span className="sr-only">{m.name}</span>
-          </li>
-        ))}
-        {more > 0 && (
-          <li
-            title={members
-              .slice(HERE_NOW_MAX)
-              .map((m) => m.name)
-              .join(', ')}
-            className="flex size-6 items-center justify-center rounded-full bg-zinc-300 text-[10px] font-semibold text-zinc-800 ring-2 ring-white dark:bg-zinc-700 dark:text-zinc-100 dark:ring-zinc-950"
-          >
-            +{more}
-          </li>
-        )}
-      </ul>
-    </div>
-  );
-}
-
-function initials(name: string): string {
-  const words = name.trim().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return '?';
-  const first = words[0] ?? '';
-  const last = words.length > 1 ? (words[words.length - 1] ?? '') : '';
-  return (first.charAt(0) + last.charAt(0)).toUpperCase() || '?';
 }

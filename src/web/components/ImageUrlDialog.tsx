@@ -1,0 +1,194 @@
+import { Loader } from './icons.js';
+import { useId, useState, type ReactNode } from 'react';
+import { MESSAGES } from '../../shared/messages.js';
+import { normaliseUrl } from '../../shared/rules.js';
+import { imageLoads } from '../lib/image.js';
+import { errorText, primaryButton, secondaryButton, textInput } from '../lib/ui.js';
+import { Avatar } from './Avatar.js';
+import { Dialog } from './Dialog.js';
+
+interface ImageUrlDialogProps {
+  currentUrl: string | null;
+  /** The URL to keep, normalised; null removes the image. Called only when it changed. */
+  onSave: (url: string | null) => void;
+  onClose: () => void;
+}
+
+/**
+ * SPEC §2/§4/§5: the dialog that sets an image by its URL (the group's profile picture, a
+ * counter's thumbnail). An empty field removes the image; any other URL is saved only once the
+ * image has loaded, so nobody gets a broken picture.
+ */
+function ImageUrlDialog({
+  currentUrl,
+  onSave,
+  onClose,
+  title,
+  preview,
+  label,
+  placeholder,
+  hint,
+  failedMessage,
+  removeLabel,
+}: ImageUrlDialogProps & {
+  title: string;
+  /** The image as it is now, above the field. */
+  preview: ReactNode;
+  label: string;
+  placeholder: string;
+  hint: string;
+  /** Shown when the image at the URL does not load. */
+  failedMessage: string;
+  /** A button that removes the image at once, offered while there is one. */
+  removeLabel?: string;
+}) {
+  const titleId = useId();
+  const inputId = useId();
+  const hintId = useId();
+  const errorId = useId();
+  const [draft, setDraft] = useState(currentUrl ?? '');
+  const [error, setError] = useState<string | null>(null);
+  const [checking, setChecking] = useState(false);
+
+  const save = async (close: () => void) => {
+    const parsed = normaliseUrl(draft);
+    if (!parsed.ok) {
+      setError(parsed.message);
+      return;
+    }
+    if (parsed.value !== null) {
+      setChecking(true);
+      setError(null);
+      const ok = await imageLoads(parsed.value);
+      setChecking(false);
+      if (!ok) {
+        setError(failedMessage);
+        return;
+      }
+    }
+    if (parsed.value !== currentUrl) onSave(parsed.value);
+    close();
+  };
+
+  return (
+    <Dialog labelledBy={titleId} onClose={onClose}>
+      {(close) => (
+        <form
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            void save(close);
+          }}
+        >
+          <h2 id={titleId} className="text-lg font-semibold">
+            {title}
+          </h2>
+          {preview}
+          <label htmlFor={inputId} className="mt-5 block text-sm font-medium">
+            {label}
+          </label>
+          <input
+            id={inputId}
+            type="url"
+            inputMode="url"
+            autoFocus
+            value={draft}
+            onChange={(event) => {
+              setDraft(event.target.value);
+              setError(null);
+            }}
+            placeholder={placeholder}
+            aria-invalid={error !== null}
+            aria-describedby={error ? `${errorId} ${hintId}` : hintId}
+            autoComplete="off"
+            className={`mt-1.5 ${textInput}`}
+          />
+          <p id={hintId} className="hint mt-1.5">
+            {hint}
+          </p>
+          {error && (
+            <p id={errorId} role="alert" className={`mt-2 ${errorText}`}>
+              {error}
+            </p>
+          )}
+          <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            {removeLabel !== undefined && currentUrl !== null && (
+              <button
+                type="button"
+                onClick={() => {
+                  onSave(null);
+                  close();
+                }}
+                className={`${secondaryButton} sm:mr-auto`}
+              >
+                {removeLabel}
+              </button>
+            )}
+            <button type="button" onClick={close} className={secondaryButton}>
+              Cancel
+            </button>
+            <button type="submit" disabled={checking} className={primaryButton}>
+              {checking && <Loader className="size-4 animate-spin" />}
+              {checking ? 'Checking image...' : 'Save'}
+            </button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}
+
+/** SPEC §2/§4: the group's Profile Picture dialog. */
+export function ProfilePictureDialog({
+  groupName,
+  ...props
+}: ImageUrlDialogProps & { groupName: string }) {
+  return (
+    <ImageUrlDialog
+      {...props}
+      title="Profile Picture"
+      preview={
+        <div className="mt-5 flex justify-center">
+          <Avatar
+            url={props.currentUrl}
+            name={groupName}
+            size={96}
+            className="ring-4 ring-zinc-100 dark:ring-zinc-800"
+          />
+        </div>
+      }
+      label="Image URL"
+      placeholder="https://example.com/picture.png"
+      hint="Leave empty to remove the picture."
+      failedMessage={MESSAGES.profileImageFailed}
+    />
+  );
+}
+
+/** SPEC §4/§5: add, change or remove a counter's thumbnail (in a dialog: the card keeps its size). */
+export function ThumbnailDialog(props: ImageUrlDialogProps) {
+  const { currentUrl } = props;
+  return (
+    <ImageUrlDialog
+      {...props}
+      title={currentUrl === null ? 'Add thumbnail' : 'Change thumbnail'}
+      preview={
+        currentUrl !== null && (
+          <img
+            src={currentUrl}
+            alt=""
+            width={96}
+            height={96}
+            referrerPolicy="no-referrer"
+            className="mx-auto mt-5 size-24 rounded-2xl bg-zinc-100 object-cover dark:bg-zinc-800"
+          />
+        )
+      }
+      label="Thumbnail URL"
+      placeholder="https://example.com/image.png"
+      hint={MESSAGES.thumbnailHint}
+      failedMessage={MESSAGES.counterImageFailed}
+      removeLabel="Remove thumbnail"
+    />
+  );
+}

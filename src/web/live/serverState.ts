@@ -1,0 +1,237 @@
+/**
+ * The server's view of one group as this tab knows it, and the rules that keep it from going
+ * backwards: a pure reducer over what arrives (the counter list, the live channel's snapshot and
+ * changes, the answers to this tab's own changes). No timers, no network, no pending changes:
+ * ./groupStore.ts replays this tab's unconfirmed operations on top of it.
+ *
+ * Ordering rules (ADR 1): a counter's `version` is the group change number of its last change, so
+ * of two copies the higher version wins. A deleted counter leaves a tombstone, the change number
+ * that deleted it (Infinity until known, e.g. after this tab's own delete answer): anything about
+ * it no newer than that is a late event and ignored; a newer one is the counter coming back (an
+ * undo). Groups have no version: the snapshot's `seq` and each change's `seq` order them.
+ */
+import type { Counter, Group } from '../../shared/api.js';
+import type { Change } from '../../shared/protocol.js';
+import type { Op, OpResult } from './ops.js';
+
+export interface ServerState {
+  readonly group: Group;
+  /** The change number `group` is known at. */
+  readonly groupSeq: number;
+  readonly counters: ReadonlyMap<string, Counter>;
+  /** Counter ids in creation order. */
+  readonly order: readonly string[];
+  /** Tombstones: deleted counter id → the change number that deleted it (Infinity: unknown). */
+  readonly deleted: ReadonlyMap<string, number>;
+  /** The counter list has arrived (the list answer or a live snapshot). */
+  readonly loaded: boolean;
+}
+
+export type ServerEvent =
+  /** The first load of the counter list (HTTP). Ignored once a snapshot filled the list. */
+  | { type: 'list'; counters: readonly Counter[] }
+  /** The live channel's `ready`: the whole group at change number `seq`. */
+  | { type: 'snapshot'; group: Group; seq: number; counters: readonly Counter[] }
+  | { type: 'changes'; changes: readonly Change[] }
+  /**
+   * The server's answer to this tab's operation `op`. `wasPending`: no live change carrying the
+   * operation had arrived before it.
+   */
+  | { type: 'answer'; op: Op; result: OpResult; wasPending: boolean }
+  /** This tab's change found the counter gone (the server said so): seq unknown. */
+  | { type: 'counterGone'; counterId: string };
+
+export interface Reduced {
+  state: ServerState;
+  /** Counters deleted by this event: this tab's pending changes to them go too. */
+  removed: readonly string[];
+  /** This tab's operation ids that the applied changes contain: they are pending no more. */
+  confirmed: readonly string[];
+}
+
+export function initialServerState(group: Group, seq: number): ServerState {
+  return {
+    group,
+    groupSeq: seq,
+    counters: new Map(),
+    order: [],
+    deleted: new Map(),
+    loaded: false,
+  };
+}
+
+/** The state after `event`; `state` itself is never modified. */
+export function reduce(state: ServerState, event: ServerEvent): Reduced {
+  if (event.type === 'list' && state.loaded) return { state, removed: [], confirmed: [] };
+  const draft = new Draft(state);
+  const confirmed: string[] = [];
+  switch (event.type) {
+    case 'list':
+      for (const counter of event.counters) draft.absorb(counter);
+      draft.loaded = true;
+      break;
+    case 'snapshot':
+      draft.replaceWith(event.group, event.seq, event.counters);
+      break;
+    case 'changes':
+      for (const change of event.changes) {
+        draft.apply(change);
+        confirmed.push(...(change.opIds ?? []));
+      }
+      break;
+    case 'answer':
+      draft.answer(event.op, event.result, event.wasPending);
+      break;
+    case 'counterGone':
+      draft.remove(event.counterId);
+      break;
+  }
+  return { state: draft.done(), removed: draft.removed, confirmed };
+}
+
+/** This counter was deleted (a late error about it is no news). */
+export function wasDeleted(state: ServerState, counterId: string): boolean {
+  return state.deleted.has(counterId);
+}
+
+/** A working copy of one state: each event copies the maps once, not once per change it holds. */
+class Draft {
+  group: Group;
+  groupSeq: number;
+  loaded: boolean;
+  private readonly counters: Map<string, Counter>;
+  private order: string[];
+  private readonly deleted: Map<string, number>;
+  readonly removed: string[] = [];
+
+  constructor(state: ServerState) {
+    this.group = state.group;
+    this.groupSeq = state.groupSeq;
+    this.loaded = state.loaded;
+    this.counters = new Map(state.counters);
+    this.order = [...state.order];
+    this.deleted = new Map(state.deleted);
+  }
+
+  done(): ServerState {
+    return {
+      group: this.group,
+      groupSeq: this.groupSeq,
+      counters: this.counters,
+      order: this.order,
+      deleted: this.deleted,
+      loaded: this.loaded,
+    };
+  }
+
+  apply(change: Change): void {
+    switch (change.type) {
+      case 'counter.created':
+      case 'counter.updated':
+        this.absorb(change.counter);
+        return;
+      case 'counter.deleted':
+        this.remove(change.counterId, change.seq);
+        return;
+      case 'group.updated':
+        if (change.seq > this.groupSeq) {
+          this.group = change.group;
+          this.groupSeq = change.seq;
+        }
+        return;
+      case 'group.accessChanged':
+        return;
+    }
+  }
+
+  answer(op: Op, result: OpResult, wasPending: boolean): void {
+    switch (op.kind) {
+      case 'adjust':
+      case 'patch':
+      case 'create':
+        // The answer is the counter right after this operation: once what is held is at least
+        // that new, it contains the operation (which left its lane in the same step).
+        if (result) this.absorb(result as Counter);
+        return;
+      case 'delete':
+        // The change number of the delete is not in the answer: held against every copy until
+        // the live change that deleted it arrives.
+        this.remove(op.counterId);
+        return;
+      case 'group':
+        // Without a version on groups, the answer only counts while the live change that carries
+        // this operation has not arrived (after it, the change stream is at least as new).
+        if (wasPending) this.group = result as Group;
+        return;
+    }
+  }
+
+  /**
+   * A `ready` snapshot replaces what is held, except what is provably newer than it: counters
+   * (and the group) this tab already saw at a later version through an HTTP answer.
+   */
+  replaceWith(group: Group, seq: number, counters: readonly Counter[]): void {
+    const next = new Map<string, Counter>();
+    const order: string[] = [];
+    for (const counter of counters) {
+      if (this.gone(counter)) continue;
+      this.deleted.delete(counter.id);
+      const held = this.counters.get(counter.id);
+      next.set(counter.id, held && held.version > counter.version ? held : counter);
+      order.push(counter.id);
+    }
+    for (const id of this.order) {
+      const held = this.counters.get(id);
+      if (!held || next.has(id)) continue;
+      if (held.version > seq) {
+        // Created after the snapshot was taken (this tab saw it in an HTTP answer first).
+        next.set(id, held);
+        order.push(id);
+      } else {
+        this.deleted.set(id, seq);
+        this.removed.push(id);
+      }
+    }
+    this.counters.clear();
+    for (const [id, counter] of next) this.counters.set(id, counter);
+    this.order = order;
+    if (seq >= this.groupSeq) {
+      this.group = group;
+      this.groupSeq = seq;
+    }
+    this.loaded = true;
+  }
+
+  /** Inserts a counter (skipping duplicates) or applies it if newer than the one held. */
+  absorb(counter: Counter): void {
+    if (this.gone(counter)) return;
+    this.deleted.delete(counter.id);
+    const held = this.counters.get(counter.id);
+    if (held) {
+      if (counter.version > held.version) this.counters.set(counter.id, counter);
+      return;
+    }
+    this.counters.set(counter.id, counter);
+    // Keep creation order even if events arrive out of order.
+    let index = this.order.length;
+    while (index > 0) {
+      const previous = this.counters.get(this.order[index - 1] ?? '');
+      if (!previous || previous.createdAt <= counter.createdAt) break;
+      index -= 1;
+    }
+    this.order.splice(index, 0, counter.id);
+  }
+
+  /** Deleted at or after this counter's version: it is a late event of a deleted counter. */
+  private gone(counter: Counter): boolean {
+    return counter.version <= (this.deleted.get(counter.id) ?? -1);
+  }
+
+  /** `seq`: the change number that deleted it; Infinity when unknown (an HTTP answer). */
+  remove(id: string, seq = Infinity): void {
+    this.deleted.set(id, Math.min(seq, this.deleted.get(id) ?? seq));
+    this.counters.delete(id);
+    this.order = this.order.filter((other) => other !== id);
+    this.removed.push(id);
+  }
+}

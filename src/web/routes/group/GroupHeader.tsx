@@ -1,0 +1,137 @@
+/**
+ * The group screen's header: the picture and name of the group, this member and the connection,
+ * and the group's actions (Activity, Share URL, QR code, Add Counter).
+ */
+import { lazy, Suspense } from 'react';
+import { MESSAGES } from '../../../shared/messages.js';
+import { sanitizeText } from '../../../shared/rules.js';
+import { Avatar } from '../../components/Avatar.js';
+import { CopyButton } from '../../components/CopyButton.js';
+import { loadExtras } from '../../components/CounterCard.js';
+import { icon, Plus, Share } from '../../components/icons.js';
+import { InlineEdit } from '../../components/InlineEdit.js';
+import { primaryButton, secondaryButton } from '../../lib/ui.js';
+import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
+import { ConnectionBadge, GuestName, HereNow } from './HeaderStatus.js';
+
+// Issue 7: the Activity button and its panel, the undo toast and Ctrl+Z: right after first paint.
+const GroupTools = lazy(() => loadExtras().then((m) => ({ default: m.GroupTools })));
+
+const QrCodeIcon = icon(
+  'M3 3h6v6H3zM15 3h6v6h-6zM3 15h6v6H3zM15 15h2v2h-2zm4 4h2v2h-2zM13 3v2m0 4v4H3m18 0h-4',
+);
+
+export function GroupHeader({
+  store,
+  state,
+  readOnly,
+  showPending,
+  shareUrl,
+  onEditPicture,
+  onShowQrCode,
+  onAddCounter,
+}: {
+  store: GroupStore;
+  state: GroupViewState;
+  readOnly: boolean;
+  /** Say how many changes wait (they have waited long enough to be worth saying). */
+  showPending: boolean;
+  shareUrl: string;
+  onEditPicture: () => void;
+  onShowQrCode: () => void;
+  onAddCounter: () => void;
+}) {
+  const { group } = state;
+  return (
+    <header className="group-header">
+      <div className="flex min-w-0 flex-1 items-center gap-4">
+        {readOnly ? (
+          <Avatar
+            url={group.profileImageUrl}
+            name={group.displayName}
+            size={64}
+            className="shrink-0 shadow-sm"
+          />
+        ) : (
+          <button
+            type="button"
+            aria-label="Change profile picture"
+            title="Change profile picture"
+            onClick={onEditPicture}
+            className="group/avatar relative size-16 shrink-0 rounded-full"
+          >
+            <Avatar
+              url={group.profileImageUrl}
+              name={group.displayName}
+              size={64}
+              className="shadow-sm"
+            />
+          </button>
+        )}
+        <div className="min-w-0 flex-1">
+          <h1 className="group-title">
+            <InlineEdit
+              value={group.displayName}
+              label="Group name"
+              placeholder="Group Name"
+              readOnly={readOnly}
+              onCommit={(text) => {
+                const displayName = sanitizeText(text);
+                // A blank display name is refused by the server: keep the current one.
+                if (displayName !== '' && displayName !== group.displayName) {
+                  store.updateGroup({ displayName });
+                }
+              }}
+            />
+          </h1>
+          <div className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1">
+            <GuestName store={store} />
+            <ConnectionBadge status={state.status} />
+            {showPending && (
+              <span role="status" className="offline-badge" data-testid="changes-waiting">
+                {MESSAGES.changesWaiting(state.pendingCount)}
+              </span>
+            )}
+            {readOnly && (
+              <span className="view-only-badge" title={MESSAGES.readOnly}>
+                View only
+              </span>
+            )}
+            <HereNow members={state.members} />
+          </div>
+        </div>
+      </div>
+      <div className="group-actions">
+        <Suspense fallback={<span className="activity-btn" />}>
+          <GroupTools store={store} readOnly={readOnly} />
+        </Suspense>
+        <CopyButton
+          text={shareUrl}
+          label="Share URL"
+          Icon={Share}
+          className="flex-auto sm:flex-none"
+        />
+        <button
+          type="button"
+          aria-label="Show QR code"
+          title="Show QR code"
+          aria-haspopup="dialog"
+          onClick={onShowQrCode}
+          className={`${secondaryButton} px-3`}
+        >
+          <QrCodeIcon className="size-4" />
+        </button>
+        {!readOnly && (
+          <button
+            type="button"
+            onClick={onAddCounter}
+            className={`${primaryButton} flex-auto sm:flex-none`}
+          >
+            <Plus className="size-4" />
+            Add Counter
+          </button>
+        )}
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,123 @@
+/** The group header's second line: who this is, the connection, and who else is here. */
+import { useEffect, useState } from 'react';
+import type { PresenceMember } from '../../../shared/protocol.js';
+import { WifiOff } from '../../components/icons.js';
+import { InlineEdit } from '../../components/InlineEdit.js';
+import { ensureGuestName, GUEST_NAME_KEY, saveGuestName } from '../../lib/storage.js';
+import { mutedText } from '../../lib/ui.js';
+import type { LiveStatus } from '../../live/connection.js';
+import type { GroupStore } from '../../live/groupStore.js';
+
+/** SPEC §2/§5: 'Signed in as {name}', edited inline; a blank or unchanged name is not saved. */
+export function GuestName({ store }: { store: GroupStore }) {
+  const [name, setName] = useState(ensureGuestName);
+  // Renamed in another tab of this browser: this tab, and its entry in 'Here now', follow.
+  useEffect(() => {
+    const follow = (event: StorageEvent) => {
+      const next = event.key === GUEST_NAME_KEY ? event.newValue?.trim() : undefined;
+      if (!next) return;
+      setName(next);
+      store.renameMember(next);
+    };
+    window.addEventListener('storage', follow);
+    return () => {
+      window.removeEventListener('storage', follow);
+    };
+  }, [store]);
+  return (
+    <p className={`flex min-w-0 items-center gap-1 text-sm ${mutedText}`}>
+      <span className="shrink-0">Signed in as</span>
+      <InlineEdit
+        value={name}
+        label="Your name"
+        placeholder="Your name"
+        maxLength={100}
+        onCommit={(text) => {
+          const next = text.trim();
+          if (next === '' || next === name) return;
+          saveGuestName(next);
+          setName(next);
+          store.renameMember(next);
+        }}
+        className="font-medium text-zinc-900 dark:text-zinc-100"
+      />
+    </p>
+  );
+}
+
+export function ConnectionBadge({ status }: { status: LiveStatus }) {
+  if (status === 'offline') {
+    return (
+      <span role="status" className="offline-badge">
+        <WifiOff className="size-3.5" />
+        Offline · reconnecting…
+      </span>
+    );
+  }
+  return (
+    <span
+      role="status"
+      className={`inline-flex items-center gap-1.5 text-xs font-medium ${mutedText}`}
+    >
+      <span
+        aria-hidden="true"
+        className={`size-2 rounded-full ${status === 'live' ? 'bg-emerald-500' : 'animate-pulse bg-zinc-400'}`}
+      />
+      {status === 'live' ? 'Live' : 'Connecting…'}
+    </span>
+  );
+}
+
+/** How many people 'Here now' shows before '+N'. */
+const HERE_NOW_MAX = 4;
+
+/** Presence: who has the group open now, as initials (names in the tooltip and for screen readers). */
+export function HereNow({ members }: { members: readonly PresenceMember[] }) {
+  if (members.length === 0) return null;
+  const shown = members.slice(0, HERE_NOW_MAX);
+  const more = members.length - shown.length;
+  const names = members.map((m) => m.name || 'Someone').join(', ');
+  return (
+    <div
+      role="group"
+      aria-label={`Here now: ${names}`}
+      title={`Here now: ${names}`}
+      data-testid="here-now"
+      className="flex items-center gap-1.5"
+    >
+      <span className={`text-xs font-medium ${mutedText}`}>Here now</span>
+      <ul className="flex -space-x-1.5">
+        {shown.map((m) => (
+          <li
+            key={m.id}
+            title={m.name}
+            data-member={m.name}
+            className="flex size-6 items-center justify-center rounded-full bg-indigo-600 text-[10px] font-semibold text-white ring-2 ring-white dark:ring-zinc-950"
+          >
+            <span aria-hidden="true">{initials(m.name)}</span>
+            <span className="sr-only">{m.name}</span>
+          </li>
+        ))}
+        {more > 0 && (
+          <li
+            title={members
+              .slice(HERE_NOW_MAX)
+              .map((m) => m.name)
+              .join(', ')}
+            className="flex size-6 items-center justify-center rounded-full bg-zinc-300 text-[10px] font-semibold text-zinc-800 ring-2 ring-white dark:bg-zinc-700 dark:text-zinc-100 dark:ring-zinc-950"
+          >
+            +{more}
+          </li>
+        )}
+      </ul>
+    </div>
+  );
+}
+
+function initials(name: string): string {
+  const words = name.trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return '?';
+  const first = words[0] ?? '';
+  const last = words.length > 1 ? (words[words.length - 1] ?? '') : '';
+  return (first.charAt(0) + last.charAt(0)).toUpperCase() || '?';
+}

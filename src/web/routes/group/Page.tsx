@@ -1,0 +1,50 @@
+/** The frame of every state of the group screen: the top bar, the page, the footer. */
+import { type ReactNode } from 'react';
+import { Footer } from '../../components/Footer.js';
+import { Loader } from '../../components/icons.js';
+import { Logo } from '../../components/Logo.js';
+import { navigate } from '../../lib/router.js';
+import { mutedText } from '../../lib/ui.js';
+
+export function Shell({ children }: { children: ReactNode }) {
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <TopBar />
+      <main className="page-main">{children}</main>
+      <Footer />
+    </div>
+  );
+}
+
+function TopBar() {
+  return (
+    <div className="top-bar">
+      <a
+        href="/"
+        onClick={(event) => {
+          if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+          event.preventDefault();
+          navigate('/');
+        }}
+        className="brand"
+      >
+        <Logo size={28} />
+        Tally
+      </a>
+    </div>
+  );
+}
+
+/** 'Loading group...' and 'Loading counters...' (SPEC §2). */
+export function Pending({ children, tall = false }: { children: ReactNode; tall?: boolean }) {
+  const place = tall ? 'min-h-dvh items-start pt-16' : 'items-center';
+  return (
+    <div
+      role="status"
+      className={`flex flex-1 justify-center gap-3 py-10 text-lg ${place} ${mutedText}`}
+    >
+      <Loader className="size-5 animate-spin" />
+      {children}
+    </div>
+  );
+}
