@@ -1,5 +1,5 @@
 /** The frame of every state of the group screen: the top bar, the page, the footer. */
-import { type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Footer } from '../../components/Footer.js';
 import { Loader } from '../../components/icons.js';
 import { Logo } from '../../components/Logo.js';
