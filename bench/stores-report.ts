@@ -73,7 +73,8 @@ const METRICS: Metric[] = [
     format: ms,
     ratio: true,
   },
-  { label: 'server CPU (cores)', pick: (s) => s.result.serverCpuCores, format: cores, ratio: true },
+  // Tally's processes only: PostgreSQL's own work is not in it, so no ratio.
+  { label: 'Tally CPU (cores)', pick: (s) => s.result.serverCpuCores, format: cores, ratio: false },
 ];
 
 /** Taps lost, duplicated and never answered at a rate, summed over the runs: any is a bug. */

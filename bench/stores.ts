@@ -32,6 +32,9 @@ export interface StoreStep {
   unanswered: number;
 }
 
+/** Taps at the first rate before the curve, unrecorded, ms. */
+const WARM_UP_MS = 1_000;
+
 /** Groups needed to offer `rate` taps/s with every tapper at its share. */
 export function groupsFor(shape: StoresShape, rate: number): number {
   return Math.max(1, Math.ceil(rate / (shape.tappers * shape.tapsPerTapper)));
@@ -71,8 +74,21 @@ export async function storeCurve(
     });
     try {
       const steps: StoreStep[] = [];
+      const first = shape.ramp[0] ?? 0;
+      // Not recorded: the first taps of a fresh server also compile its hot paths (JIT).
+      await openLoop(
+        firstGroups(population, groupsFor(shape, first), shape.members),
+        running,
+        target,
+        {
+          members: shape.members,
+          tappers: shape.tappers,
+          rate: first,
+          durationMs: Math.min(WARM_UP_MS, shape.stepMs),
+        },
+      );
       // Counters keep their values from step to step: the checks are cumulative, a step's own
-      // share is the growth since the step before.
+      // share is the growth since the step before (the first step's includes the warm-up's).
       let before = { lost: 0, duplicated: 0, unanswered: 0 };
       for (const rate of shape.ramp) {
         const groups = groupsFor(shape, rate);
