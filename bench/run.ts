@@ -485,9 +485,7 @@ function printStores(outcome: StoresOutcome): void {
       ? `tappers on ${instances > 2 ? `instances B to ${String.fromCharCode(64 + instances)}` : 'instance B'}, watchers on instance A, so latency crosses instances`
       : 'tappers and watchers on the one instance';
   console.log(
-    `
-Store comparison: groups of ${shape.members} (${shape.tappers} tap, ${watchers} watch), ${shape.tapsPerTapper} taps/s per tapper, ${shape.stepMs / 1_000} s per step, open loop; ${outcome.candidate.name}: ${where}; ${outcome.baseline.name}: the same groups on one instance. p50/p99 = tap sent → change seen by a watcher; ack = tap sent → the tapper's answer. ${repeats > 1 ? `Median (range) of ${repeats} runs; lost / dup / unanswered summed over the runs.` : 'One run.'}
-`,
+    `\nStore comparison: groups of ${shape.members} (${shape.tappers} tap, ${watchers} watch), ${shape.tapsPerTapper} taps/s per tapper, ${shape.stepMs / 1_000} s per step, open loop; ${outcome.candidate.name}: ${where}; ${outcome.baseline.name}: the same groups on one instance. p50/p99 = tap sent → change seen by a watcher; ack = tap sent → the tapper's answer. ${repeats > 1 ? `Median (range) of ${repeats} runs; lost / dup / unanswered summed over the runs.` : 'One run.'}\n`,
   );
   outcome.loads.forEach((load, run) => {
     console.log(
