@@ -251,6 +251,11 @@ export interface LoadResult {
   deliveriesPerSecond: number;
   latency: Histogram;
   serverCpuCores: number;
+  /**
+   * The load generator's own CPU during the load, cores: near 1 it is the limit (one thread),
+   * not the server.
+   */
+  generatorCpuCores: number;
   serverRssBytes: number;
   lost: number | null;
   duplicated: number | null;
@@ -287,6 +292,7 @@ export async function openLoop(
   for (const client of tappers) client.onAck = () => undefined;
   resetStats(population);
   const before = sampleProcesses(running.pids);
+  const generatorBefore = process.cpuUsage();
   const ackedBefore = population.groups.reduce((sum, group) => sum + group.acked, 0);
   let peakRss = before.rssBytes;
   const rssTimer = setInterval(() => {
@@ -313,6 +319,7 @@ export async function openLoop(
     }, 1);
   });
   const after = sampleProcesses(running.pids);
+  const generator = process.cpuUsage(generatorBefore);
   clearInterval(rssTimer);
   const seconds = (after.at - before.at) / 1_000;
   // Acks and refusals counted during the load only: a backlog answered later is not throughput.
@@ -325,6 +332,8 @@ export async function openLoop(
     busyPerSecond: busy / seconds,
     deliveriesPerSecond: population.stats.deliveries / seconds,
     serverCpuCores: cpuCores(before, after),
+    // cpuUsage is in µs.
+    generatorCpuCores: (generator.user + generator.system) / 1e6 / seconds,
     serverRssBytes: after.rssBytes,
     serverPeakRssBytes: Math.max(peakRss, after.rssBytes),
   });
@@ -340,6 +349,7 @@ async function finish(
     | 'busyPerSecond'
     | 'deliveriesPerSecond'
     | 'serverCpuCores'
+    | 'generatorCpuCores'
     | 'serverRssBytes'
     | 'serverPeakRssBytes'
   >,

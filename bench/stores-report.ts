@@ -75,6 +75,12 @@ const METRICS: Metric[] = [
   },
   // Tally's processes only: PostgreSQL's own work is not in it, so no ratio.
   { label: 'Tally CPU (cores)', pick: (s) => s.result.serverCpuCores, format: cores, ratio: false },
+  {
+    label: 'load generator CPU (cores)',
+    pick: (s) => s.result.generatorCpuCores,
+    format: cores,
+    ratio: false,
+  },
 ];
 
 /** Taps lost, duplicated and never answered at a rate, summed over the runs: any is a bug. */

@@ -33,6 +33,7 @@ function step(offered: number, acked: number, latencyMs: number, lost = 0): Stor
     deliveriesPerSecond: 0,
     latency: latencies(latencyMs),
     serverCpuCores: 0.5,
+    generatorCpuCores: 0.5,
     serverRssBytes: 0,
     lost,
     duplicated: 0,
