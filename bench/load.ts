@@ -1,11 +1,12 @@
 /**
  * The load generator: real WebSocket clients in G groups of M members; a share of members tap.
  * Operation ids carry the sender and the send time (µs), so every receiving member measures
- * end-to-end latency without a lookup table.
+ * end-to-end latency without a lookup table. On a target of several instances the tappers connect
+ * to other instances than the watchers, and only watchers measure: every sample crosses instances.
  */
 import WebSocket from 'ws';
 import { Histogram } from './histogram.js';
-import { cpuCores, sampleProcess } from './proc.js';
+import { cpuCores, sampleProcesses } from './proc.js';
 import type { GroupSetup, RunningTarget, Target } from './targets.js';
 
 /** An operation id anywhere in a frame (`opId` of the baselines, `opIds` of Tally). */
@@ -25,6 +26,8 @@ export class BenchClient {
   acked = 0;
   errors = 0;
   private seq = 0;
+  /** Whether others' changes arriving here count as deliveries and latency samples. */
+  private readonly measuresDeliveries: boolean;
   private readyResolve: () => void = () => undefined;
   readonly ready: Promise<void>;
   onAck: () => void = () => undefined;
@@ -36,11 +39,13 @@ export class BenchClient {
     private readonly target: Target,
     running: RunningTarget,
     private readonly stats: Stats,
+    placement: Placement,
   ) {
     this.ready = new Promise((resolve) => {
       this.readyResolve = resolve;
     });
-    this.socket = new WebSocket(running.wsUrl(group), { perMessageDeflate: false });
+    this.measuresDeliveries = placement.measuresDeliveries;
+    this.socket = new WebSocket(placement.url, { perMessageDeflate: false });
     this.socket.on('open', () => {
       this.socket.send(running.authMessage(group));
     });
@@ -96,6 +101,7 @@ export class BenchClient {
         if (this.target.ackIsEcho) this.acknowledge();
         continue;
       }
+      if (!this.measuresDeliveries) continue;
       this.stats.deliveries += 1;
       this.stats.latency.recordMicros(now - Number(match[2]));
     }
@@ -118,6 +124,12 @@ export class BenchClient {
   close(): void {
     this.socket.terminate();
   }
+}
+
+/** Where a client connects, and whether it measures what it receives. */
+export interface Placement {
+  url: string;
+  measuresDeliveries: boolean;
 }
 
 export interface GroupCounter {
@@ -164,6 +176,19 @@ export async function setupGroups(
   return setups;
 }
 
+export interface PopulateOptions {
+  /** Groups already created (setupGroups) instead of new ones. */
+  prepared?: GroupCounter[];
+  /** The first `tappers` members of each group tap (openLoop's `tappers`); 0 unless given. */
+  tappers?: number;
+  /**
+   * Who measures deliveries and latency: everyone (each receiving member, as on one instance),
+   * or only the members who do not tap. Default: watchers on a target whose tappers connect to
+   * other instances (so every sample crosses instances), everyone otherwise.
+   */
+  measuredAt?: 'everyone' | 'watchers';
+}
+
 /** Opens `groups × members` authenticated clients, a bounded number of handshakes at a time. */
 export async function populate(
   target: Target,
@@ -171,8 +196,11 @@ export async function populate(
   scenario: string,
   groups: number,
   members: number,
-  prepared?: GroupCounter[],
+  options: PopulateOptions = {},
 ): Promise<Population> {
+  const tappers = options.tappers ?? 0;
+  const tapperUrl = running.tapperWsUrl?.bind(running);
+  const measuredAt = options.measuredAt ?? (tapperUrl ? 'watchers' : 'everyone');
   const stats: Stats = {
     acked: 0,
     busy: 0,
@@ -180,12 +208,17 @@ export async function populate(
     latency: new Histogram(),
     answerLatency: new Histogram(),
   };
-  const setups = prepared ?? (await setupGroups(running, scenario, groups));
+  const setups = options.prepared ?? (await setupGroups(running, scenario, groups));
   const clients: BenchClient[] = [];
   const pending: Promise<void>[] = [];
   for (let g = 0; g < groups; g++) {
     for (let m = 0; m < members; m++) {
       const groupState = setups[g] as GroupCounter;
+      const taps = m < tappers;
+      const placement: Placement = {
+        url: taps && tapperUrl ? tapperUrl(groupState.setup) : running.wsUrl(groupState.setup),
+        measuresDeliveries: !taps || measuredAt === 'everyone',
+      };
       const client = new BenchClient(
         clients.length,
         groupState.setup,
@@ -193,6 +226,7 @@ export async function populate(
         target,
         running,
         stats,
+        placement,
       );
       clients.push(client);
       pending.push(client.ready);
@@ -217,6 +251,11 @@ export interface LoadResult {
   deliveriesPerSecond: number;
   latency: Histogram;
   serverCpuCores: number;
+  /**
+   * The load generator's own CPU during the load, cores: near 1 it is the limit (one thread),
+   * not the server.
+   */
+  generatorCpuCores: number;
   serverRssBytes: number;
   lost: number | null;
   duplicated: number | null;
@@ -252,11 +291,12 @@ export async function openLoop(
   const tappers = tappersOf(population, options.members, options.tappers);
   for (const client of tappers) client.onAck = () => undefined;
   resetStats(population);
-  const before = sampleProcess(running.pid);
+  const before = sampleProcesses(running.pids);
+  const generatorBefore = process.cpuUsage();
   const ackedBefore = population.groups.reduce((sum, group) => sum + group.acked, 0);
   let peakRss = before.rssBytes;
   const rssTimer = setInterval(() => {
-    peakRss = Math.max(peakRss, sampleProcess(running.pid).rssBytes);
+    peakRss = Math.max(peakRss, sampleProcesses(running.pids).rssBytes);
   }, RSS_SAMPLE_MS);
   const started = performance.now();
   let scheduled = 0;
@@ -278,7 +318,8 @@ export async function openLoop(
       }
     }, 1);
   });
-  const after = sampleProcess(running.pid);
+  const after = sampleProcesses(running.pids);
+  const generator = process.cpuUsage(generatorBefore);
   clearInterval(rssTimer);
   const seconds = (after.at - before.at) / 1_000;
   // Acks and refusals counted during the load only: a backlog answered later is not throughput.
@@ -291,6 +332,8 @@ export async function openLoop(
     busyPerSecond: busy / seconds,
     deliveriesPerSecond: population.stats.deliveries / seconds,
     serverCpuCores: cpuCores(before, after),
+    // cpuUsage is in µs.
+    generatorCpuCores: (generator.user + generator.system) / 1e6 / seconds,
     serverRssBytes: after.rssBytes,
     serverPeakRssBytes: Math.max(peakRss, after.rssBytes),
   });
@@ -306,6 +349,7 @@ async function finish(
     | 'busyPerSecond'
     | 'deliveriesPerSecond'
     | 'serverCpuCores'
+    | 'generatorCpuCores'
     | 'serverRssBytes'
     | 'serverPeakRssBytes'
   >,
@@ -348,10 +392,12 @@ export async function idleMemory(
 ): Promise<{ connections: number; bytesPerConnection: number; rssBytes: number }> {
   const setups = await setupGroups(running, 'idle', groups);
   await sleep(500);
-  const before = sampleProcess(running.pid);
-  const population = await populate(target, running, 'idle', groups, members, setups);
+  const before = sampleProcesses(running.pids);
+  const population = await populate(target, running, 'idle', groups, members, {
+    prepared: setups,
+  });
   await sleep(2_000);
-  const after = sampleProcess(running.pid);
+  const after = sampleProcesses(running.pids);
   const connections = population.clients.length;
   for (const client of population.clients) client.close();
   return {

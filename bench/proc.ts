@@ -30,3 +30,13 @@ export function sampleProcess(pid: number): ProcSample {
 export function cpuCores(from: ProcSample, to: ProcSample): number {
   return (to.cpuSeconds - from.cpuSeconds) / ((to.at - from.at) / 1_000);
 }
+
+/** Several processes as one (the instances of a target): CPU time and RSS summed. */
+export function sampleProcesses(pids: readonly number[]): ProcSample {
+  const samples = pids.map(sampleProcess);
+  return {
+    cpuSeconds: samples.reduce((sum, sample) => sum + sample.cpuSeconds, 0),
+    rssBytes: samples.reduce((sum, sample) => sum + sample.rssBytes, 0),
+    at: performance.now(),
+  };
+}

@@ -1,17 +1,27 @@
 /**
  * `npm run bench [-- --preset smoke|full] [-- --only tally]`: runs the same load against Tally
- * (with its activity log, and without it to show the log's cost) and two baselines in one run and prints one table with Tally's ratio to each. Numbers go into
- * BENCHMARKS.md by hand, with the machine described. The overload scenario (Tally only, ADR 13)
- * ramps the offered rate to find the peak, then offers twice the peak, and prints the curve.
+ * (with its activity log, and without it to show the log's cost) and two baselines in one run and
+ * prints one table with Tally's ratio to each. Numbers go into BENCHMARKS.md by hand, with the
+ * machine described. The overload scenario (Tally only, ADR 13) ramps the offered rate to find
+ * the peak, then offers twice the peak, and prints the curve.
+ *
+ * `npm run bench -- --store postgres --instances 2 [--runs 3]`: the store comparison (stores.ts),
+ * Tally on PostgreSQL with tappers and watchers on different instances against Tally on SQLite,
+ * one instance, in the same run. `--store postgres` with `--scenarios …` runs those scenarios with
+ * Tally on PostgreSQL instead of SQLite.
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { idleMemory, openLoop, populate, sleep, type LoadResult } from './load.js';
+import { DEFAULT_POSTGRES_URL, describePostgres, tallyOnPostgres } from './postgres-target.js';
+import { storeCurve, type StoresShape } from './stores.js';
+import { storeFailures, storesTable, type StoreRuns } from './stores-report.js';
 import {
   naiveBaseline,
   tally,
+  tallyOnSqlite,
   tallyWithoutLog,
   wsBaseline,
   type RunningTarget,
@@ -57,6 +67,8 @@ interface Preset {
   fanout: OpenLoopShape;
   latency: OpenLoopShape;
   overload: OverloadShape;
+  /** Store comparison (Tally on PostgreSQL, several instances, against SQLite, one instance). */
+  stores: StoresShape;
 }
 
 const PRESETS: Record<string, Preset> = {
@@ -78,6 +90,14 @@ const PRESETS: Record<string, Preset> = {
       stepMs: 1_500,
       overloadMs: 3_000,
     },
+    // Not in CI's run (the store comparison runs only when asked for): the short curve, 2 s a step.
+    stores: {
+      members: 5,
+      tappers: 2,
+      tapsPerTapper: 50,
+      ramp: [500, 2_000, 5_000, 10_000, 20_000, 30_000],
+      stepMs: 2_000,
+    },
   },
   full: {
     settleMs: 3_000,
@@ -93,6 +113,13 @@ const PRESETS: Record<string, Preset> = {
       ramp: [10_000, 20_000, 30_000, 40_000, 50_000, 60_000],
       stepMs: 4_000,
       overloadMs: 10_000,
+    },
+    stores: {
+      members: 5,
+      tappers: 2,
+      tapsPerTapper: 50,
+      ramp: [500, 2_000, 5_000, 10_000, 20_000, 30_000],
+      stepMs: 5_000,
     },
   },
 };
@@ -118,8 +145,21 @@ const { values } = parseArgs({
     preset: { type: 'string', default: 'smoke' },
     /** Only the servers whose name contains this (tally, ws, original). */
     only: { type: 'string' },
-    /** Only these scenarios, comma-separated (idle, throughput, fanout, latency, overload). */
-    scenarios: { type: 'string', default: 'idle,throughput,fanout,latency,overload' },
+    /**
+     * Only these scenarios, comma-separated (idle, throughput, fanout, latency, overload, stores).
+     * Default: all but stores; with --store postgres, stores alone.
+     */
+    scenarios: { type: 'string' },
+    /** Tally's store in the scenarios other than stores: sqlite (default) or postgres. */
+    store: { type: 'string', default: 'sqlite' },
+    /** Tally instances on PostgreSQL (default 2): tappers on the others than the first. */
+    instances: { type: 'string' },
+    /** The PostgreSQL database; each run uses a fresh schema in it and drops it. */
+    postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
+    /** The store comparison's offered rates, taps/s, comma-separated, instead of the preset's. */
+    rates: { type: 'string' },
+    /** Runs of the store comparison (median and range per step; targets count at ≥ 3). */
+    runs: { type: 'string', default: '1' },
   },
 });
 const presetName = values.preset;
@@ -127,19 +167,67 @@ const chosen = PRESETS[presetName];
 if (!chosen) {
   throw new Error(`unknown preset ${presetName}: use ${Object.keys(PRESETS).join(' or ')}`);
 }
-const preset: Preset = chosen;
+const preset: Preset = {
+  ...chosen,
+  stores: {
+    ...chosen.stores,
+    ramp:
+      values.rates?.split(',').map((rate) => wholeNumber('rates', rate.trim(), 1)) ??
+      chosen.stores.ramp,
+  },
+};
 
-type Scenario = 'idle' | 'throughput' | 'fanout' | 'latency' | 'overload';
-const SCENARIOS: readonly Scenario[] = ['idle', 'throughput', 'fanout', 'latency', 'overload'];
-const selected = new Set(values.scenarios.split(',').map((name) => name.trim()));
+/** A whole number from `min`, from a command-line option. */
+function wholeNumber(option: string, raw: string, min: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min) {
+    throw new Error(`--${option} must be a whole number from ${min} (got "${raw}")`);
+  }
+  return value;
+}
+
+const store = values.store;
+if (store !== 'sqlite' && store !== 'postgres') {
+  throw new Error(`--store must be sqlite or postgres (got "${store}")`);
+}
+const instances = wholeNumber('instances', values.instances ?? '2', 1);
+if (store === 'sqlite' && values.instances !== undefined && instances !== 1) {
+  throw new Error(
+    '--store sqlite runs one instance (one server holds the database file): use --store postgres',
+  );
+}
+const repeats = wholeNumber('runs', values.runs, 1);
+
+type Scenario = 'idle' | 'throughput' | 'fanout' | 'latency' | 'overload' | 'stores';
+const SCENARIOS: readonly Scenario[] = [
+  'idle',
+  'throughput',
+  'fanout',
+  'latency',
+  'overload',
+  'stores',
+];
+const defaultScenarios =
+  store === 'postgres' ? 'stores' : 'idle,throughput,fanout,latency,overload';
+const selected = new Set(
+  (values.scenarios ?? defaultScenarios).split(',').map((name) => name.trim()),
+);
 for (const name of selected) {
   if (!SCENARIOS.includes(name as Scenario)) {
     throw new Error(`unknown scenario ${name}: use ${SCENARIOS.join(', ')}`);
   }
 }
 const runs = (scenario: Scenario) => selected.has(scenario);
+const serverScenarios = SCENARIOS.filter((scenario) => scenario !== 'stores' && runs(scenario));
+if (repeats > 1 && serverScenarios.length > 0) {
+  throw new Error(`--runs repeats the stores scenario only (not ${serverScenarios.join(', ')})`);
+}
 
-const LABELS: Record<Exclude<Scenario, 'idle' | 'overload'>, string> = {
+/** Tally as the scenarios other than stores measure it: on SQLite, or on PostgreSQL. */
+const tallyMain = store === 'postgres' ? tallyOnPostgres(instances, values.postgres) : tally;
+const tallyTargets = new Set<Target>([tallyMain, tallyWithoutLog]);
+
+const LABELS: Record<Exclude<Scenario, 'idle' | 'overload' | 'stores'>, string> = {
   throughput: 'durable increments',
   fanout: 'fan-out',
   latency: 'latency',
@@ -157,13 +245,15 @@ async function measure(target: Target): Promise<TargetResult> {
       if (!runs(scenario)) continue;
       const shape = preset[scenario];
       log(`${target.name}: ${LABELS[scenario]}, open loop ${shape.rate}/s offered`);
-      const population = await populate(target, running, scenario, shape.groups, shape.members);
+      const population = await populate(target, running, scenario, shape.groups, shape.members, {
+        tappers: shape.tappers,
+      });
       result[scenario] = await openLoop(population, running, target, shape);
       for (const client of population.clients) client.close();
       await sleep(preset.settleMs);
     }
     // Overload is Tally's own behaviour (busy answers, backpressure): the baselines have none.
-    if (runs('overload') && (target === tally || target === tallyWithoutLog)) {
+    if (runs('overload') && tallyTargets.has(target)) {
       result.overload = await overload(target, running, preset.overload);
     }
     return result;
@@ -177,7 +267,9 @@ async function overload(
   running: RunningTarget,
   shape: OverloadShape,
 ): Promise<OverloadResult> {
-  const population = await populate(target, running, 'overload', shape.groups, shape.members);
+  const population = await populate(target, running, 'overload', shape.groups, shape.members, {
+    tappers: shape.tappers,
+  });
   const cap = shape.groups * shape.tappers * MAX_TAPS_PER_TAPPER;
   const step = async (rate: number, durationMs: number) => {
     log(`${target.name}: overload, open loop ${int(rate)}/s offered`);
@@ -339,6 +431,71 @@ function overloadTable(results: TargetResult[]): string {
   return lines.join('\n');
 }
 
+/** The 1, 5 and 15 minute load averages: the machine is shared, so a run says how busy it was. */
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+
+interface StoresOutcome {
+  candidate: StoreRuns;
+  baseline: StoreRuns;
+  /** Load averages at the start and end of each run. */
+  loads: { start: string; end: string }[];
+}
+
+/**
+ * The store comparison, `repeats` times: Tally on PostgreSQL (tallyOnPostgres) and on SQLite, one
+ * after the other, each on a fresh server; the order alternates from run to run so that drift
+ * in the machine's load does not always favour the same one.
+ */
+async function compareStores(): Promise<StoresOutcome> {
+  const candidateTarget = tallyOnPostgres(instances, values.postgres);
+  const candidate: StoreRuns = { name: candidateTarget.name, runs: [] };
+  const baseline: StoreRuns = { name: tallyOnSqlite.name, runs: [] };
+  const loads: StoresOutcome['loads'] = [];
+  for (let run = 0; run < repeats; run++) {
+    const start = loadAverage();
+    log(`store comparison, run ${run + 1} of ${repeats}, load average ${start}`);
+    const order =
+      run % 2 === 0
+        ? ([
+            [candidateTarget, candidate],
+            [tallyOnSqlite, baseline],
+          ] as const)
+        : ([
+            [tallyOnSqlite, baseline],
+            [candidateTarget, candidate],
+          ] as const);
+    for (const [target, into] of order) {
+      into.runs.push(await storeCurve(target, preset.stores, preset.settleMs, log));
+      await sleep(preset.settleMs);
+    }
+    loads.push({ start, end: loadAverage() });
+  }
+  return { candidate, baseline, loads };
+}
+
+function printStores(outcome: StoresOutcome): void {
+  const shape = preset.stores;
+  const watchers = shape.members - shape.tappers;
+  const where =
+    instances > 1
+      ? `tappers on ${instances > 2 ? `instances B to ${String.fromCharCode(64 + instances)}` : 'instance B'}, watchers on instance A, so latency crosses instances`
+      : 'tappers and watchers on the one instance';
+  console.log(
+    `\nStore comparison: groups of ${shape.members} (${shape.tappers} tap, ${watchers} watch), ${shape.tapsPerTapper} taps/s per tapper, ${shape.stepMs / 1_000} s per step, open loop; ${outcome.candidate.name}: ${where}; ${outcome.baseline.name}: the same groups on one instance. p50/p99 = tap sent → change seen by a watcher; ack = tap sent → the tapper's answer. ${repeats > 1 ? `Median (range) of ${repeats} runs; lost / dup / unanswered summed over the runs.` : 'One run.'}\n`,
+  );
+  outcome.loads.forEach((load, run) => {
+    console.log(
+      `run ${run + 1}: load average (1, 5, 15 min) ${load.start} at start, ${load.end} at end`,
+    );
+  });
+  console.log('');
+  console.log(storesTable(outcome.candidate, outcome.baseline, shape));
+}
+
 async function main(): Promise<void> {
   log('building the server (tsc)');
   execFileSync(
@@ -348,27 +505,45 @@ async function main(): Promise<void> {
       stdio: 'inherit',
     },
   );
-  const candidates = preset.withoutLog
-    ? [tally, tallyWithoutLog, wsBaseline, naiveBaseline]
-    : [tally, wsBaseline, naiveBaseline];
+  const usesPostgres = runs('stores') || store === 'postgres';
+  // Said before any load, and fails fast when the database cannot be reached.
+  const database = usesPostgres ? await describePostgres(values.postgres) : undefined;
+  const candidates = [
+    tallyMain,
+    ...(preset.withoutLog && store === 'sqlite' ? [tallyWithoutLog] : []),
+    wsBaseline,
+    naiveBaseline,
+  ];
   // A name given in full picks that server alone ("tally" is not also "Tally, activity log off").
   const only = values.only?.toLowerCase();
   const exact = candidates.filter((target) => target.name.toLowerCase() === only);
   const targets =
-    exact.length > 0
-      ? exact
-      : candidates.filter(
-          (target) => only === undefined || target.name.toLowerCase().includes(only),
-        );
+    serverScenarios.length === 0
+      ? []
+      : exact.length > 0
+        ? exact
+        : candidates.filter(
+            (target) => only === undefined || target.name.toLowerCase().includes(only),
+          );
+  const startLoad = loadAverage();
   const results: TargetResult[] = [];
   for (const target of targets) results.push(await measure(target));
+  const endLoad = loadAverage();
+  const stores = runs('stores') ? await compareStores() : undefined;
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   console.log(
-    `\nTally benchmark, preset "${presetName}", ${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`,
+    `\nTally benchmark, preset "${presetName}", ${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}${database ? `, ${database}` : ''}\n`,
   );
-  if (runs('idle') || runs('throughput') || runs('fanout') || runs('latency'))
+  if (targets.length > 0) {
+    console.log(`load average (1, 5, 15 min): ${startLoad} at start, ${endLoad} at end\n`);
+  }
+  if (
+    targets.length > 0 &&
+    (runs('idle') || runs('throughput') || runs('fanout') || runs('latency'))
+  )
     console.log(table(results));
-  if (runs('overload')) console.log(overloadTable(results));
+  if (targets.length > 0 && runs('overload')) console.log(overloadTable(results));
+  if (stores) printStores(stores);
   const loads = (r: TargetResult) =>
     [
       r.throughput,
@@ -376,13 +551,23 @@ async function main(): Promise<void> {
       r.latency,
       ...(r.overload ? [...r.overload.curve.map((point) => point.result), r.overload.result] : []),
     ].filter((load): load is LoadResult => load !== undefined);
-  const errors = results.flatMap(loads).reduce((sum, load) => sum + load.errors, 0);
+  const storeLoads = stores
+    ? [stores.candidate, stores.baseline].flatMap((target) =>
+        target.runs.flat().map((step) => step.result),
+      )
+    : [];
+  const errors = [...results.flatMap(loads), ...storeLoads].reduce(
+    (sum, load) => sum + load.errors,
+    0,
+  );
   if (errors > 0) console.log(`\n${errors} client errors`);
-  const tallyResults = results.filter((r) => r.target === tally || r.target === tallyWithoutLog);
-  if (tallyResults.length > 0) {
-    const lost = tallyResults
-      .flatMap(loads)
-      .reduce((sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0) + r.unanswered, 0);
+  const tallyResults = results.filter((r) => tallyTargets.has(r.target));
+  if (tallyResults.length > 0 || stores) {
+    const lost =
+      tallyResults
+        .flatMap(loads)
+        .reduce((sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0) + r.unanswered, 0) +
+      (stores ? storeFailures([stores.candidate, stores.baseline]) : 0);
     console.log(
       `\nTally correctness: ${lost === 0 ? 'every counter ends at exactly the increments sent' : `${lost} increments lost, duplicated or never answered`}`,
     );

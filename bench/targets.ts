@@ -1,6 +1,6 @@
 /**
- * The three servers a benchmark run measures, each started as its own process on loopback, and
- * how the load generator speaks to each.
+ * The servers a benchmark run measures, each started as its own process on loopback, and how the
+ * load generator speaks to each. Tally on PostgreSQL, several instances: postgres-target.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -27,8 +27,12 @@ export interface Target {
 }
 
 export interface RunningTarget {
-  pid: number;
+  /** Every server process of the target (one per instance). */
+  pids: number[];
+  /** Where members connect (on several instances: instance A, where groups are created). */
   wsUrl(group: GroupSetup): string;
+  /** Where tappers connect, when that is another instance than wsUrl's. */
+  tapperWsUrl?(group: GroupSetup): string;
   setupGroup(name: string): Promise<GroupSetup>;
   authMessage(group: GroupSetup): string;
   finalValue(group: GroupSetup): Promise<number | null>;
@@ -122,6 +126,78 @@ export function startFlags(): string[] {
   return (match[1] ?? '').split(' ').filter(Boolean);
 }
 
+/** Tally's settings for the load generator's setup, whatever the store. */
+const LIFTED_LIMITS: Record<string, string> = {
+  LOG_LEVEL: 'warn',
+  // The load generator's thousands of members all connect from 127.0.0.1, and it creates
+  // up to a thousand groups from there: the per-address limits would refuse its setup.
+  MAX_CONNECTIONS_PER_ADDRESS: '1000000',
+  MAX_GROUPS_PER_ADDRESS_PER_HOUR: '1000000',
+};
+
+export interface TallyProcess {
+  child: ChildProcess;
+  port: number;
+}
+
+/**
+ * Starts one Tally server from dist/ as `npm start` runs it, on loopback, with the load
+ * generator's limits lifted; `env` gives its DATABASE_URL and any other setting. Resolves once it
+ * listens (it migrates its database before listening).
+ */
+export async function startTally(env: Record<string, string>): Promise<TallyProcess> {
+  const port = await freePort();
+  const nodeOptions = process.env.TALLY_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
+  const child = launch([...startFlags(), ...nodeOptions, 'dist/server/main.js'], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...LIFTED_LIMITS,
+    ...env,
+  });
+  try {
+    await waitForPort(port, child);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { child, port };
+}
+
+export function stopTally(server: TallyProcess): Promise<void> {
+  return stopChild(server.child);
+}
+
+/** How the load generator speaks to a Tally server on `port`: its HTTP API and live channel. */
+export function tallyApi(
+  port: number,
+): Pick<RunningTarget, 'wsUrl' | 'setupGroup' | 'authMessage' | 'finalValue'> {
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    wsUrl: (group) => `ws://127.0.0.1:${port}/api/groups/${group.name}/live`,
+    async setupGroup(name) {
+      const key = randomBytes(32).toString('hex');
+      await json(`${base}/api/groups/${name}/join`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ key }),
+      });
+      const counter = await json<{ id: string }>(`${base}/api/groups/${name}/counters`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return { name, key, counterId: counter.id };
+    },
+    authMessage: (group) => JSON.stringify({ type: 'auth', protocol: 1, key: group.key }),
+    async finalValue(group) {
+      const counters = await json<{ value: number }[]>(
+        `${base}/api/groups/${group.name}/counters`,
+        { headers: { authorization: `Bearer ${group.key}` } },
+      );
+      return counters[0]?.value ?? null;
+    },
+  };
+}
+
 /** Tally built from dist/, on a throwaway SQLite file; `env` adds settings (ACTIVITY_LOG). */
 function tallyTarget(name: string, env: Record<string, string>): Target {
   return {
@@ -130,48 +206,22 @@ function tallyTarget(name: string, env: Record<string, string>): Target {
     ackIsEcho: false,
     sendsValue: false,
     async start() {
-      const port = await freePort();
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
-      const nodeOptions = process.env.TALLY_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
-      const child = launch([...startFlags(), ...nodeOptions, 'dist/server/main.js'], {
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: `file:${path.join(dir, 'bench.sqlite')}`,
-        LOG_LEVEL: 'warn',
-        // The load generator's thousands of members all connect from 127.0.0.1, and it creates
-        // up to a thousand groups from there: the per-address limits would refuse its setup.
-        MAX_CONNECTIONS_PER_ADDRESS: '1000000',
-        MAX_GROUPS_PER_ADDRESS_PER_HOUR: '1000000',
-        ...env,
-      });
-      await waitForPort(port, child);
-      const base = `http://127.0.0.1:${port}`;
+      let server: TallyProcess;
+      try {
+        server = await startTally({
+          DATABASE_URL: `file:${path.join(dir, 'bench.sqlite')}`,
+          ...env,
+        });
+      } catch (error) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
       return {
-        pid: child.pid ?? 0,
-        wsUrl: (group) => `ws://127.0.0.1:${port}/api/groups/${group.name}/live`,
-        async setupGroup(name) {
-          const key = randomBytes(32).toString('hex');
-          await json(`${base}/api/groups/${name}/join`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ key }),
-          });
-          const counter = await json<{ id: string }>(`${base}/api/groups/${name}/counters`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${key}` },
-          });
-          return { name, key, counterId: counter.id };
-        },
-        authMessage: (group) => JSON.stringify({ type: 'auth', protocol: 1, key: group.key }),
-        async finalValue(group) {
-          const counters = await json<{ value: number }[]>(
-            `${base}/api/groups/${group.name}/counters`,
-            { headers: { authorization: `Bearer ${group.key}` } },
-          );
-          return counters[0]?.value ?? null;
-        },
+        pids: [server.child.pid ?? 0],
+        ...tallyApi(server.port),
         async stop() {
-          await stopChild(child);
+          await stopTally(server);
           fs.rmSync(dir, { recursive: true, force: true });
         },
       };
@@ -180,6 +230,8 @@ function tallyTarget(name: string, env: Record<string, string>): Target {
 }
 
 export const tally = tallyTarget('Tally', {});
+/** The same server, named for the store comparison, where it is the baseline. */
+export const tallyOnSqlite = tallyTarget('Tally, SQLite ×1', {});
 /** The same server with the activity log off: the ratio between the two is the log's cost. */
 export const tallyWithoutLog = tallyTarget('Tally, activity log off', { ACTIVITY_LOG: 'off' });
 
@@ -194,7 +246,7 @@ function baseline(name: string, script: string, keepsState: boolean, sendsValue:
       const child = launch(['--import', 'tsx', script], { PORT: String(port) });
       await waitForPort(port, child);
       return {
-        pid: child.pid ?? 0,
+        pids: [child.pid ?? 0],
         wsUrl: (group) => `ws://127.0.0.1:${port}/${group.name}`,
         setupGroup: (name) => Promise.resolve({ name, key: '', counterId: `/${name}` }),
         authMessage: () => '{"type":"auth","protocol":1,"key":""}',
