@@ -6,7 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { Batcher } from './batcher.js';
+import {
+  Batcher,
+  DEFAULT_ADMISSION,
+  POSTGRES_COMMIT_LANES,
+  SQLITE_COMMIT_LANES,
+} from './batcher.js';
 import { MemoryBus } from './bus/memory.js';
 import { encodeAnnouncements } from './bus/notify.js';
 import { PostgresBus } from './bus/postgres.js';
@@ -39,7 +44,12 @@ export interface Backend {
  */
 export async function openBackend(config: Config, log: FastifyBaseLogger): Promise<Backend> {
   const { store, bus } = await openStoreAndBus(config, log);
-  const batcher = new Batcher(store, bus);
+  // Each PostgreSQL lane holds a connection while it commits: leave one for reads.
+  const lanes =
+    config.database.kind === 'postgres'
+      ? Math.max(1, Math.min(POSTGRES_COMMIT_LANES, config.database.poolSize - 1))
+      : SQLITE_COMMIT_LANES;
+  const batcher = new Batcher(store, bus, DEFAULT_ADMISSION, lanes);
   const stopUpkeep = startUpkeep(store, config, log);
   return {
     store,

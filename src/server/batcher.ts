@@ -66,59 +66,39 @@ export function busyError(): DomainError {
   return new DomainError('busy', MESSAGES.busy);
 }
 
-export class Batcher {
-  private queue: Pending[] = [];
-  private flushing: Promise<void> | null = null;
-  private scheduled = false;
+/**
+ * Commits that may run at once, each on its own groups. SQLite has one writer: 1. PostgreSQL
+ * commits batches of different groups in parallel on separate connections; a group always maps
+ * to the same lane, so one group's operations still commit one batch at a time, in order.
+ * Measured (npm run bench -- --store postgres --instances 2, acked/s and p99 ms at 2,000 / 5,000
+ * / 20,000 offered): 1 lane 67 / 80 ms, 9,556/s; 2 lanes 40 / 74 ms, 13,062/s; 4 lanes 82 / 101
+ * ms, 12,889/s (concurrent commits that NOTIFY queue for one lock: bench:notify).
+ */
+export const SQLITE_COMMIT_LANES = 1;
+export const POSTGRES_COMMIT_LANES = 2;
+
+/** One group-commit queue with at most one batch committing. */
+class CommitLane {
+  queue: Pending[] = [];
+  flushing: Promise<void> | null = null;
+  scheduled = false;
   /** performance.now() at submission of the oldest operation being committed, ms. */
-  private committingSince: number | null = null;
+  committingSince: number | null = null;
   /** Operations in the commit under way. */
-  private committing = 0;
-  private readonly drainedListeners = new Set<() => void>();
-  /** Operations refused `busy` since the start (for logs and tests). */
-  refused = 0;
+  committing = 0;
 
   constructor(
-    private readonly store: Store,
-    private readonly bus: Bus,
-    private readonly admission: AdmissionPolicy = DEFAULT_ADMISSION,
+    private readonly commit: (batch: Pending[]) => Promise<void>,
+    private readonly flushed: () => void,
   ) {}
 
-  /** Applies an operation with its batch; rejects with `busy` (not applied) when overloaded. */
-  submit(operation: Operation): Promise<OperationOutcome> {
-    if (this.overloaded) {
-      this.refused += 1;
-      return Promise.reject(busyError());
-    }
-    return new Promise((resolve, reject) => {
-      this.queue.push({ operation, at: performance.now(), resolve, reject });
-      this.schedule();
-    });
+  push(pending: Pending): void {
+    this.queue.push(pending);
+    this.schedule();
   }
 
-  /**
-   * Whether a new operation would be refused now: the queue is at its limit, or the oldest
-   * operation not yet answered has waited longer than the target.
-   */
-  get overloaded(): boolean {
-    const waiting = this.queue.length + this.committing;
-    if (waiting >= this.admission.maxQueued) return true;
-    if (waiting < this.admission.minQueued) return false;
-    const oldest = this.committingSince ?? this.queue[0]?.at;
-    return oldest !== undefined && performance.now() - oldest > this.admission.targetMs;
-  }
-
-  /** Calls `listener` after every flush that leaves the queue under its target; returns an unsubscribe. */
-  onDrained(listener: () => void): () => void {
-    this.drainedListeners.add(listener);
-    return () => this.drainedListeners.delete(listener);
-  }
-
-  /** Resolves once everything submitted so far has committed (used on graceful stop). */
-  async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.flushing || this.scheduled) {
-      await (this.flushing ?? new Promise((resolve) => setImmediate(resolve)));
-    }
+  get busy(): boolean {
+    return this.queue.length > 0 || this.flushing !== null || this.scheduled;
   }
 
   private schedule(): void {
@@ -130,8 +110,7 @@ export class Batcher {
       this.scheduled = false;
       this.flushing = this.flushAll().finally(() => {
         this.flushing = null;
-        // Under the target again (even with more queued meanwhile): paused sockets may send.
-        if (!this.overloaded) for (const listener of this.drainedListeners) listener();
+        this.flushed();
         if (this.queue.length > 0) this.schedule();
       });
     });
@@ -143,11 +122,88 @@ export class Batcher {
       this.committingSince = batch[0]?.at ?? null;
       this.committing = batch.length;
       try {
-        await this.commitBatch(batch);
+        await this.commit(batch);
       } finally {
         this.committingSince = null;
         this.committing = 0;
       }
+    }
+  }
+}
+
+/** A group's lane: a string hash (FNV-1a) of its id. */
+function laneOf(groupId: string, lanes: number): number {
+  if (lanes === 1) return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < groupId.length; i += 1) {
+    hash = Math.imul(hash ^ groupId.charCodeAt(i), 0x01000193);
+  }
+  return (hash >>> 0) % lanes;
+}
+
+export class Batcher {
+  private readonly lanes: CommitLane[];
+  private readonly drainedListeners = new Set<() => void>();
+  /** Operations refused `busy` since the start (for logs and tests). */
+  refused = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly bus: Bus,
+    private readonly admission: AdmissionPolicy = DEFAULT_ADMISSION,
+    lanes = SQLITE_COMMIT_LANES,
+  ) {
+    const flushed = () => {
+      // Under the target again (even with more queued meanwhile): paused sockets may send.
+      if (!this.overloaded) for (const listener of this.drainedListeners) listener();
+    };
+    this.lanes = Array.from(
+      { length: Math.max(1, lanes) },
+      () => new CommitLane((batch) => this.commitBatch(batch), flushed),
+    );
+  }
+
+  /** Applies an operation with its batch; rejects with `busy` (not applied) when overloaded. */
+  submit(operation: Operation): Promise<OperationOutcome> {
+    if (this.overloaded) {
+      this.refused += 1;
+      return Promise.reject(busyError());
+    }
+    const lane = this.lanes[laneOf(operation.groupId, this.lanes.length)] as CommitLane;
+    return new Promise((resolve, reject) => {
+      lane.push({ operation, at: performance.now(), resolve, reject });
+    });
+  }
+
+  /**
+   * Whether a new operation would be refused now: the queues hold their limit, or the oldest
+   * operation not yet answered has waited longer than the target.
+   */
+  get overloaded(): boolean {
+    let waiting = 0;
+    let oldest: number | undefined;
+    for (const lane of this.lanes) {
+      waiting += lane.queue.length + lane.committing;
+      const since = lane.committingSince ?? lane.queue[0]?.at;
+      if (since !== undefined && (oldest === undefined || since < oldest)) oldest = since;
+    }
+    if (waiting >= this.admission.maxQueued) return true;
+    if (waiting < this.admission.minQueued) return false;
+    return oldest !== undefined && performance.now() - oldest > this.admission.targetMs;
+  }
+
+  /** Calls `listener` after every flush that leaves the queue under its target; returns an unsubscribe. */
+  onDrained(listener: () => void): () => void {
+    this.drainedListeners.add(listener);
+    return () => this.drainedListeners.delete(listener);
+  }
+
+  /** Resolves once everything submitted so far has committed (used on graceful stop). */
+  async drain(): Promise<void> {
+    for (;;) {
+      const busy = this.lanes.find((lane) => lane.busy);
+      if (!busy) return;
+      await (busy.flushing ?? new Promise((resolve) => setImmediate(resolve)));
     }
   }
 

@@ -187,3 +187,61 @@ describe('the commit queue under overload', () => {
     expect(drained).toBe(1);
   });
 });
+
+describe('commit lanes (PostgreSQL)', () => {
+  /** A store that records how many commits run at once and what each held. */
+  class ConcurrentStore {
+    running = 0;
+    mostAtOnce = 0;
+    batches: string[][] = [];
+    private readonly waiting: (() => void)[] = [];
+
+    async commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
+      this.running += 1;
+      this.mostAtOnce = Math.max(this.mostAtOnce, this.running);
+      this.batches.push(operations.map((op) => `${op.groupId}:${op.opId ?? ''}`));
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      this.running -= 1;
+      return operations.map(() => ({
+        ok: true,
+        result: {} as MutationResult,
+        changes: [],
+        replayed: false,
+      }));
+    }
+
+    /** Lets every commit under way finish. */
+    release(): void {
+      for (const resolve of this.waiting.splice(0)) resolve();
+    }
+  }
+
+  const on = (groupId: string, opId: string): Operation => ({ ...operation(opId), groupId });
+
+  it('commits groups of different lanes at once, and one group one batch at a time, in order', async () => {
+    const store = new ConcurrentStore();
+    const batcher = new Batcher(store as unknown as Store, new MemoryBus(), undefined, 2);
+    // Group ids that fall in different lanes of two (FNV-1a of the id).
+    const groups = ['group-a', 'group-b', 'group-c', 'group-d'];
+    const results: Promise<unknown>[] = [];
+    for (const groupId of groups) results.push(batcher.submit(on(groupId, `${groupId}-1`)));
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const groupId of groups) results.push(batcher.submit(on(groupId, `${groupId}-2`)));
+    while (store.running > 0 || results.length > 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      store.release();
+      if (store.running === 0) {
+        await Promise.all(results.splice(0));
+      }
+    }
+    expect(store.mostAtOnce).toBe(2);
+    for (const groupId of groups) {
+      const order = store.batches.flat().filter((entry) => entry.startsWith(`${groupId}:`));
+      expect(order).toEqual([`${groupId}:${groupId}-1`, `${groupId}:${groupId}-2`]);
+      // A group's second operation never commits beside its first.
+      for (const batch of store.batches) {
+        expect(batch.filter((entry) => entry.startsWith(`${groupId}:`)).length).toBeLessThan(2);
+      }
+    }
+  });
+});
