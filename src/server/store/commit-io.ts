@@ -82,6 +82,8 @@ export interface EntryWrite {
 export interface CounterWrite extends StoredCounter {
   /** Whether a row with this id existed before the batch (update it) or not (insert it). */
   existed: boolean;
+  /** Whether only the value and version changed (taps): a store may write just those. */
+  onlyValue: boolean;
 }
 
 export interface OperationIdWrite extends OperationKey {

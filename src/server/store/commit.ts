@@ -58,6 +58,7 @@ import {
 import { tooManyCounters } from './quotas.js';
 import { changesByGroup, type Operation, type OperationOutcome } from './types.js';
 import { inverseOf } from './undo.js';
+import { COUNTER_FIELDS } from '../../shared/fields.js';
 import type {
   BatchWrites,
   Commit,
@@ -99,6 +100,8 @@ interface CounterState extends StoredCounter {
   existed: boolean;
   exists: boolean;
   changed: boolean;
+  /** Whether only the value (and version) differ from the row read: the write of a tap. */
+  onlyValue: boolean;
 }
 
 interface GroupState extends StoredGroup {
@@ -165,7 +168,13 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
   const remember = (rows: readonly StoredCounter[]) => {
     for (const row of rows) {
       if (!counters.has(row.counter.id)) {
-        counters.set(row.counter.id, { ...row, existed: true, exists: true, changed: false });
+        counters.set(row.counter.id, {
+          ...row,
+          existed: true,
+          exists: true,
+          changed: false,
+          onlyValue: true,
+        });
       }
     }
   };
@@ -371,6 +380,7 @@ class BatchState {
           createdSeq: state.createdSeq,
           counter: state.counter,
           existed: state.existed,
+          onlyValue: state.onlyValue,
         });
       } else if (state.existed) {
         deletedCounters.push(state.counter.id);
@@ -576,6 +586,13 @@ class BatchState {
   }
 
   private setCounter(state: CounterState, counter: Counter): Counter {
+    const before = state.counter;
+    if (
+      state.onlyValue &&
+      COUNTER_FIELDS.some((field) => field !== 'value' && before[field] !== counter[field])
+    ) {
+      state.onlyValue = false;
+    }
     state.counter = counter;
     state.changed = true;
     return counter;
@@ -590,6 +607,7 @@ class BatchState {
       existed: previous?.existed ?? false,
       exists: true,
       changed: true,
+      onlyValue: false,
     });
     this.counts.set(groupId, (this.counts.get(groupId) ?? 0) + 1);
     return counter;
