@@ -8,6 +8,7 @@
  * The seed changes every run and is printed; FUZZ_SEED=<n> replays a run.
  */
 import v8 from 'node:v8';
+import { COUNTER_FIELDS } from '../../src/shared/fields.js';
 import vm from 'node:vm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -245,14 +246,7 @@ describe('hostile input', () => {
       ),
     );
     const id = fc.oneof(fc.constantFrom(...ids), hostileId);
-    const counterFields = fc.constantFrom(
-      'name',
-      'description',
-      'value',
-      'incrementStep',
-      'decrementStep',
-      'thumbnailUrl',
-    );
+    const counterFields = fc.constantFrom(...COUNTER_FIELDS);
     // Mutations of the right shape with hostile values: these get past the envelope and reach
     // the field rules and the store (answered by ack or error), where the others close 4400.
     const shaped = fc.oneof(

@@ -4,6 +4,7 @@
  * unicode edge cases and invalid UTF-8 — as JSON values, as raw request text and as raw bytes.
  */
 import fc from 'fast-check';
+import { COUNTER_FIELDS, GROUP_FIELDS } from '../../../src/shared/fields.js';
 
 const SQL = [
   "'; DROP TABLE counters; --",
@@ -85,14 +86,8 @@ const NUMBERS = [
 ];
 
 const KEYS = [
-  'name',
-  'description',
-  'value',
-  'incrementStep',
-  'decrementStep',
-  'thumbnailUrl',
-  'displayName',
-  'profileImageUrl',
+  ...COUNTER_FIELDS,
+  ...GROUP_FIELDS,
   'times',
   'opId',
   'key',
