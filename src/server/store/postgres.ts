@@ -648,8 +648,7 @@ export class PostgresStore implements Store {
       );
       await this.write(client, result, options.now);
       await client.query('COMMIT');
-      for (const { draft } of result.writes.entries) this.trimmer.noteWritten(draft.groupId, 1);
-      this.trimmer.kick();
+      this.trimmer.noteBatch(result.writes.entries.map(({ draft }) => draft.groupId));
       return result.outcomes;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -81,6 +81,17 @@ export class ActivityTrimmer {
   }
 
   /**
+   * Notes the entries a committed batch wrote (one group id per entry) and starts trimming the
+   * groups that became due.
+   */
+  noteBatch(groupIds: Iterable<string>): void {
+    const perGroup = new Map<string, number>();
+    for (const groupId of groupIds) perGroup.set(groupId, (perGroup.get(groupId) ?? 0) + 1);
+    for (const [groupId, entries] of perGroup) this.noteWritten(groupId, entries);
+    this.kick();
+  }
+
+  /**
    * Checks every group, a page of ids at a time (the hourly prune): groups that no longer write
    * are trimmed too, e.g. after the cap was lowered. `page(after)` lists group ids after `after`.
    */

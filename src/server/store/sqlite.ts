@@ -35,7 +35,13 @@ import {
 } from './columns.js';
 import type { StoredAnswer } from './batch.js';
 import { commitBatch } from './commit.js';
-import { runSync, type BatchWrites, type ReadAnswer, type ReadRequest } from './commit-io.js';
+import {
+  runSync,
+  type BatchResult,
+  type BatchWrites,
+  type ReadAnswer,
+  type ReadRequest,
+} from './commit-io.js';
 import {
   ACTIVITY_FIELDS,
   bucketWidthMs,
@@ -189,8 +195,6 @@ export class SqliteStore implements Store {
   /** Counters per group; activity entries kept per group (store/quotas.ts). */
   private readonly quotas: StoreQuotas;
   private readonly trimmer: ActivityTrimmer;
-  /** Activity entries the running batch wrote, per group (told to the trimmer after commit). */
-  private readonly batchEntries = new Map<string, number>();
 
   constructor(
     file: string,
@@ -308,12 +312,9 @@ export class SqliteStore implements Store {
   }
 
   commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
-    this.batchEntries.clear();
-    const outcomes = this.commitBatch(operations);
-    for (const [groupId, entries] of this.batchEntries) this.trimmer.noteWritten(groupId, entries);
-    this.batchEntries.clear();
-    this.trimmer.kick();
-    return outcomes;
+    const { outcomes, writes } = this.commitBatch(operations);
+    this.trimmer.noteBatch(writes.entries.map(({ draft }) => draft.groupId));
+    return Promise.resolve(outcomes);
   }
 
   /** Resolves when no activity trim is running (tests). */
@@ -321,7 +322,8 @@ export class SqliteStore implements Store {
     return this.trimmer.settled();
   }
 
-  private commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
+  /** The batch in one write transaction; throws (nothing applied) if it cannot commit. */
+  private commitBatch(operations: readonly Operation[]): BatchResult {
     const run = this.db.transaction(() => {
       const options = {
         activityLog: this.activityLog,
@@ -330,13 +332,13 @@ export class SqliteStore implements Store {
       };
       const result = runSync(commitBatch(operations, options), (request) => this.read(request));
       this.write(result.writes, options.now);
-      return result.outcomes;
+      return result;
     });
     // Checked once per batch (one stat call): a deleted file would take writes that are gone
     // after a restart, so they are refused instead of acknowledged.
     this.assertSameFile();
     try {
-      return Promise.resolve(run.immediate());
+      return run.immediate();
     } catch (error) {
       throw storageError(error);
     }
@@ -683,7 +685,6 @@ export class SqliteStore implements Store {
         target ?? null,
       );
       ids.push(Number(info.lastInsertRowid));
-      this.batchEntries.set(draft.groupId, (this.batchEntries.get(draft.groupId) ?? 0) + 1);
     }
     const undone = this.prepare('UPDATE activity SET undone_by = ? WHERE id = ?');
     for (const { entryId, by } of writes.undone) undone.run(ids[by], entryId);
