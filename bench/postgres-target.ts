@@ -8,12 +8,12 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import {
   startTally,
-  stopTally,
+  stopServer,
   tallyApi,
   type GroupSetup,
   type RunningTarget,
   type Target,
-  type TallyProcess,
+  type ServerProcess,
 } from './targets.js';
 
 /** The database the benchmark uses unless `--postgres` names another (the tests' one). */
@@ -98,7 +98,7 @@ export function tallyOnPostgres(instances: number, url = DEFAULT_POSTGRES_URL): 
         .filter((result) => result.status === 'fulfilled')
         .map((result) => result.value);
       const stop = async () => {
-        await Promise.all(servers.map(stopTally));
+        await Promise.all(servers.map(stopServer));
         await dropSchema();
       };
       const failed = started.find((result) => result.status === 'rejected');
@@ -111,7 +111,7 @@ export function tallyOnPostgres(instances: number, url = DEFAULT_POSTGRES_URL): 
   };
 }
 
-function runningCluster(servers: TallyProcess[], stop: () => Promise<void>): RunningTarget {
+function runningCluster(servers: ServerProcess[], stop: () => Promise<void>): RunningTarget {
   const [a, ...others] = servers;
   if (!a) throw new Error('no instance started');
   const running: RunningTarget = {

@@ -135,7 +135,7 @@ const LIFTED_LIMITS: Record<string, string> = {
   MAX_GROUPS_PER_ADDRESS_PER_HOUR: '1000000',
 };
 
-export interface TallyProcess {
+export interface ServerProcess {
   child: ChildProcess;
   port: number;
 }
@@ -145,7 +145,7 @@ export interface TallyProcess {
  * generator's limits lifted; `env` gives its DATABASE_URL and any other setting. Resolves once it
  * listens (it migrates its database before listening).
  */
-export async function startTally(env: Record<string, string>): Promise<TallyProcess> {
+export async function startTally(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const nodeOptions = process.env.TALLY_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
   const child = launch([...startFlags(), ...nodeOptions, 'dist/server/main.js'], {
@@ -163,7 +163,20 @@ export async function startTally(env: Record<string, string>): Promise<TallyProc
   return { child, port };
 }
 
-export function stopTally(server: TallyProcess): Promise<void> {
+/** Starts a baseline server script (TypeScript, through tsx) on loopback; resolves once it listens. */
+export async function startBaseline(script: string): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = launch(['--import', 'tsx', script], { PORT: String(port) });
+  try {
+    await waitForPort(port, child);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { child, port };
+}
+
+export function stopServer(server: ServerProcess): Promise<void> {
   return stopChild(server.child);
 }
 
@@ -207,7 +220,7 @@ function tallyTarget(name: string, env: Record<string, string>): Target {
     sendsValue: false,
     async start() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
-      let server: TallyProcess;
+      let server: ServerProcess;
       try {
         server = await startTally({
           DATABASE_URL: `file:${path.join(dir, 'bench.sqlite')}`,
@@ -221,7 +234,7 @@ function tallyTarget(name: string, env: Record<string, string>): Target {
         pids: [server.child.pid ?? 0],
         ...tallyApi(server.port),
         async stop() {
-          await stopTally(server);
+          await stopServer(server);
           fs.rmSync(dir, { recursive: true, force: true });
         },
       };

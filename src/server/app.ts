@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
@@ -14,6 +13,7 @@ import { MESSAGES } from '../shared/messages.js';
 import { CLOSE_CODES } from '../shared/protocol.js';
 import { openBackend } from './backend.js';
 import { limitsOf, type Config } from './config.js';
+import { GroupAccessCache } from './core/access-cache.js';
 import { TallyService } from './core/service.js';
 import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
@@ -28,7 +28,7 @@ import {
   DEFAULT_EDGE_TIMEOUTS,
   type EdgeTimeouts,
 } from './security/connection-limits.js';
-import { CSP_DIRECTIVES, rawSecurityHeaders } from './security/headers.js';
+import { API_HEADERS, SECURITY_HEADERS } from './security/headers.js';
 import { GroupCreationQuota } from './security/group-quota.js';
 import { KeyGuard } from './security/key-guard.js';
 import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from './security/policy.js';
@@ -86,8 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (_error, _request, reply) => {
       reply.raw.writeHead(400, {
         'content-type': 'application/json; charset=utf-8',
-        'cache-control': 'no-store',
-        ...rawSecurityHeaders(),
+        ...API_HEADERS,
       });
       reply.raw.end(JSON.stringify(errorBody('validation_failed', MESSAGES.malformedRequest)));
     },
@@ -98,9 +97,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const backend = await openBackend(config, app.log);
   const { store, bus, batcher } = backend;
   const security = { ...DEFAULT_SECURITY_POLICY, ...options.security };
+  const accessCache = new GroupAccessCache((slug) => store.findGroup(slug), bus);
   const service = new TallyService(
     store,
     batcher,
+    accessCache,
     new KeyGuard(security.keyFailures),
     new GroupCreationQuota(limitsOf(config).groupsPerAddressPerHour),
   );
@@ -116,12 +117,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('tally', { store, hub, service });
 
   installJsonParser(app);
-  // API answers are never cached (a browser or proxy keeping a group's counters, or an error,
-  // would show stale or private data): no-store unless a route chose its own cache header.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control'))
-      void reply.header('cache-control', 'no-store');
-    return payload;
+  // Security headers on every answer, and no-store on API answers unless a route sets its own
+  // cache header later: one precomputed set per kind (security/headers.ts), nothing built per
+  // request. In onRequest, so 404s and error answers carry them too.
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.headers(request.url.startsWith('/api/') ? API_HEADERS : SECURITY_HEADERS);
+    done();
   });
   // Before any plugin or route: a handler set after a plugin registration does not reach the
   // routes registered before it, and every API error must have the { error } shape.
@@ -131,15 +132,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Domain errors become their status and { error } body here (routes/errors.ts).
   app.setErrorHandler(answerError);
 
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: CSP_DIRECTIVES,
-    },
-    // The page URL carries the key: never send it to image hosts.
-    referrerPolicy: { policy: 'no-referrer' },
-    crossOriginEmbedderPolicy: false,
-    strictTransportSecurity: false,
-  });
   const live = acceptLiveUpgrades(
     app.server,
     hub,
@@ -199,6 +191,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   app.addHook('onClose', async () => {
+    accessCache.close();
     await backend.close();
   });
   return app;

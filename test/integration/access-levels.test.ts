@@ -200,5 +200,38 @@ describe.skipIf(postgresUrl === undefined)(
       await stillOnB.waitUntil(() => stillOnB.counters.size === 1);
       stillOnB.close();
     });
+
+    it('refuses the old key over REST on the other instance, which had it cached', async () => {
+      const [a, b] = [instances.a(), instances.b()];
+      const group = await createGroup(a.url);
+      // B checks the key once, keeping the group's access in memory (core/access-cache.ts).
+      expect((await call(b.url, 'GET', `${group.base}/counters`, { key: group.key })).status).toBe(
+        200,
+      );
+      const watcher = await joinLive(b.wsUrl, group.group.name, group.key);
+      const next = newKey();
+      await call(a.url, 'POST', `${group.base}/key`, { key: group.key, body: { key: next } });
+      // The socket's close says the announcement has reached B.
+      await watcher.closed;
+      const old = await call(b.url, 'GET', `${group.base}/counters`, { key: group.key });
+      expect(old.status).toBe(403);
+      expect((await call(b.url, 'GET', `${group.base}/counters`, { key: next })).status).toBe(200);
+    });
+
+    it('refuses a view-only key on the other instance once the link is turned off', async () => {
+      const [a, b] = [instances.a(), instances.b()];
+      const group = await createGroup(a.url);
+      const link = await call(a.url, 'POST', `${group.base}/view-key`, { key: group.key });
+      const { viewKey } = link.body as { viewKey: string };
+      expect((await call(b.url, 'GET', `${group.base}/counters`, { key: viewKey })).status).toBe(
+        200,
+      );
+      const viewer = await joinLive(b.wsUrl, group.group.name, viewKey);
+      await call(a.url, 'DELETE', `${group.base}/view-key`, { key: group.key });
+      await viewer.closed;
+      expect((await call(b.url, 'GET', `${group.base}/counters`, { key: viewKey })).status).toBe(
+        403,
+      );
+    });
   },
 );

@@ -4,8 +4,15 @@ import type { Bus, ChangeListener } from './types.js';
 /** The single-instance bus: committed changes go straight to this process's subscribers. */
 export class MemoryBus implements Bus {
   private readonly listeners = new Map<string, Set<ChangeListener>>();
+  private readonly accessListeners = new Set<(groupId: string) => void>();
 
   publish(groupId: string, changes: readonly Change[]): void {
+    if (
+      this.accessListeners.size > 0 &&
+      changes.some((change) => change.type === 'group.accessChanged')
+    ) {
+      for (const listener of this.accessListeners) listener(groupId);
+    }
     const listeners = this.listeners.get(groupId);
     if (!listeners || changes.length === 0) return;
     for (const listener of listeners) listener(changes);
@@ -26,6 +33,13 @@ export class MemoryBus implements Bus {
     };
   }
 
+  onAccessChange(listener: (groupId: string) => void): () => void {
+    this.accessListeners.add(listener);
+    return () => {
+      this.accessListeners.delete(listener);
+    };
+  }
+
   /** One process: no other instance to tell or hear from. */
   publishPresence(): void {
     return undefined;
@@ -42,6 +56,7 @@ export class MemoryBus implements Bus {
 
   close(): Promise<void> {
     this.listeners.clear();
+    this.accessListeners.clear();
     return Promise.resolve();
   }
 }

@@ -82,6 +82,11 @@ export class PostgresBus implements Bus {
     };
   }
 
+  /** Both this instance's batches and other instances' pass through the local bus. */
+  onAccessChange(listener: (groupId: string) => void): () => void {
+    return this.local.onAccessChange(listener);
+  }
+
   onReconnect(listener: () => void): () => void {
     this.reconnectListeners.add(listener);
     return () => {

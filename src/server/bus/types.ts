@@ -23,6 +23,12 @@ export interface Bus {
    * have been missed, so subscribers must resync. Returns the function that stops listening.
    */
   onReconnect(listener: () => void): () => void;
+  /**
+   * Called with a group's id whenever a batch announcing `group.accessChanged` (a key rotation,
+   * a view-link change) is published, from this instance or another. Returns the function that
+   * stops listening.
+   */
+  onAccessChange(listener: (groupId: string) => void): () => void;
   /** Tells other instances who is connected to a group here (a no-op with one instance). */
   publishPresence(groupId: string, members: readonly PresenceMember[]): void;
   /** Other instances' presence announcements. Returns the function that stops listening. */

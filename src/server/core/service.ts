@@ -34,13 +34,16 @@ import type {
   Store,
   StoreMutation,
 } from '../store/types.js';
-import { hashKey, keyMatches, viewKeyOf } from './access.js';
+import { digestMatches, hashKey, keyDigest, keyMatches, viewKeyOf } from './access.js';
+import type { GroupAccess, GroupAccessCache } from './access-cache.js';
 import { SnapshotCache } from './snapshots.js';
 
 export class TallyService {
   constructor(
     private readonly store: Store,
     private readonly batcher: Batcher,
+    /** Who may open each group, kept between calls (core/access-cache.ts). */
+    private readonly accessCache: GroupAccessCache,
     /** Limits failed key checks per client address and per group (security/policy.ts). */
     private readonly guard = new KeyGuard(),
     /** Groups each client address may create per hour (security/group-quota.ts). */
@@ -106,7 +109,7 @@ export class TallyService {
     key: string | undefined,
     client?: string,
     need: 'read' | 'write' = 'write',
-  ): Promise<GroupRecord> {
+  ): Promise<GroupAccess> {
     const { group, access } = await this.access(rawName, key, client);
     if (need === 'write' && access !== 'full')
       throw new DomainError('read_only', MESSAGES.readOnly);
@@ -118,7 +121,7 @@ export class TallyService {
     rawName: string,
     key: string | undefined,
     client?: string,
-  ): Promise<{ group: GroupRecord; access: AccessLevel }> {
+  ): Promise<{ group: GroupAccess; access: AccessLevel }> {
     const slug = this.slugOf(rawName);
     return this.guard.check(client, slug, () => this.checkGroupKey(slug, key));
   }
@@ -126,12 +129,12 @@ export class TallyService {
   private async checkGroupKey(
     slug: string,
     key: string | undefined,
-  ): Promise<{ group: GroupRecord; access: AccessLevel }> {
+  ): Promise<{ group: GroupAccess; access: AccessLevel }> {
     if (key === undefined || key === '')
       throw new DomainError('missing_key', MESSAGES.missingNameOrKey);
     if (!isValidKeyFormat(key))
       throw new DomainError('invalid_key_format', MESSAGES.invalidKeyFormat);
-    const group = await this.store.findGroup(slug);
+    const group = await this.accessCache.get(slug);
     if (!group) throw errors.groupNotFound();
     return { group, access: accessOf(group, key) };
   }
@@ -140,7 +143,7 @@ export class TallyService {
    * Replaces the group's access key (`key` proven by the caller is the current one). Every link
    * with the old key, and the old view-only link, stop working at once: open sockets are closed.
    */
-  async rotateKey(group: GroupRecord, newKey: string, opId?: string, actor?: string) {
+  async rotateKey(group: GroupAccess, newKey: string, opId?: string, actor?: string) {
     if (keyMatches(newKey, group.keyHash))
       throw new DomainError('validation_failed', MESSAGES.sameKey);
     const mutation: AccessMutation = {
@@ -152,7 +155,7 @@ export class TallyService {
   }
 
   /** Turns the view-only link on (returns its key, derived from the access key) or off. */
-  async setViewLink(group: GroupRecord, accessKey: string, on: boolean): Promise<ViewKey> {
+  async setViewLink(group: GroupAccess, accessKey: string, on: boolean): Promise<ViewKey> {
     const viewKey = viewKeyOf(accessKey);
     const wanted = on ? hashKey(viewKey) : null;
     if (group.viewKeyHash !== wanted) {
@@ -162,7 +165,7 @@ export class TallyService {
   }
 
   /** The view-only link's key, if the group has one. */
-  viewLink(group: GroupRecord, accessKey: string): ViewKey {
+  viewLink(group: GroupAccess, accessKey: string): ViewKey {
     return { viewKey: group.viewKeyHash === null ? null : viewKeyOf(accessKey) };
   }
 
@@ -288,9 +291,10 @@ export class TallyService {
 const EXPORT_PAGE = 1_000;
 
 /** `full` for the access key, `view` for the view-only link's key; anything else is wrong_key. */
-export function accessOf(group: GroupRecord, key: string): AccessLevel {
-  if (keyMatches(key, group.keyHash)) return 'full';
-  if (group.viewKeyHash !== null && keyMatches(key, group.viewKeyHash)) return 'view';
+export function accessOf(group: GroupAccess, key: string): AccessLevel {
+  const digest = keyDigest(key);
+  if (digestMatches(digest, group.keyHash)) return 'full';
+  if (group.viewKeyHash !== null && digestMatches(digest, group.viewKeyHash)) return 'view';
   throw new DomainError('wrong_key', MESSAGES.wrongKey);
 }
 

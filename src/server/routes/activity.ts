@@ -20,7 +20,7 @@ import {
   csvStream,
 } from '../export/csv.js';
 import { jsonExportStream } from '../export/json.js';
-import type { GroupRecord } from '../store/types.js';
+import type { GroupAccess } from '../core/access-cache.js';
 import { errors } from '../errors.js';
 import { hasNul } from '../security/nul.js';
 import { bearerKey, memberHeader, operationId, parseWith } from './parse.js';
@@ -34,7 +34,7 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
   const authorize = (
     request: FastifyRequest<{ Params: { name: string } }>,
     need: 'read' | 'write' = 'read',
-  ): Promise<GroupRecord> =>
+  ): Promise<GroupAccess> =>
     service.authorize(request.params.name, bearerKey(request), request.ip, need);
 
   /** Key first, then the body: a caller without the key learns nothing from a 400. */

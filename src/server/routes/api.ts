@@ -18,7 +18,7 @@ import { MESSAGES } from '../../shared/messages.js';
 import type { TallyService } from '../core/service.js';
 import { viewJsonWith } from '../core/snapshots.js';
 import { DomainError } from '../errors.js';
-import type { GroupRecord } from '../store/types.js';
+import type { GroupAccess } from '../core/access-cache.js';
 import { bearerKey, memberHeader, operationId, parseExact, parseWith } from './parse.js';
 
 type GroupParams = { Params: { name: string } };
@@ -29,7 +29,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
   const authorize = (
     request: FastifyRequest<{ Params: { name: string } }>,
     need: 'read' | 'write' = 'write',
-  ): Promise<GroupRecord> =>
+  ): Promise<GroupAccess> =>
     service.authorize(request.params.name, bearerKey(request), request.ip, need);
 
   app.get<GroupParams>('/api/groups/:name', async (request) =>
