@@ -13,14 +13,9 @@ import {
   SQLITE_COMMIT_LANES,
 } from './batcher.js';
 import { MemoryBus } from './bus/memory.js';
-import { encodeAnnouncements } from './bus/notify.js';
-import { PostgresBus } from './bus/postgres.js';
 import type { Bus } from './bus/types.js';
 import { DEFAULT_ACTIVITY_RETENTION_DAYS, limitsOf, type Config } from './config.js';
-import { parsePostgresUrl } from './postgres/connection.js';
-import { PostgresStore } from './store/postgres.js';
 import type { StoreQuotas } from './store/quotas.js';
-import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/types.js';
 
 /** Operation ids are remembered this long for retries, ms. */
@@ -74,7 +69,10 @@ async function openStoreAndBus(
   const onTrimError = (error: unknown) => {
     log.warn({ err: error }, 'trimming the activity log failed');
   };
+  // Each store's modules (and its driver: better-sqlite3 or pg) are loaded only when configured:
+  // a restart does not pay for the driver it does not use (issue 16: restarts within 1 s).
   if (database.kind === 'sqlite') {
+    const { SqliteStore } = await import('./store/sqlite.js');
     const store = new SqliteStore(database.file, {
       synchronous: database.synchronous,
       activityLog,
@@ -87,6 +85,13 @@ async function openStoreAndBus(
     await store.migrate();
     return { store, bus: new MemoryBus() };
   }
+  const [{ parsePostgresUrl }, { PostgresStore }, { PostgresBus }, { encodeAnnouncements }] =
+    await Promise.all([
+      import('./postgres/connection.js'),
+      import('./store/postgres.js'),
+      import('./bus/postgres.js'),
+      import('./bus/notify.js'),
+    ]);
   const connection = parsePostgresUrl(database.url);
   // Tells this instance's own announcements apart from the other instances' (bus/notify.ts).
   const instanceId = randomUUID();
