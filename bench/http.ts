@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { sampleProcess } from './proc.js';
 import { startBaseline, startTally, stopServer, type ServerProcess } from './targets.js';
 
 const { values: args } = parseArgs({
@@ -24,11 +25,20 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
+    curve: { type: 'string', default: '1,8,32,128' },
   },
 });
 const RUNS = Number(args.runs);
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
+/** Connections of the increment curve: the same comparison below, at and past the table's 32. */
+const CURVE = args.curve
+  .split(',')
+  .filter(Boolean)
+  .map((connections) => Number(connections));
+/** Each curve point's measurement, s. */
+const CURVE_SECONDS = 5;
+
 /** Load before each measurement, so a cold JIT and empty caches do not count, s. */
 const WARMUP_SECONDS = 2;
 
@@ -38,6 +48,9 @@ interface Measurement {
   p99Ms: number;
   /** Answers that were not 2xx, or connection errors and timeouts. */
   failures: number;
+  /** The server's CPU time (user + system) per answered request, µs: what an answer costs it,
+   * whatever the load generator's share of the machine. */
+  cpuMicrosPerRequest: number;
 }
 
 interface Request {
@@ -46,12 +59,19 @@ interface Request {
   headers?: Record<string, string>;
 }
 
-async function measure(port: number, request: Request, seconds: number): Promise<Measurement> {
+async function measure(
+  server: ServerProcess,
+  request: Request,
+  seconds: number,
+  connections = CONNECTIONS,
+): Promise<Measurement> {
+  const port = server.port;
+  const before = sampleProcess(server.child.pid ?? 0);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}${request.path}`,
     method: request.method,
     headers: request.headers,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
   });
   return {
@@ -59,12 +79,20 @@ async function measure(port: number, request: Request, seconds: number): Promise
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
+    cpuMicrosPerRequest:
+      ((sampleProcess(server.child.pid ?? 0).cpuSeconds - before.cpuSeconds) * 1e6) /
+      Math.max(1, result.requests.total),
   };
 }
 
-async function measureWarm(port: number, request: Request): Promise<Measurement> {
-  await measure(port, request, WARMUP_SECONDS);
-  return measure(port, request, SECONDS);
+async function measureWarm(
+  server: ServerProcess,
+  request: Request,
+  seconds = SECONDS,
+  connections = CONNECTIONS,
+): Promise<Measurement> {
+  await measure(server, request, WARMUP_SECONDS, connections);
+  return measure(server, request, seconds, connections);
 }
 
 interface Scenario {
@@ -183,6 +211,9 @@ async function main(): Promise<void> {
   const rows = new Map<string, Row>(
     SCENARIOS.map((scenario) => [scenario.name, { tally: [], baseline: [], ratios: [] }]),
   );
+  const curve = new Map<number, Row>(
+    CURVE.map((connections) => [connections, { tally: [], baseline: [], ratios: [] }]),
+  );
   const servers: ServerProcess[] = [];
   try {
     const tally = await startTally({ DATABASE_URL: `file:${path.join(dir, 'tally.sqlite')}` });
@@ -197,16 +228,34 @@ async function main(): Promise<void> {
       for (const scenario of SCENARIOS) {
         const row = rows.get(scenario.name);
         if (!row) continue;
-        const base = await measureWarm(baselines[scenario.baseline].port, scenario.baselineRequest);
-        const ours = await measureWarm(tally.port, scenario.tally(group));
+        const base = await measureWarm(baselines[scenario.baseline], scenario.baselineRequest);
+        const ours = await measureWarm(tally, scenario.tally(group));
         row.baseline.push(base);
         row.tally.push(ours);
         row.ratios.push(ours.requestsPerSecond / base.requestsPerSecond);
         console.log(
           `run ${run} ${scenario.name}: Tally ${ours.requestsPerSecond.toFixed(0)}/s ` +
-            `(p50 ${ours.p50Ms} ms, p99 ${ours.p99Ms} ms, ${ours.failures} failed), ` +
-            `${scenario.baselineName} ${base.requestsPerSecond.toFixed(0)}/s ` +
+            `(p50 ${ours.p50Ms} ms, p99 ${ours.p99Ms} ms, ${ours.cpuMicrosPerRequest.toFixed(1)} µs CPU/req, ${ours.failures} failed), ` +
+            `${scenario.baselineName} ${base.requestsPerSecond.toFixed(0)}/s (${base.cpuMicrosPerRequest.toFixed(1)} µs CPU/req) ` +
             `→ ${(ours.requestsPerSecond / base.requestsPerSecond).toFixed(2)}×`,
+        );
+      }
+      const increment = SCENARIOS[0];
+      if (!increment) continue;
+      for (const [connections, row] of curve) {
+        const base = await measureWarm(
+          bareHttp,
+          increment.baselineRequest,
+          CURVE_SECONDS,
+          connections,
+        );
+        const ours = await measureWarm(tally, increment.tally(group), CURVE_SECONDS, connections);
+        row.baseline.push(base);
+        row.tally.push(ours);
+        row.ratios.push(ours.requestsPerSecond / base.requestsPerSecond);
+        console.log(
+          `run ${run} increments, ${connections} connections: Tally ${ours.requestsPerSecond.toFixed(0)}/s ` +
+            `(p50 ${ours.p50Ms} ms, p99 ${ours.p99Ms} ms), bare node:http ${base.requestsPerSecond.toFixed(0)}/s`,
         );
       }
     }
@@ -218,9 +267,9 @@ async function main(): Promise<void> {
   console.log(`\nload average (1, 5, 15 min) at end: ${loadavg()}`);
   console.log('cells: median (min–max) over the runs\n');
   console.log(
-    '| request | Tally req/s | p50 / p99 ms | baseline | baseline req/s | ratio | target |',
+    '| request | Tally req/s | p50 / p99 ms | CPU µs/req Tally / baseline | baseline | baseline req/s | ratio | target |',
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const scenario of SCENARIOS) {
     const row = rows.get(scenario.name);
     if (!row) continue;
@@ -228,11 +277,27 @@ async function main(): Promise<void> {
     console.log(
       `| ${scenario.name} | ${spread(row.tally.map((m) => m.requestsPerSecond))} | ` +
         `${median(row.tally.map((m) => m.p50Ms))} / ${median(row.tally.map((m) => m.p99Ms))} | ` +
+        `${median(row.tally.map((m) => m.cpuMicrosPerRequest)).toFixed(1)} / ${median(row.baseline.map((m) => m.cpuMicrosPerRequest)).toFixed(1)} | ` +
         `${scenario.baselineName} | ${spread(row.baseline.map((m) => m.requestsPerSecond))} | ` +
         `**${ratio.toFixed(2)}×** (${Math.min(...row.ratios).toFixed(2)}–${Math.max(...row.ratios).toFixed(2)}) | ${scenario.target} |`,
     );
   }
-  const failures = [...rows.values()]
+  if (curve.size > 0) {
+    console.log('\nPOST …/increment by connections (curve): median (min–max) over the runs\n');
+    console.log(
+      '| connections | Tally req/s | Tally p50 / p99 ms | bare node:http req/s | ratio |',
+    );
+    console.log('|---|---|---|---|---|');
+    for (const [connections, row] of curve) {
+      console.log(
+        `| ${connections} | ${spread(row.tally.map((m) => m.requestsPerSecond))} | ` +
+          `${median(row.tally.map((m) => m.p50Ms))} / ${median(row.tally.map((m) => m.p99Ms))} | ` +
+          `${spread(row.baseline.map((m) => m.requestsPerSecond))} | ` +
+          `${median(row.ratios).toFixed(2)}× (${Math.min(...row.ratios).toFixed(2)}–${Math.max(...row.ratios).toFixed(2)}) |`,
+      );
+    }
+  }
+  const failures = [...rows.values(), ...curve.values()]
     .flatMap((row) => row.tally)
     .reduce((sum, m) => sum + m.failures, 0);
   if (failures > 0) {

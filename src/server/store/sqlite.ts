@@ -240,6 +240,7 @@ export class SqliteStore implements Store {
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Counters, groups and recent operation ids stay in memory: 64 MiB (negative = KiB).
     this.db.pragma('cache_size = -65536');
+    this.batchTransaction = this.transactionForBatches();
     if (file !== ':memory:') {
       this.checkpointer = startCheckpointer(
         this.db,
@@ -322,9 +323,18 @@ export class SqliteStore implements Store {
     return this.trimmer.settled();
   }
 
-  /** The batch in one write transaction; throws (nothing applied) if it cannot commit. */
-  private commitBatch(operations: readonly Operation[]): BatchResult {
-    const run = this.db.transaction(() => {
+  /**
+   * One batch's reads and writes; run inside the write transaction below. Wrapped once: better-
+   * sqlite3 builds four wrapper functions per `transaction()` call, a cost per batch otherwise.
+   */
+  private readonly batchTransaction: Database.Transaction<
+    (operations: readonly Operation[]) => BatchResult
+  >;
+
+  private transactionForBatches(): Database.Transaction<
+    (operations: readonly Operation[]) => BatchResult
+  > {
+    return this.db.transaction((operations: readonly Operation[]): BatchResult => {
       const options = {
         activityLog: this.activityLog,
         countersPerGroup: this.quotas.countersPerGroup,
@@ -334,11 +344,15 @@ export class SqliteStore implements Store {
       this.write(result.writes, options.now);
       return result;
     });
+  }
+
+  /** The batch in one write transaction; throws (nothing applied) if it cannot commit. */
+  private commitBatch(operations: readonly Operation[]): BatchResult {
     // Checked once per batch (one stat call): a deleted file would take writes that are gone
     // after a restart, so they are refused instead of acknowledged.
     this.assertSameFile();
     try {
-      return run.immediate();
+      return this.batchTransaction.immediate(operations);
     } catch (error) {
       throw storageError(error);
     }
