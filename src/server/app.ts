@@ -19,6 +19,8 @@ import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
 import { clientAddressOf } from './security/client-address.js';
 import { logSerializers, redactPaths } from './logger.js';
+import { TallyMetrics } from './metrics/metrics.js';
+import { registerMetricsRoute } from './metrics/route.js';
 import { registerActivityRoutes } from './routes/activity.js';
 import { registerAccessRoutes, registerApiRoutes } from './routes/api.js';
 import { answerError, errorBody } from './routes/errors.js';
@@ -94,7 +96,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   refusals.useLogger(app.log);
 
-  const backend = await openBackend(config, app.log);
+  // Operators' metrics (metrics/): nothing is created or measured unless METRICS_TOKEN is set.
+  const { metricsToken } = config;
+  const metrics = metricsToken === undefined ? undefined : new TallyMetrics(config.database.kind);
+  const backend = await openBackend(config, app.log, metrics);
   const { store, bus, batcher } = backend;
   const security = { ...DEFAULT_SECURITY_POLICY, ...options.security };
   const accessCache = new GroupAccessCache((slug) => store.findGroup(slug), bus);
@@ -147,6 +152,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerApiRoutes(app, service);
   registerActivityRoutes(app, service);
   registerAccessRoutes(app, service);
+  if (metrics && metricsToken !== undefined) {
+    metrics.watchSockets(() => hub.connectionCount);
+    registerMetricsRoute(app, metrics, metricsToken);
+  }
 
   const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
   const indexHtml = webRoot === null ? null : path.join(webRoot, 'index.html');

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   Batcher,
+  type CommitObserver,
   DEFAULT_ADMISSION,
   POSTGRES_COMMIT_LANES,
   SQLITE_COMMIT_LANES,
@@ -33,18 +34,31 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** Who is told what the back end does, for the metrics (metrics/metrics.ts). */
+export interface BackendObservers {
+  /** Every commit of the batcher. */
+  commits: CommitObserver;
+  /** How long each announcement of another instance took to arrive, ms (PostgreSQL). */
+  announcementLag(lagMs: number): void;
+}
+
 /**
  * Opens the configured database (bringing its schema up to date) and, with PostgreSQL, starts
- * listening to the other instances' changes.
+ * listening to the other instances' changes. With observers (METRICS_TOKEN), tells them about
+ * commits and announcements; without, measures nothing.
  */
-export async function openBackend(config: Config, log: FastifyBaseLogger): Promise<Backend> {
-  const { store, bus } = await openStoreAndBus(config, log);
+export async function openBackend(
+  config: Config,
+  log: FastifyBaseLogger,
+  observers?: BackendObservers,
+): Promise<Backend> {
+  const { store, bus } = await openStoreAndBus(config, log, observers);
   // Each PostgreSQL lane holds a connection while it commits: leave one for reads.
   const lanes =
     config.database.kind === 'postgres'
       ? Math.max(1, Math.min(POSTGRES_COMMIT_LANES, config.database.poolSize - 1))
       : SQLITE_COMMIT_LANES;
-  const batcher = new Batcher(store, bus, DEFAULT_ADMISSION, lanes);
+  const batcher = new Batcher(store, bus, DEFAULT_ADMISSION, lanes, observers?.commits);
   const stopUpkeep = startUpkeep(store, config, log);
   return {
     store,
@@ -62,6 +76,7 @@ export async function openBackend(config: Config, log: FastifyBaseLogger): Promi
 async function openStoreAndBus(
   config: Config,
   log: FastifyBaseLogger,
+  observers: BackendObservers | undefined,
 ): Promise<{ store: Store; bus: Bus }> {
   const { database } = config;
   const activityLog = config.activityLog ?? true;
@@ -111,6 +126,13 @@ async function openStoreAndBus(
       instanceId,
       loadCounter: (groupId, counterId) => store.loadCounter(groupId, counterId),
       log,
+      ...(observers
+        ? {
+            onAnnouncementLag: (lagMs) => {
+              observers.announcementLag(lagMs);
+            },
+          }
+        : {}),
     });
     await bus.start();
     return { store, bus };

@@ -62,6 +62,24 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/**
+ * What the batcher tells an observer (the metrics, metrics/commits.ts): called once per store
+ * commit, not per operation, except for operations answered without being applied. Optional:
+ * without one the batcher measures nothing.
+ */
+export interface CommitObserver {
+  /** A Store.commit that returned: its operations, their outcomes, and how long it took, ms. */
+  committed(
+    operations: readonly Operation[],
+    outcomes: readonly OperationOutcome[],
+    durationMs: number,
+  ): void;
+  /** A Store.commit that threw (nothing of it was applied). */
+  commitFailed(error: unknown): void;
+  /** An operation answered with `error` and never applied: refused at admission, or its commit failed. */
+  notApplied(operation: Operation, error: unknown): void;
+}
+
 export function busyError(): DomainError {
   return new DomainError('busy', MESSAGES.busy);
 }
@@ -152,6 +170,7 @@ export class Batcher {
     private readonly bus: Bus,
     private readonly admission: AdmissionPolicy = DEFAULT_ADMISSION,
     lanes = SQLITE_COMMIT_LANES,
+    private readonly observer?: CommitObserver,
   ) {
     const flushed = () => {
       // Under the target again (even with more queued meanwhile): paused sockets may send.
@@ -167,7 +186,9 @@ export class Batcher {
   submit(operation: Operation): Promise<OperationOutcome> {
     if (this.overloaded) {
       this.refused += 1;
-      return Promise.reject(busyError());
+      const error = busyError();
+      this.observer?.notApplied(operation, error);
+      return Promise.reject(error);
     }
     const lane = this.lanes[laneOf(operation.groupId, this.lanes.length)] as CommitLane;
     return new Promise((resolve, reject) => {
@@ -209,12 +230,19 @@ export class Batcher {
 
   private async commitBatch(batch: Pending[]): Promise<void> {
     let outcomes: OperationOutcome[];
+    const operations = batch.map((pending) => pending.operation);
+    // One pair of clock readings per commit, only when measured.
+    const startedAt = this.observer ? performance.now() : 0;
     try {
-      outcomes = await this.store.commit(batch.map((pending) => pending.operation));
+      outcomes = await this.store.commit(operations);
     } catch (error) {
+      this.observer?.commitFailed(error);
       if (batch.length === 1 || failsWholeBatch(error)) {
         // The store itself cannot commit (busy, unavailable): every operation would fail alike.
-        for (const pending of batch) pending.reject(error);
+        for (const pending of batch) {
+          this.observer?.notApplied(pending.operation, error);
+          pending.reject(error);
+        }
         return;
       }
       // One poisoned operation must not fail its neighbours: the batch is split in halves until
@@ -224,7 +252,8 @@ export class Batcher {
       await this.commitBatch(batch.slice(half));
       return;
     }
-    this.announce(batch, outcomes);
+    this.observer?.committed(operations, outcomes, performance.now() - startedAt);
+    this.announce(operations, outcomes);
     batch.forEach((pending, index) => {
       const outcome = outcomes[index];
       if (outcome) pending.resolve(outcome);
@@ -233,8 +262,7 @@ export class Batcher {
   }
 
   /** One bus message per group per batch, changes in commit order. */
-  private announce(batch: readonly Pending[], outcomes: readonly OperationOutcome[]): void {
-    const operations = batch.map((pending) => pending.operation);
+  private announce(operations: readonly Operation[], outcomes: readonly OperationOutcome[]): void {
     for (const [groupId, changes] of changesByGroup(operations, outcomes)) {
       this.bus.publish(groupId, changes);
     }

@@ -31,6 +31,11 @@ export interface Config {
   trustProxy?: TrustProxy;
   /** Quotas and connection caps (issue 14); DEFAULT_LIMITS where a field is not given. */
   limits?: Partial<Limits>;
+  /**
+   * The bearer token of `GET /metrics` (METRICS_TOKEN); undefined: no metrics route and nothing
+   * measured. A secret: never logged, never echoed in an error.
+   */
+  metricsToken?: string | undefined;
 }
 
 /**
@@ -107,6 +112,29 @@ function parseRetentionDays(raw: string | undefined): number {
     );
   }
   return days;
+}
+
+/**
+ * METRICS_TOKEN bounds: 16 characters at least, so the token cannot be guessed by trying (the
+ * route has no rate limit of its own; `openssl rand -hex 32` makes 64); 512 at most, which bounds
+ * the header compared on every scrape.
+ */
+export const METRICS_TOKEN_MIN_LENGTH = 16;
+export const METRICS_TOKEN_MAX_LENGTH = 512;
+/** Printable ASCII without spaces: what fits in `Authorization: Bearer <token>` as one word. */
+const METRICS_TOKEN_CHARACTERS = /^[\x21-\x7e]*$/;
+
+/** Empty or unset: metrics off. The message never quotes the token: it is a secret. */
+function parseMetricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const rule = `METRICS_TOKEN must be ${METRICS_TOKEN_MIN_LENGTH} to ${METRICS_TOKEN_MAX_LENGTH} printable ASCII characters without spaces, e.g. from openssl rand -hex 32 (empty turns metrics off)`;
+  if (raw.length < METRICS_TOKEN_MIN_LENGTH || raw.length > METRICS_TOKEN_MAX_LENGTH) {
+    throw new ConfigError(`${rule}: it has ${raw.length} characters`);
+  }
+  if (!METRICS_TOKEN_CHARACTERS.test(raw)) {
+    throw new ConfigError(`${rule}: it has a space or a character outside printable ASCII`);
+  }
+  return raw;
 }
 
 export class ConfigError extends Error {
@@ -224,5 +252,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     activityLog: parseActivityLog(env.ACTIVITY_LOG),
     trustProxy: parseTrustProxyVariable(env.TRUST_PROXY),
     limits: parseLimits(env),
+    metricsToken: parseMetricsToken(env.METRICS_TOKEN),
   };
 }

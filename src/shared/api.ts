@@ -104,6 +104,8 @@ export const ErrorCodeSchema = z.enum([
   'storage_unavailable',
   'request_timeout',
   'headers_too_large',
+  // Issue 16: GET /metrics without the operator's token.
+  'invalid_metrics_token',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

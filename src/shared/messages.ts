@@ -82,6 +82,9 @@ export const MESSAGES = {
   headersTooLarge: 'Request headers are too large',
   malformedRequest: 'Malformed request',
 
+  // Tally: operators (issue 16)
+  invalidMetricsToken: "Metrics need the operator's token: Authorization: Bearer <METRICS_TOKEN>",
+
   // Tally: offline (issue 8)
   changesWaiting: (count: number) =>
     count === 1 ? '1 change waiting' : `${count.toLocaleString('en-US')} changes waiting`,

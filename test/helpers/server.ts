@@ -40,6 +40,8 @@ export interface TestServerOptions {
   limits?: Config['limits'];
   /** Header, body and keep-alive timeouts; the server's defaults unless given. */
   timeouts?: AppOptions['timeouts'];
+  /** METRICS_TOKEN: GET /metrics exists only with one. */
+  metricsToken?: string;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -60,6 +62,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
       logLevel: options.logLevel ?? 'info',
       ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
     },
     logStream,
     webRoot: options.webRoot ?? null,

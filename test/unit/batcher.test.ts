@@ -5,7 +5,7 @@
  * `busy` and never reaches the store.
  */
 import { describe, expect, it } from 'vitest';
-import { Batcher, type AdmissionPolicy } from '../../src/server/batcher.js';
+import { Batcher, type AdmissionPolicy, type CommitObserver } from '../../src/server/batcher.js';
 import { MemoryBus } from '../../src/server/bus/memory.js';
 import { DomainError } from '../../src/server/errors.js';
 import { restAnswerOf } from '../../src/server/routes/errors.js';
@@ -54,8 +54,37 @@ function operation(opId: string): Operation {
   };
 }
 
-function batcherOn(store: FakeStore, admission?: AdmissionPolicy): Batcher {
-  return new Batcher(store as unknown as Store, new MemoryBus(), admission);
+function batcherOn(
+  store: FakeStore,
+  admission?: AdmissionPolicy,
+  observer?: CommitObserver,
+): Batcher {
+  return new Batcher(store as unknown as Store, new MemoryBus(), admission, 1, observer);
+}
+
+/** Writes down what the batcher tells its observer (the metrics). */
+class RecordingObserver implements CommitObserver {
+  /** Operation ids of each committed batch. */
+  committedBatches: string[][] = [];
+  durations: number[] = [];
+  failedCommits: unknown[] = [];
+  /** `opId: error code` of each operation answered without being applied. */
+  notAppliedOperations: string[] = [];
+
+  committed(operations: readonly Operation[], outcomes: readonly OperationOutcome[], ms: number) {
+    expect(outcomes).toHaveLength(operations.length);
+    this.committedBatches.push(operations.map((operation) => operation.opId ?? ''));
+    this.durations.push(ms);
+  }
+
+  commitFailed(error: unknown) {
+    this.failedCommits.push(error);
+  }
+
+  notApplied(operation: Operation, error: unknown) {
+    const code = error instanceof DomainError ? error.code : 'other';
+    this.notAppliedOperations.push(`${operation.opId ?? ''}: ${code}`);
+  }
 }
 
 const settle = <T>(promise: Promise<T>) =>
@@ -243,5 +272,51 @@ describe('commit lanes (PostgreSQL)', () => {
         expect(batch.filter((entry) => entry.startsWith(`${groupId}:`)).length).toBeLessThan(2);
       }
     }
+  });
+});
+
+describe('what the batcher tells its observer (metrics)', () => {
+  it('each committed batch once, with its operations, outcomes and a duration', async () => {
+    const store = new FakeStore();
+    const observer = new RecordingObserver();
+    const batcher = batcherOn(store, undefined, observer);
+    await Promise.all(['a', 'b', 'c'].map((id) => batcher.submit(operation(id))));
+    await batcher.submit(operation('d'));
+
+    expect(observer.committedBatches).toEqual([['a', 'b', 'c'], ['d']]);
+    for (const ms of observer.durations) expect(ms).toBeGreaterThanOrEqual(0);
+    expect(observer.failedCommits).toEqual([]);
+    expect(observer.notAppliedOperations).toEqual([]);
+  });
+
+  it('every failed commit, and each operation answered without being applied', async () => {
+    const store = new FakeStore();
+    const observer = new RecordingObserver();
+    const batcher = batcherOn(store, undefined, observer);
+    const ids = ['op-0', 'op-1', `${POISON}-2`, 'op-3'];
+    await Promise.all(ids.map((id) => settle(batcher.submit(operation(id)))));
+
+    // All four fail, then [op-0, op-1] commits, [poison, op-3] fails, then each alone.
+    expect(observer.failedCommits).toHaveLength(3);
+    expect(observer.committedBatches).toEqual([['op-0', 'op-1'], ['op-3']]);
+    expect(observer.notAppliedOperations).toEqual([`${POISON}-2: other`]);
+
+    store.failure = new StorageUnavailableError('file replaced');
+    await Promise.all(['x', 'y'].map((id) => settle(batcher.submit(operation(id)))));
+    expect(observer.failedCommits.slice(3)).toEqual([store.failure]);
+    expect(observer.notAppliedOperations.slice(1)).toEqual([
+      'x: storage_unavailable',
+      'y: storage_unavailable',
+    ]);
+  });
+
+  it('operations refused busy at admission', async () => {
+    const store = new FakeStore();
+    const observer = new RecordingObserver();
+    const batcher = batcherOn(store, { targetMs: 60_000, maxQueued: 2, minQueued: 1 }, observer);
+    await Promise.all(['a', 'b', 'c'].map((id) => settle(batcher.submit(operation(id)))));
+
+    expect(observer.notAppliedOperations).toEqual(['c: busy']);
+    expect(observer.committedBatches).toEqual([['a', 'b']]);
   });
 });

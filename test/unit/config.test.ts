@@ -1,6 +1,12 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_LIMITS, loadConfig } from '../../src/server/config.js';
+import {
+  ConfigError,
+  DEFAULT_LIMITS,
+  METRICS_TOKEN_MAX_LENGTH,
+  METRICS_TOKEN_MIN_LENGTH,
+  loadConfig,
+} from '../../src/server/config.js';
 
 describe('configuration from the environment', () => {
   it('defaults to port 3000 on all interfaces with SQLite under ./data', () => {
@@ -130,6 +136,36 @@ describe('configuration from the environment', () => {
       expect.unreachable();
     } catch (error) {
       expect(String(error)).not.toContain('s3cret');
+    }
+  });
+
+  it('turns metrics on only with a METRICS_TOKEN of 16 to 512 printable characters', () => {
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: '' }).metricsToken).toBeUndefined();
+    const token = 'a'.repeat(63) + '~';
+    expect(loadConfig({ METRICS_TOKEN: token }).metricsToken).toBe(token);
+    expect(METRICS_TOKEN_MIN_LENGTH).toBe(16);
+    expect(loadConfig({ METRICS_TOKEN: 'x'.repeat(16) }).metricsToken).toBe('x'.repeat(16));
+    expect(() => loadConfig({ METRICS_TOKEN: 'x'.repeat(15) })).toThrow(ConfigError);
+    expect(() => loadConfig({ METRICS_TOKEN: 'x'.repeat(15) })).toThrow(
+      /^METRICS_TOKEN must be 16 to 512 printable ASCII characters without spaces.*: it has 15 characters$/,
+    );
+    expect(() => loadConfig({ METRICS_TOKEN: 'x'.repeat(METRICS_TOKEN_MAX_LENGTH + 1) })).toThrow(
+      /^METRICS_TOKEN must be/,
+    );
+    for (const bad of ['sixteen chars ok', 'tab\tin-the-token-here', 'é'.repeat(20)]) {
+      expect(() => loadConfig({ METRICS_TOKEN: bad })).toThrow(/^METRICS_TOKEN must be/);
+    }
+  });
+
+  it('never echoes the metrics token, which is a secret', () => {
+    for (const secret of ['short-s3cret', 'long s3cret with spaces in it']) {
+      try {
+        loadConfig({ METRICS_TOKEN: secret });
+        expect.unreachable();
+      } catch (error) {
+        expect(String(error)).not.toContain('s3cret');
+      }
     }
   });
 });

@@ -44,4 +44,26 @@ describe('announcements over NOTIFY', () => {
     expect(announcement?.c).toEqual([]);
     expect(announcement?.r).toEqual([{ type: 'counter.updated', seq: 7, counterId: 'c1' }]);
   });
+
+  it('says when it was sent, ms since the epoch, in every payload (the receivers measure the lag)', () => {
+    const opIds = Array.from({ length: 2_000 }, (_, i) => `tab-1234567_${i}`);
+    const sentAt = 1_795_000_000_123;
+    const changes = [updated(['a']), updated(opIds), updated(['b'])];
+    const payloads = encodeAnnouncements('i1', 'g1', changes, sentAt);
+    expect(payloads.length).toBeGreaterThan(1);
+    for (const payload of payloads) {
+      expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(MAX_PAYLOAD_BYTES);
+      expect(decodeAnnouncement(payload)?.t).toBe(sentAt);
+    }
+    const now = Date.now();
+    const [fresh] = encodeAnnouncements('i1', 'g1', [updated(['a'])]);
+    expect(decodeAnnouncement(fresh ?? '')?.t).toBeGreaterThanOrEqual(now);
+  });
+
+  it('still reads payloads without a time (instances older than issue 16) or with a malformed one', () => {
+    const old = JSON.stringify({ i: 'i1', g: 'g1', c: [updated(['a'])] });
+    expect(decodeAnnouncement(old)).toEqual({ i: 'i1', g: 'g1', c: [updated(['a'])] });
+    const malformed = JSON.stringify({ i: 'i1', g: 'g1', t: 'yesterday', c: [updated(['a'])] });
+    expect(decodeAnnouncement(malformed)).toEqual({ i: 'i1', g: 'g1', c: [updated(['a'])] });
+  });
 });

@@ -23,6 +23,12 @@ export interface Announcement {
   i: string;
   /** Group id. */
   g: string;
+  /**
+   * When the sender encoded it in its commit transaction, ms since the epoch (Date.now()): the
+   * receivers measure the bus lag from it (metrics). Absent in payloads of instances older than
+   * issue 16, which are still accepted; older instances ignore it.
+   */
+  t?: number;
   /** Changes in commit order. */
   c: Change[];
   /** Changes too large for a payload, to be read from the database. */
@@ -35,14 +41,15 @@ export function encodeAnnouncements(
   instanceId: string,
   groupId: string,
   changes: readonly Change[],
+  sentAt: number = Date.now(),
 ): string[] {
   const payloads: string[] = [];
-  const overhead = byteLength(JSON.stringify({ i: instanceId, g: groupId, c: [], r: [] }));
+  const head = { i: instanceId, g: groupId, t: sentAt };
+  const overhead = byteLength(JSON.stringify({ ...head, c: [], r: [] }));
   let current: Change[] = [];
   let currentBytes = overhead;
   const flush = () => {
-    if (current.length > 0)
-      payloads.push(JSON.stringify({ i: instanceId, g: groupId, c: current }));
+    if (current.length > 0) payloads.push(JSON.stringify({ ...head, c: current }));
     current = [];
     currentBytes = overhead;
   };
@@ -51,13 +58,13 @@ export function encodeAnnouncements(
     if (overhead + size > MAX_PAYLOAD_BYTES) {
       flush();
       const reference = referenceTo(change);
-      let payload = JSON.stringify({ i: instanceId, g: groupId, c: [], r: [reference] });
+      let payload = JSON.stringify({ ...head, c: [], r: [reference] });
       // Thousands of taps of one hot counter in one batch make one change with thousands of
       // operation ids: past the limit they are left out (they only let a sender recognise its own
       // change early; its answer carries the same row), never the change itself.
       if (byteLength(payload) > MAX_PAYLOAD_BYTES) {
         const { opIds: _left, ...withoutOpIds } = reference;
-        payload = JSON.stringify({ i: instanceId, g: groupId, c: [], r: [withoutOpIds] });
+        payload = JSON.stringify({ ...head, c: [], r: [withoutOpIds] });
       }
       payloads.push(payload);
       continue;
@@ -84,6 +91,8 @@ export function decodeAnnouncement(payload: string): Announcement | null {
     if (typeof parsed.i !== 'string' || typeof parsed.g !== 'string' || !Array.isArray(parsed.c)) {
       return null;
     }
+    // A malformed time only costs the lag measurement, not the changes.
+    if (parsed.t !== undefined && !Number.isFinite(parsed.t)) delete parsed.t;
     return parsed as Announcement;
   } catch {
     return null;

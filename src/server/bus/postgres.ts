@@ -33,6 +33,12 @@ export interface PostgresBusOptions {
   /** Reads a counter's current row, for announcements too large to carry it. */
   loadCounter: (groupId: string, counterId: string) => Promise<Counter | null>;
   log: FastifyBaseLogger;
+  /**
+   * Told, for each announcement received from another instance that says when it was sent, how
+   * long it took to arrive, ms (the receiver's clock minus the sender's: clocks out of step by
+   * more than the lag show as 0). For the metrics; nothing measured without it.
+   */
+  onAnnouncementLag?: (lagMs: number) => void;
 }
 
 export class PostgresBus implements Bus {
@@ -159,7 +165,8 @@ export class PostgresBus implements Bus {
       return;
     }
     if (announcement.i === this.options.instanceId) return;
-    const { g: groupId, c: changes, r: references } = announcement;
+    const { g: groupId, c: changes, r: references, t: sentAt } = announcement;
+    if (sentAt !== undefined) this.options.onAnnouncementLag?.(Math.max(0, Date.now() - sentAt));
     if (changes.length > 0) this.local.publish(groupId, changes);
     if (references && references.length > 0) {
       this.resolve(groupId, references).then(

@@ -43,6 +43,8 @@ export const CLOSE_CODE_OF = {
   storage_unavailable: CLOSE_CODES.goingAway,
   request_timeout: CLOSE_CODES.goingAway,
   headers_too_large: CLOSE_CODES.goingAway,
+  // Only GET /metrics answers it; a live socket never does.
+  invalid_metrics_token: CLOSE_CODES.goingAway,
 } as const satisfies Record<ErrorCode, number>;
 
 /**

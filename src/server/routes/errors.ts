@@ -34,6 +34,7 @@ export const STATUS_OF = {
   storage_unavailable: 503,
   request_timeout: 408,
   headers_too_large: 431,
+  invalid_metrics_token: 401,
 } as const satisfies Record<ErrorCode, number>;
 
 /**
