@@ -19,8 +19,6 @@ import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
 import { clientAddressOf } from './security/client-address.js';
 import { logSerializers, redactPaths } from './logger.js';
-import { TallyMetrics } from './metrics/metrics.js';
-import { registerMetricsRoute } from './metrics/route.js';
 import { registerActivityRoutes } from './routes/activity.js';
 import { registerAccessRoutes, registerApiRoutes } from './routes/api.js';
 import { answerError, errorBody } from './routes/errors.js';
@@ -98,7 +96,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Operators' metrics (metrics/): nothing is created or measured unless METRICS_TOKEN is set.
   const { metricsToken } = config;
-  const metrics = metricsToken === undefined ? undefined : new TallyMetrics(config.database.kind);
+  // Loaded only then: prom-client costs start-up time a server without metrics need not pay.
+  const [metricsModule, metricsRoute] =
+    metricsToken === undefined
+      ? []
+      : await Promise.all([import('./metrics/metrics.js'), import('./metrics/route.js')]);
+  const metrics = metricsModule && new metricsModule.TallyMetrics(config.database.kind);
   const backend = await openBackend(config, app.log, metrics);
   const { store, bus, batcher } = backend;
   const security = { ...DEFAULT_SECURITY_POLICY, ...options.security };
@@ -152,9 +155,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerApiRoutes(app, service);
   registerActivityRoutes(app, service);
   registerAccessRoutes(app, service);
-  if (metrics && metricsToken !== undefined) {
+  if (metrics && metricsRoute && metricsToken !== undefined) {
     metrics.watchSockets(() => hub.connectionCount);
-    registerMetricsRoute(app, metrics, metricsToken);
+    metricsRoute.registerMetricsRoute(app, metrics, metricsToken);
   }
 
   const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
