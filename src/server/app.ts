@@ -156,7 +156,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerApiRoutes(app, service);
   registerActivityRoutes(app, service);
   registerAccessRoutes(app, service);
-  await registerApiDocs(app);
+  registerApiDocs(app);
 
   const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
   const indexHtml = webRoot === null ? null : path.join(webRoot, 'index.html');

@@ -21,6 +21,9 @@ test('the API reference lists every operation and works under the CSP', async ({
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('request', (request) => fetched.push(new URL(request.url()).pathname));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+  });
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) => {
       // Reported as a console error too, so the listener above records it.

@@ -27,17 +27,10 @@ const PACKAGE_VERSION = (
 ).version;
 
 /**
- * Routes that are the reference page's own files, not API operations (routes/docs.ts): the page
- * again with a trailing slash, Swagger UI's copy of this document (json, yaml), its scripts and
- * styles, and the stylesheet's images. printRoutes shows Swagger UI's static wildcard as
- * `/api/docs/*`.
+ * Routes that are not API operations: the reference page's own files (Swagger UI's script and
+ * stylesheet, its starter, the stylesheet's images; routes/docs.ts).
  */
-const DOCS_PAGE_FILES = [
-  /^GET \/api\/docs\/$/,
-  /^GET \/api\/docs\/(json|yaml)$/,
-  /^GET \/api\/docs\/static\//,
-  /^GET \/api\/docs\/\*$/,
-];
+const DOCS_PAGE_FILES = new Set(['GET /api/docs/:file']);
 
 async function fetchDocument(url: string): Promise<{ text: string; contentType: string | null }> {
   const response = await fetch(`${url}/api/openapi.json`);
@@ -98,7 +91,7 @@ describe('the OpenAPI document', () => {
       // Fastify answers HEAD for every GET route by itself (headers of the GET, no body).
       .filter((route) => !route.startsWith('HEAD '))
       .filter((route) => route.split(' ')[1]?.startsWith('/api/'))
-      .filter((route) => !DOCS_PAGE_FILES.some((files) => files.test(route)));
+      .filter((route) => !DOCS_PAGE_FILES.has(route));
     const documented = new OpenApiChecker(document).operations.map(
       ({ method, template }) => `${method} ${template.replace(/\{(\w+)\}/g, ':$1')}`,
     );
@@ -502,23 +495,31 @@ describe('the reference page’s files', () => {
   it('serves Swagger UI with its stylesheet’s images as files of this origin', async () => {
     const page = await fetch(`${server.url}/api/docs`);
     expect(page.status).toBe(200);
-    expect(page.headers.get('content-security-policy')).toContain("img-src 'self'");
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     const html = await page.text();
-    expect(html).toContain('swagger-ui-bundle.js');
+    const files = [...html.matchAll(/(?:src|href)="\/api\/docs\/([^"]+)"/g)].map((m) => m[1]);
+    expect(files).toEqual([
+      'swagger-ui.css',
+      'favicon-32x32.png',
+      'swagger-ui-bundle.js',
+      'start.js',
+    ]);
+    expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/);
 
-    const css = await (await fetch(`${server.url}/api/docs/static/swagger-ui.css`)).text();
+    const css = await (await fetch(`${server.url}/api/docs/swagger-ui.css`)).text();
     expect(css).not.toContain('data:');
-    const images = [...css.matchAll(/url\((images\/[^)]+)\)/g)].map((match) => match[1]);
+    const images = [...css.matchAll(/url\((image-[^)]+)\)/g)].map((match) => match[1]);
     expect(images.length).toBeGreaterThan(10);
-    for (const image of new Set(images)) {
-      const response = await fetch(`${server.url}/api/docs/static/${image}`);
-      expect(response.status, image).toBe(200);
-      expect(response.headers.get('content-type'), image).toMatch(/^image\//);
+    for (const file of [...files, ...new Set(images)]) {
+      const response = await fetch(`${server.url}/api/docs/${file ?? ''}`);
+      expect(response.status, file).toBe(200);
+      expect(response.headers.get('cache-control'), file).toBe('public, max-age=3600');
+      if (file?.startsWith('image-') || file?.endsWith('.png'))
+        expect(response.headers.get('content-type'), file).toMatch(/^image\//);
     }
-    const missing = await fetch(`${server.url}/api/docs/static/images/0.svg`);
+    const missing = await fetch(`${server.url}/api/docs/image-0.svg`);
     expect(missing.status).toBe(404);
-    for (const file of ['swagger-ui-bundle.js', 'swagger-initializer.js']) {
-      expect((await fetch(`${server.url}/api/docs/static/${file}`)).status, file).toBe(200);
-    }
+    expect(await missing.json()).toEqual({ error: { code: 'not_found', message: 'Not found' } });
   });
 });

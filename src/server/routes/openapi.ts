@@ -191,8 +191,13 @@ function errorCodesOf(operation: Operation): Set<ErrorCode> {
   if (operation.body) codes.add('validation_failed').add('payload_too_large');
   if (operation.query) codes.add('validation_failed');
   if (operation.change) {
-    for (const code of ['validation_failed', 'operation_id_reused', 'busy', 'storage_unavailable'])
-      codes.add(code as ErrorCode);
+    for (const code of [
+      'validation_failed',
+      'operation_id_reused',
+      'busy',
+      'storage_unavailable',
+    ] as const)
+      codes.add(code);
   }
   for (const code of operation.errors ?? []) codes.add(code);
   return codes;
@@ -210,13 +215,22 @@ export function errorStatusesOf(operation: Operation): Map<number, ErrorCode[]> 
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
 
-/** The error shape with its code narrowed to what one status of one route can say. */
-function errorSchemaOf(codes: ErrorCode[]): z.ZodType {
+/**
+ * The error shape with its code narrowed to what one status of one route can say. One schema per
+ * set of codes (`known`): many routes share a set, and each schema is converted once.
+ */
+function errorSchemaOf(codes: ErrorCode[], known: Map<string, z.ZodType>): z.ZodType {
   const [first, ...rest] = codes;
   if (first === undefined) throw new Error('an error answer needs a code');
-  return ApiErrorSchema.extend({
-    error: ApiErrorSchema.shape.error.extend({ code: ErrorCodeSchema.extract([first, ...rest]) }),
-  });
+  const id = codes.join(' ');
+  let schema = known.get(id);
+  if (schema === undefined) {
+    schema = ApiErrorSchema.extend({
+      error: ApiErrorSchema.shape.error.extend({ code: ErrorCodeSchema.extract([first, ...rest]) }),
+    });
+    known.set(id, schema);
+  }
+  return schema;
 }
 
 /** `/api/groups/:name` → `/api/groups/{name}`. */
@@ -292,6 +306,7 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
     defaults: Record<string, number>;
   }[] = [];
   const operations: JsonSchema[] = [];
+  const errorSchemas = new Map<string, z.ZodType>();
 
   for (const operation of OPERATIONS) {
     const parameters: JsonSchema[] = [];
@@ -361,7 +376,9 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
           },
         }),
         content: {
-          'application/json': { schema: converter.refer('output', errorSchemaOf(codes)) },
+          'application/json': {
+            schema: converter.refer('output', errorSchemaOf(codes, errorSchemas)),
+          },
         },
       };
     }
