@@ -21,6 +21,7 @@ import { clientAddressOf } from './security/client-address.js';
 import { logSerializers, redactPaths } from './logger.js';
 import { registerActivityRoutes } from './routes/activity.js';
 import { registerAccessRoutes, registerApiRoutes } from './routes/api.js';
+import { registerApiDocs } from './routes/docs.js';
 import { answerError, errorBody } from './routes/errors.js';
 import { registerHealthRoute } from './routes/health.js';
 import {
@@ -155,6 +156,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerApiRoutes(app, service);
   registerActivityRoutes(app, service);
   registerAccessRoutes(app, service);
+  registerApiDocs(app);
   if (metrics && metricsRoute && metricsToken !== undefined) {
     metrics.watchSockets(() => hub.connectionCount);
     metricsRoute.registerMetricsRoute(app, metrics, metricsToken);

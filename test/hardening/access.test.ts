@@ -19,6 +19,13 @@ const PUBLIC = new Set([
   'GET /api/groups/:name', // the landing page's existence check: name and picture only
   'HEAD /api/groups/:name',
   'POST /api/groups/:name/join', // the key travels in the body and is checked there
+  // The API's description and its reference page (routes/docs.ts): nothing of any group.
+  'GET /api/openapi.json',
+  'HEAD /api/openapi.json',
+  'GET /api/docs',
+  'HEAD /api/docs',
+  'GET /api/docs/:file',
+  'HEAD /api/docs/:file',
 ]);
 
 /** Bodies that would succeed with the right key, so a refusal is the key check's doing. */

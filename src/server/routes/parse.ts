@@ -55,7 +55,7 @@ export function operationId(request: FastifyRequest, bodyOpId?: string): string 
 }
 
 /** Longest raw Tally-Member header, characters (percent-encoding triples each byte). */
-const MEMBER_HEADER_MAX = 9 * TEXT_MAX_LENGTH;
+export const MEMBER_HEADER_MAX = 9 * TEXT_MAX_LENGTH;
 
 /**
  * The member's display name from `Tally-Member` (percent-encoded UTF-8, as headers carry only

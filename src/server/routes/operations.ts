@@ -1,0 +1,529 @@
+/**
+ * Every HTTP route under /api/, with the zod schemas of what it reads and answers: the one place
+ * that says route → schemas. The handlers (api.ts, activity.ts, health.ts, docs.ts) parse with
+ * these same shared schemas; the OpenAPI document (openapi.ts) is built from this table at start,
+ * and test/integration/openapi.test.ts checks the table against the routes the server registers
+ * and every documented operation's real answers against the document.
+ *
+ * Nothing here runs per request: the routes carry no Fastify `schema`, so no validator or
+ * serialiser is compiled or called for them (ADR 16).
+ */
+import { z } from 'zod';
+import {
+  ActivityPageSchema,
+  CounterHistorySchema,
+  ExportQuerySchema,
+  GroupExportSchema,
+  GroupHistorySchema,
+  HistoryQuerySchema,
+  UndoOperationBodySchema,
+  ActivityQuerySchema,
+} from '../../shared/activity.js';
+import {
+  AdjustBodySchema,
+  CounterPatchSchema,
+  CounterSchema,
+  CreateCounterBodySchema,
+  GroupPatchSchema,
+  GroupPreviewSchema,
+  GroupSchema,
+  GroupSnapshotSchema,
+  JoinBodySchema,
+  MutationResultSchema,
+  OperationIdSchema,
+  RotateKeyBodySchema,
+  ViewKeySchema,
+  type ErrorCode,
+} from '../../shared/api.js';
+import { GROUP_NAME_MAX_LENGTH, SPARKLINE_POINTS } from '../../shared/limits.js';
+import { MEMBER_HEADER_MAX } from './parse.js';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+
+/**
+ * The key a route checks (`Authorization: Bearer <key>`): none; any key that opens the group,
+ * the view-only link's too (`read`); or the group's access key only (`write`: a view-only key is
+ * answered 403 read_only).
+ */
+export type KeyNeed = 'none' | 'read' | 'write';
+
+export type Tag = 'Server' | 'Groups' | 'Counters' | 'Activity' | 'Access';
+
+/** Media types Tally answers with. */
+export type MediaType = 'application/json' | 'text/csv' | 'text/html';
+
+export interface SuccessAnswer {
+  status: 200 | 201 | 204;
+  description: string;
+  /** The body's schema by media type; none for an answer without a body. */
+  content?: Partial<Record<MediaType, z.ZodType>>;
+  /** Response headers worth knowing, by name: their description. */
+  headers?: Record<string, string>;
+}
+
+export interface Operation {
+  /** OpenAPI operationId. */
+  id: string;
+  method: HttpMethod;
+  /** As Fastify registers it (`:name` parameters). */
+  path: string;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  key: KeyNeed;
+  /** The query's schema (an object schema: each property is one query parameter). */
+  query?: z.ZodType;
+  /** Query defaults this route applies over the query schema's own (shown in the document). */
+  queryDefaults?: Record<string, number>;
+  /** The JSON body's schema; `required: false` when an empty body is fine. */
+  body?: { schema: z.ZodType; required: boolean };
+  /**
+   * A change recorded in the group: it takes `Idempotency-Key` (retries apply once) and
+   * `Tally-Member` (who made it), and goes through the commit queue (503 busy, 503
+   * storage_unavailable, 422 operation_id_reused).
+   */
+  change?: boolean;
+  answers: SuccessAnswer[];
+  /** Error codes this route gives besides those its key, body, query and change imply. */
+  errors?: readonly ErrorCode[];
+}
+
+// ---- Shapes only the document needs (the routes read these parts without a schema) ---------
+
+/** `{name}`: a group name; the server normalises it (SPEC §5), so any casing or spacing works. */
+export const GroupNameParamSchema = z.string().min(1);
+/** `{id}`: a counter id (a UUID). */
+export const CounterIdParamSchema = z.string().min(1).max(64);
+/** `{entryId}`: an activity entry id, a positive whole number. */
+export const EntryIdParamSchema = z.string().regex(/^[1-9]\d{0,15}$/);
+
+/** `Tally-Member`: the member's display name, percent-encoded UTF-8 (routes/parse.ts). */
+export const MemberHeaderSchema = z.string().max(MEMBER_HEADER_MAX);
+
+/** GET /api/health's answer (routes/health.ts). */
+export const HealthSchema = z.object({
+  status: z.literal('ok'),
+  store: z.enum(['sqlite', 'postgres']),
+  /** Live sockets open on this instance. */
+  connections: z.number().int().min(0),
+});
+
+/** GET /api/openapi.json: this document (only its version is pinned here). */
+export const OpenApiDocumentSchema = z.looseObject({ openapi: z.string().regex(/^3\.1\./) });
+
+/** The CSV export: RFC 4180, UTF-8 with a byte-order mark, CRLF line ends. */
+const CsvSchema = z.string();
+const HtmlSchema = z.string();
+
+export const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: string }> = {
+  name: {
+    schema: GroupNameParamSchema,
+    description: `Group name, normalised by the server (lowercase; anything outside a-z 0-9 _ - becomes -; at most ${GROUP_NAME_MAX_LENGTH} characters), so \`Game%20Night\` and \`game-night\` are the same group.`,
+  },
+  id: { schema: CounterIdParamSchema, description: 'Counter id.' },
+  entryId: { schema: EntryIdParamSchema, description: 'Activity entry id.' },
+};
+
+export const QUERY_DESCRIPTIONS: Record<string, string> = {
+  limit: 'Most entries in the page.',
+  before: 'Entries older than this entry id (the previous page’s `next`).',
+  after: 'Entries newer than this entry id, the oldest of them first (catching up).',
+  counter: 'Only the entries of this counter id.',
+  points: 'Most points per counter.',
+  format: '`json` (everything) or `csv` (one table).',
+  data: 'CSV only: `counters` (default) or `activity` (the whole log, oldest first).',
+};
+
+export const CHANGE_HEADERS = {
+  'Idempotency-Key': {
+    schema: OperationIdSchema,
+    description:
+      'Client operation id: a retry with the same id in the same group is applied once and answered with the first answer; reused for another change it is 422 `operation_id_reused`. Remembered for 24 hours.',
+  },
+  'Tally-Member': {
+    schema: MemberHeaderSchema,
+    description:
+      'Who made the change, for the activity log: the display name percent-encoded as UTF-8 (`encodeURIComponent`). A label, not a proof of identity.',
+  },
+} as const;
+
+const counterAnswer = (status: 200 | 201, description: string): SuccessAnswer => ({
+  status,
+  description,
+  content: { 'application/json': CounterSchema },
+});
+
+const undoErrors: readonly ErrorCode[] = [
+  'activity_not_found',
+  'already_undone',
+  'counter_not_found',
+  'value_out_of_range',
+  'too_many_counters',
+];
+
+/** Every documented /api/ route. */
+export const OPERATIONS: readonly Operation[] = [
+  {
+    id: 'health',
+    method: 'get',
+    path: '/api/health',
+    tag: 'Server',
+    summary: 'Whether a write can be committed now',
+    description:
+      'Runs a one-row write probe (one probe answers every check for 1 s). 503 when the disk is full or read-only, the SQLite file was replaced, the PostgreSQL schema is gone (`storage_unavailable`), or another process holds SQLite’s write lock (`busy`).',
+    key: 'none',
+    answers: [
+      {
+        status: 200,
+        description: 'Writes can be committed.',
+        content: { 'application/json': HealthSchema },
+      },
+    ],
+    errors: ['busy', 'storage_unavailable'],
+  },
+  {
+    id: 'openApiDocument',
+    method: 'get',
+    path: '/api/openapi.json',
+    tag: 'Server',
+    summary: 'This OpenAPI 3.1 document',
+    key: 'none',
+    answers: [
+      {
+        status: 200,
+        description: 'The document.',
+        content: { 'application/json': OpenApiDocumentSchema },
+      },
+    ],
+  },
+  {
+    id: 'apiReference',
+    method: 'get',
+    path: '/api/docs',
+    tag: 'Server',
+    summary: 'This reference as a web page',
+    key: 'none',
+    answers: [{ status: 200, description: 'The page.', content: { 'text/html': HtmlSchema } }],
+  },
+  {
+    id: 'previewGroup',
+    method: 'get',
+    path: '/api/groups/:name',
+    tag: 'Groups',
+    summary: 'What anyone may see of a group',
+    description: 'Its name and profile picture, for the landing page. No key needed.',
+    key: 'none',
+    answers: [
+      {
+        status: 200,
+        description: 'The group exists.',
+        content: { 'application/json': GroupPreviewSchema },
+      },
+    ],
+    errors: ['invalid_group_name', 'group_not_found'],
+  },
+  {
+    id: 'joinGroup',
+    method: 'post',
+    path: '/api/groups/:name/join',
+    tag: 'Groups',
+    summary: 'Open a group with its key, or create it',
+    description:
+      'A group that does not exist is created with this key (201); an existing one checks the key (200). The key goes in the body here, not in `Authorization`. `access` says which key it was: `full` (the access key) or `view` (the view-only link).',
+    key: 'none',
+    body: { schema: JoinBodySchema, required: true },
+    answers: [
+      {
+        status: 200,
+        description: 'The key opens the group: its state now.',
+        content: { 'application/json': GroupSnapshotSchema },
+      },
+      {
+        status: 201,
+        description: 'The group was created with this key.',
+        content: { 'application/json': GroupSnapshotSchema },
+      },
+    ],
+    errors: [
+      'invalid_group_name',
+      'wrong_key',
+      'rate_limited',
+      'too_many_groups',
+      'busy',
+      'storage_unavailable',
+    ],
+  },
+  {
+    id: 'updateGroup',
+    method: 'patch',
+    path: '/api/groups/:name',
+    tag: 'Groups',
+    summary: 'Change the display name or profile picture',
+    key: 'write',
+    body: { schema: GroupPatchSchema, required: true },
+    change: true,
+    answers: [
+      {
+        status: 200,
+        description: 'The group after the change.',
+        content: { 'application/json': GroupSchema },
+      },
+    ],
+  },
+  {
+    id: 'listCounters',
+    method: 'get',
+    path: '/api/groups/:name/counters',
+    tag: 'Counters',
+    summary: 'The group’s counters',
+    description: 'By `createdAt` ascending.',
+    key: 'read',
+    answers: [
+      {
+        status: 200,
+        description: 'Every counter of the group.',
+        content: { 'application/json': z.array(CounterSchema) },
+      },
+    ],
+  },
+  {
+    id: 'createCounter',
+    method: 'post',
+    path: '/api/groups/:name/counters',
+    tag: 'Counters',
+    summary: 'Add a counter',
+    description:
+      'Every field is optional: `New Counter`, `""`, 0, 1, 1 and null fill the rest. `opId` works like `Idempotency-Key`.',
+    key: 'write',
+    body: { schema: CreateCounterBodySchema, required: false },
+    change: true,
+    answers: [counterAnswer(201, 'The new counter.')],
+    errors: ['too_many_counters'],
+  },
+  {
+    id: 'updateCounter',
+    method: 'patch',
+    path: '/api/groups/:name/counters/:id',
+    tag: 'Counters',
+    summary: 'Edit a counter',
+    description: 'Text is cleaned and cut to 1000 characters; a typed value replaces the count.',
+    key: 'write',
+    body: { schema: CounterPatchSchema, required: true },
+    change: true,
+    answers: [counterAnswer(200, 'The counter after the change.')],
+    errors: ['counter_not_found', 'value_out_of_range'],
+  },
+  {
+    id: 'incrementCounter',
+    method: 'post',
+    path: '/api/groups/:name/counters/:id/increment',
+    tag: 'Counters',
+    summary: 'Tap +',
+    description:
+      '`value += times × incrementStep`, applied by the database so concurrent taps add up. Taps committed together are answered with the row after them all.',
+    key: 'write',
+    body: { schema: AdjustBodySchema, required: false },
+    change: true,
+    answers: [counterAnswer(200, 'The counter after the tap.')],
+    errors: ['counter_not_found', 'value_out_of_range'],
+  },
+  {
+    id: 'decrementCounter',
+    method: 'post',
+    path: '/api/groups/:name/counters/:id/decrement',
+    tag: 'Counters',
+    summary: 'Tap −',
+    description: '`value -= times × decrementStep`.',
+    key: 'write',
+    body: { schema: AdjustBodySchema, required: false },
+    change: true,
+    answers: [counterAnswer(200, 'The counter after the tap.')],
+    errors: ['counter_not_found', 'value_out_of_range'],
+  },
+  {
+    id: 'deleteCounter',
+    method: 'delete',
+    path: '/api/groups/:name/counters/:id',
+    tag: 'Counters',
+    summary: 'Delete a counter',
+    key: 'write',
+    change: true,
+    answers: [{ status: 204, description: 'Deleted.' }],
+    errors: ['counter_not_found'],
+  },
+  {
+    id: 'counterHistory',
+    method: 'get',
+    path: '/api/groups/:name/counters/:id/history',
+    tag: 'Counters',
+    summary: 'A counter’s value over its whole life',
+    description: 'Oldest first, ending with its value now.',
+    key: 'read',
+    query: HistoryQuerySchema,
+    answers: [
+      {
+        status: 200,
+        description: 'The points.',
+        content: { 'application/json': CounterHistorySchema },
+      },
+    ],
+    errors: ['counter_not_found'],
+  },
+  {
+    id: 'groupHistory',
+    method: 'get',
+    path: '/api/groups/:name/history',
+    tag: 'Counters',
+    summary: 'Each counter’s latest values (sparklines)',
+    description: 'Oldest first.',
+    key: 'read',
+    query: HistoryQuerySchema,
+    queryDefaults: { points: SPARKLINE_POINTS },
+    answers: [
+      {
+        status: 200,
+        description: 'Points by counter id.',
+        content: { 'application/json': GroupHistorySchema },
+      },
+    ],
+  },
+  {
+    id: 'listActivity',
+    method: 'get',
+    path: '/api/groups/:name/activity',
+    tag: 'Activity',
+    summary: 'A page of the activity log',
+    description:
+      'Newest first. `next` is the `before` of the next (older) page, null at the beginning. Use either `before` or `after`.',
+    key: 'read',
+    query: ActivityQuerySchema,
+    answers: [
+      {
+        status: 200,
+        description: 'The page.',
+        content: { 'application/json': ActivityPageSchema },
+      },
+    ],
+  },
+  {
+    id: 'undoEntry',
+    method: 'post',
+    path: '/api/groups/:name/activity/:entryId/undo',
+    tag: 'Activity',
+    summary: 'Take back one activity entry',
+    description:
+      'Applies the opposite operation, so what others did since stays. An entry is undone at most once.',
+    key: 'write',
+    change: true,
+    answers: [
+      {
+        status: 200,
+        description: 'The undo’s result.',
+        content: { 'application/json': MutationResultSchema },
+      },
+    ],
+    errors: undoErrors,
+  },
+  {
+    id: 'undoOperation',
+    method: 'post',
+    path: '/api/groups/:name/undo',
+    tag: 'Activity',
+    summary: 'Take back the change one of your operation ids made',
+    description: '404 when that operation made no entry, or was more than 24 hours ago.',
+    key: 'write',
+    body: { schema: UndoOperationBodySchema, required: true },
+    change: true,
+    answers: [
+      {
+        status: 200,
+        description: 'The undo’s result.',
+        content: { 'application/json': MutationResultSchema },
+      },
+    ],
+    errors: undoErrors,
+  },
+  {
+    id: 'exportGroup',
+    method: 'get',
+    path: '/api/groups/:name/export',
+    tag: 'Activity',
+    summary: 'Download the group',
+    description:
+      "JSON: the group, its counters and the whole log. CSV (RFC 4180, UTF-8 with a byte-order mark, CRLF): the counters or the log; cells starting with `= + - @`, tab or CR get a leading `'`. Streamed; never cached.",
+    key: 'read',
+    query: ExportQuerySchema,
+    answers: [
+      {
+        status: 200,
+        description: 'A file.',
+        content: { 'application/json': GroupExportSchema, 'text/csv': CsvSchema },
+        headers: { 'Content-Disposition': 'attachment; filename="{name}-export.json" (or .csv)' },
+      },
+    ],
+  },
+  {
+    id: 'rotateKey',
+    method: 'post',
+    path: '/api/groups/:name/key',
+    tag: 'Access',
+    summary: 'Replace the access key',
+    description:
+      'Takes effect at once on every instance: the old key and the old view-only link stop working, and live sockets opened with them are closed (4410). The same key again is 400.',
+    key: 'write',
+    body: { schema: RotateKeyBodySchema, required: true },
+    change: true,
+    answers: [
+      {
+        status: 200,
+        description: 'The group.',
+        content: { 'application/json': GroupSchema },
+      },
+    ],
+  },
+  {
+    id: 'getViewKey',
+    method: 'get',
+    path: '/api/groups/:name/view-key',
+    tag: 'Access',
+    summary: 'The view-only link’s key',
+    description: 'null while the view-only link is off. The link is `/{name}?key=<viewKey>`.',
+    key: 'write',
+    answers: [
+      {
+        status: 200,
+        description: 'The key, or null.',
+        content: { 'application/json': ViewKeySchema },
+      },
+    ],
+  },
+  {
+    id: 'enableViewKey',
+    method: 'post',
+    path: '/api/groups/:name/view-key',
+    tag: 'Access',
+    summary: 'Turn the view-only link on',
+    description:
+      'Its key is derived from the access key, so any member can show the same link again.',
+    key: 'write',
+    answers: [
+      {
+        status: 200,
+        description: 'The view-only key.',
+        content: { 'application/json': ViewKeySchema },
+      },
+    ],
+    errors: ['busy', 'storage_unavailable'],
+  },
+  {
+    id: 'disableViewKey',
+    method: 'delete',
+    path: '/api/groups/:name/view-key',
+    tag: 'Access',
+    summary: 'Turn the view-only link off',
+    description: 'Its open live sockets are closed with 4410.',
+    key: 'write',
+    answers: [{ status: 204, description: 'Off.' }],
+    errors: ['busy', 'storage_unavailable'],
+  },
+];
