@@ -522,4 +522,16 @@ describe('the reference page’s files', () => {
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({ error: { code: 'not_found', message: 'Not found' } });
   });
+
+  it('sends Swagger UI’s text files gzipped to a browser that accepts it, plain otherwise', async () => {
+    const bundle = `${server.url}/api/docs/swagger-ui-bundle.js`;
+    const gzipped = await fetch(bundle, { headers: { 'accept-encoding': 'gzip' } });
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+    expect(gzipped.headers.get('vary')).toBe('accept-encoding');
+    const plain = await fetch(bundle, { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    // fetch undoes the gzip: both bodies are the same script.
+    expect(await gzipped.text()).toBe(await plain.text());
+    expect(await missing.json()).toEqual({ error: { code: 'not_found', message: 'Not found' } });
+  });
 });

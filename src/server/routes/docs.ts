@@ -13,6 +13,8 @@ import fs from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { MESSAGES } from '../../shared/messages.js';
 import { errorBody } from './errors.js';
@@ -74,6 +76,22 @@ const START = `window.addEventListener('load', function () {
 interface PageFile {
   type: string;
   body: Buffer | string;
+  /** The body gzipped once, for text files (Swagger UI's bundle: 1.5 MB → about 0.45 MB). */
+  gzipped?: Buffer;
+}
+
+const gzipAsync = promisify(gzip);
+
+/** Gzips each text file once, off the event loop (zlib's thread pool). */
+async function withGzip(files: Map<string, PageFile>): Promise<Map<string, PageFile>> {
+  await Promise.all(
+    [...files.values()]
+      .filter((file) => file.type.startsWith('text/'))
+      .map(async (file) => {
+        file.gzipped = await gzipAsync(file.body);
+      }),
+  );
+  return files;
 }
 
 /** package.json's version: this file is three folders below it, in src/ and in dist/ alike. */
@@ -103,7 +121,7 @@ async function loadPageFiles(): Promise<Map<string, PageFile>> {
     ['favicon-32x32.png', { type: 'image/png', body: icon }],
   ]);
   for (const [name, image] of images) files.set(`image-${name}`, image);
-  return files;
+  return withGzip(files);
 }
 
 export function registerApiDocs(app: FastifyInstance): void {
@@ -125,9 +143,14 @@ export function registerApiDocs(app: FastifyInstance): void {
     if (file === undefined) {
       return reply.code(404).send(errorBody('not_found', MESSAGES.notFound));
     }
-    return reply
+    void reply
       .type(file.type)
       .header('cache-control', `public, max-age=${FILE_MAX_AGE_S}`)
-      .send(file.body);
+      .header('vary', 'accept-encoding');
+    const acceptsGzip = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '');
+    if (file.gzipped && acceptsGzip) {
+      return reply.header('content-encoding', 'gzip').send(file.gzipped);
+    }
+    return reply.send(file.body);
   });
 }
