@@ -6,13 +6,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { hashKey } from '../src/server/core/access.js';
 import { parsePostgresUrl } from '../src/server/postgres/connection.js';
 import { PostgresStore } from '../src/server/store/postgres.js';
 import { encodeAnnouncements } from '../src/server/bus/notify.js';
 import { SqliteStore } from '../src/server/store/sqlite.js';
+import { sqliteDatabase } from '../src/server/store/sqlite-driver.js';
 import type { Store } from '../src/server/store/types.js';
 
 const TAPS = 10_000;
@@ -58,7 +58,8 @@ try {
     await store.migrate();
     await fill(store, perBatch);
     await store.close();
-    const db = new Database(file, { readonly: true });
+    const Sqlite = sqliteDatabase();
+    const db = new Sqlite(file, { readonly: true });
     const { n } = db.prepare('SELECT count(*) AS n FROM activity').get() as { n: number };
     const { b } = db
       .prepare("SELECT SUM(pgsize) AS b FROM dbstat WHERE name LIKE 'activity%'")

@@ -8,12 +8,13 @@ import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { sqliteDatabase } from '../../src/server/store/sqlite-driver.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 const port = Number(process.env.PORT ?? 0);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-naive-'));
-const db = new Database(path.join(dir, 'naive.sqlite'));
+const Sqlite = sqliteDatabase();
+const db = new Sqlite(path.join(dir, 'naive.sqlite'));
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.exec('CREATE TABLE counters (id TEXT PRIMARY KEY, value INTEGER NOT NULL)');

@@ -9,7 +9,7 @@
  * and a counter's history over many entries, spread over a year, is at most `points` points,
  * each a real entry in time order, ending with the current value.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

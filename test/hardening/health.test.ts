@@ -6,8 +6,8 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sqliteDriverPath } from '../../src/server/store/sqlite-driver.js';
 import type { ApiError, Counter } from '../../src/shared/api.js';
 import { MESSAGES } from '../../src/shared/messages.js';
 import type { ServerMessage } from '../../src/shared/protocol.js';
@@ -121,7 +121,7 @@ describe('two servers on one SQLite file', () => {
 
 /** Another process holding SQLite's write lock (BEGIN EXCLUSIVE) until told to let go. */
 async function holdWriteLock(file: string): Promise<{ release(): Promise<void> }> {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const driver = sqliteDriverPath();
   const script = `
     const Database = require(process.env.DRIVER);
     const db = new Database(process.env.FILE);

@@ -5,9 +5,9 @@
  * refused with 422 and applies nothing (found by the fuzz suite: it used to be a 500, or a
  * silent 204/200 answering for the wrong change).
  */
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError, Counter } from '../../src/shared/api.js';
+import { sqliteDatabase } from '../../src/server/store/sqlite-driver.js';
 import { MESSAGES } from '../../src/shared/messages.js';
 import type { ServerMessage } from '../../src/shared/protocol.js';
 import { call, createGroup } from '../helpers/client.js';
@@ -285,7 +285,8 @@ describe('operation ids stored before fingerprints existed', () => {
       });
     expect((await tap(2)).status).toBe(200);
     // As a row written by an older version: no fingerprint.
-    const db = new Database(server.databaseFile);
+    const Sqlite = sqliteDatabase();
+    const db = new Sqlite(server.databaseFile);
     db.prepare('UPDATE operation_ids SET fingerprint = NULL WHERE op_id = ?').run('legacy');
     db.close();
     const replay = await tap(5);

@@ -18,9 +18,9 @@
  * (sqlite.ts BUSY_TIMEOUT_MS = 0; the WAL test of sqlite-store.test.ts commits ~3,000 batches
  * while it runs).
  */
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { sqliteDriverPath } from './sqlite-driver.js';
 
 /**
  * Time between two checkpoints, ms. Short, so little is left uncopied when the safety net runs
@@ -73,7 +73,7 @@ export function startCheckpointer(
   onError: (message: string) => void,
   intervalMs = CHECKPOINT_INTERVAL_MS,
 ): Checkpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const driver = sqliteDriverPath();
   // The worker counts its checkpoints in shared memory: no message to the event loop per run.
   const runs = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const worker = new Worker(WORKER_SOURCE, {

@@ -6,7 +6,7 @@
  * and refuses to start with one line. The operating system drops the lock when the process
  * exits or crashes, so a restart after a crash never finds a stale lock.
  */
-import Database from 'better-sqlite3';
+import { sqliteDatabase } from './sqlite-driver.js';
 
 export interface FileLock {
   release(): void;
@@ -16,7 +16,8 @@ export interface FileLock {
 export function lockDatabaseFile(file: string): FileLock {
   const lockFile = `${file}.lock`;
   // timeout 0: another holder makes BEGIN EXCLUSIVE fail at once instead of waiting.
-  const db = new Database(lockFile, { timeout: 0 });
+  const Sqlite = sqliteDatabase();
+  const db = new Sqlite(lockFile, { timeout: 0 });
   try {
     db.exec('BEGIN EXCLUSIVE');
   } catch (error) {

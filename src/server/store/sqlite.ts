@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
 import type { Counter } from '../../shared/api.js';
 import type { SqliteSynchronous } from '../config.js';
@@ -52,6 +52,7 @@ import {
 } from './activity.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { lockDatabaseFile, type FileLock } from './file-lock.js';
+import { sqliteDatabase } from './sqlite-driver.js';
 import {
   ActivityTrimmer,
   deleteInChunks,
@@ -226,7 +227,8 @@ export class SqliteStore implements Store {
       this.lock = lockDatabaseFile(file);
     }
     try {
-      this.db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+      const Sqlite = sqliteDatabase();
+      this.db = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
     } catch (error) {
       this.lock?.release();
       throw error;
