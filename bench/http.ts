@@ -2,7 +2,7 @@
  * `npm run bench:http [-- --runs 3 --seconds 10 --connections 32]`: Tally's REST edges against
  * the framework's floor, measured with autocannon over loopback in one run. Each server runs in
  * its own process (never inside the load generator): Tally as `npm start` runs it (dist/, SQLite
- * in a temporary directory), a bare `node:http` server and a bare Fastify app
+ * in a temporary directory; a fresh server for each measurement), a bare `node:http` server and a bare Fastify app
  * (bench/baselines/). Every run measures each pair back to back, so each ratio compares numbers
  * taken under the same machine load; the table gives the median and range over the runs.
  *
@@ -215,21 +215,37 @@ async function main(): Promise<void> {
     CURVE.map((connections) => [connections, { tally: [], baseline: [], ratios: [] }]),
   );
   const servers: ServerProcess[] = [];
+  let fresh = 0;
+  /**
+   * Each Tally measurement gets a fresh server on a fresh database: what one scenario leaves
+   * behind (a WAL being checkpointed by the worker thread after thousands of increments, a grown
+   * heap) must not be billed to the next one's CPU per request.
+   */
+  const withFreshTally = async <T>(measure: (tally: ServerProcess, group: Group) => Promise<T>) => {
+    fresh += 1;
+    const tally = await startTally({
+      DATABASE_URL: `file:${path.join(dir, `tally-${fresh}.sqlite`)}`,
+    });
+    try {
+      return await measure(tally, await setupGroup(tally.port));
+    } finally {
+      await stopServer(tally);
+    }
+  };
   try {
-    const tally = await startTally({ DATABASE_URL: `file:${path.join(dir, 'tally.sqlite')}` });
-    servers.push(tally);
     const bareHttp = await startBaseline('bench/baselines/bare-http.ts');
     servers.push(bareHttp);
     const bareFastify = await startBaseline('bench/baselines/bare-fastify.ts');
     servers.push(bareFastify);
-    const group = await setupGroup(tally.port);
     const baselines = { bareHttp, bareFastify };
     for (let run = 1; run <= RUNS; run++) {
       for (const scenario of SCENARIOS) {
         const row = rows.get(scenario.name);
         if (!row) continue;
         const base = await measureWarm(baselines[scenario.baseline], scenario.baselineRequest);
-        const ours = await measureWarm(tally, scenario.tally(group));
+        const ours = await withFreshTally((tally, group) =>
+          measureWarm(tally, scenario.tally(group)),
+        );
         row.baseline.push(base);
         row.tally.push(ours);
         row.ratios.push(ours.requestsPerSecond / base.requestsPerSecond);
@@ -249,7 +265,9 @@ async function main(): Promise<void> {
           CURVE_SECONDS,
           connections,
         );
-        const ours = await measureWarm(tally, increment.tally(group), CURVE_SECONDS, connections);
+        const ours = await withFreshTally((tally, group) =>
+          measureWarm(tally, increment.tally(group), CURVE_SECONDS, connections),
+        );
         row.baseline.push(base);
         row.tally.push(ours);
         row.ratios.push(ours.requestsPerSecond / base.requestsPerSecond);
