@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadAverage, median } from './stats.js';
 import autocannon from 'autocannon';
 import { sampleProcess } from './proc.js';
 import { startBaseline, startTally, stopServer, type ServerProcess } from './targets.js';
@@ -178,20 +179,8 @@ async function setupGroup(port: number): Promise<Group> {
   return { name, key, counterId };
 }
 
-const median = (numbers: number[]): number => {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
 const spread = (numbers: number[], digits = 0): string =>
   `${median(numbers).toFixed(digits)} (${Math.min(...numbers).toFixed(digits)}–${Math.max(...numbers).toFixed(digits)})`;
-const loadavg = (): string =>
-  os
-    .loadavg()
-    .map((load) => load.toFixed(2))
-    .join(', ');
 
 interface Row {
   tally: Measurement[];
@@ -207,7 +196,7 @@ async function main(): Promise<void> {
     `bench:http — ${RUNS} runs × ${SECONDS} s per measurement, ${CONNECTIONS} connections, ` +
       `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}`,
   );
-  console.log(`load average (1, 5, 15 min) at start: ${loadavg()}`);
+  console.log(`load average (1, 5, 15 min) at start: ${loadAverage()}`);
   const rows = new Map<string, Row>(
     SCENARIOS.map((scenario) => [scenario.name, { tally: [], baseline: [], ratios: [] }]),
   );
@@ -282,7 +271,7 @@ async function main(): Promise<void> {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  console.log(`\nload average (1, 5, 15 min) at end: ${loadavg()}`);
+  console.log(`\nload average (1, 5, 15 min) at end: ${loadAverage()}`);
   console.log('cells: median (min–max) over the runs\n');
   console.log(
     '| request | Tally req/s | p50 / p99 ms | CPU µs/req Tally / baseline | baseline | baseline req/s | ratio | target |',

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadAverage, median } from './stats.js';
 import { freePort, startFlags } from './targets.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -82,14 +83,6 @@ function killGroup(child: ChildProcess): Promise<void> {
   });
 }
 
-const median = (numbers: number[]): number => {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
-
 async function main(): Promise<void> {
   if (!fs.existsSync(path.join(ROOT, 'dist/.build-stamp')))
     throw new Error('no finished build: run `npm run build` (or `npm start` once) first');
@@ -97,10 +90,7 @@ async function main(): Promise<void> {
   const databaseUrl = `file:${path.join(dir, 'tally.sqlite')}`;
   const port = await freePort();
   console.log(
-    `bench:restart — ${RUNS} runs, Node ${process.version}, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(', ')}`,
+    `bench:restart — ${RUNS} runs, Node ${process.version}, load average ${loadAverage()}`,
   );
   const times = new Map<string, number[]>(WAYS.map((way) => [way.name, []]));
   try {
@@ -128,12 +118,7 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  console.log(
-    `\nload average at end: ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(', ')}`,
-  );
+  console.log(`\nload average at end: ${loadAverage()}`);
   console.log('\n| restart (kill -9 → first 200 /api/health) | median ms | range ms |');
   console.log('|---|---|---|');
   for (const [name, values] of times) {

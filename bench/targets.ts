@@ -145,28 +145,28 @@ export interface ServerProcess {
  * generator's limits lifted; `env` gives its DATABASE_URL and any other setting. Resolves once it
  * listens (it migrates its database before listening).
  */
-export async function startTally(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
+export function startTally(env: Record<string, string>): Promise<ServerProcess> {
   const nodeOptions = process.env.TALLY_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
-  const child = launch([...startFlags(), ...nodeOptions, 'dist/server/main.js'], {
+  return startListening([...startFlags(), ...nodeOptions, 'dist/server/main.js'], (port) => ({
     PORT: String(port),
     HOST: '127.0.0.1',
     ...LIFTED_LIMITS,
     ...env,
-  });
-  try {
-    await waitForPort(port, child);
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
-  return { child, port };
+  }));
 }
 
 /** Starts a baseline server script (TypeScript, through tsx) on loopback; resolves once it listens. */
-export async function startBaseline(script: string): Promise<ServerProcess> {
+export function startBaseline(script: string): Promise<ServerProcess> {
+  return startListening(['--import', 'tsx', script], (port) => ({ PORT: String(port) }));
+}
+
+/** Runs `node <args>` on a free port (`env` says how it is told the port) until it listens. */
+async function startListening(
+  args: string[],
+  env: (port: number) => Record<string, string>,
+): Promise<ServerProcess> {
   const port = await freePort();
-  const child = launch(['--import', 'tsx', script], { PORT: String(port) });
+  const child = launch(args, env(port));
   try {
     await waitForPort(port, child);
   } catch (error) {
