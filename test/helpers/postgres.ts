@@ -45,6 +45,29 @@ export async function dropSchemas(schemas: Iterable<string>): Promise<void> {
 }
 
 /**
+ * The stores a suite runs on, for `describe.each`: SQLite always, and PostgreSQL (each call a
+ * fresh schema) when DATABASE_URL is set. Registers the afterAll that drops those schemas.
+ */
+export function storeBackends(): [string, () => DatabaseConfig | undefined][] {
+  const schemas = new Set<string>();
+  const backends: [string, () => DatabaseConfig | undefined][] = [['SQLite', () => undefined]];
+  if (postgresUrl !== undefined) {
+    backends.push([
+      'PostgreSQL',
+      () => {
+        const schema = uniqueSchema();
+        schemas.add(schema);
+        return postgresDatabase(schema);
+      },
+    ]);
+  }
+  afterAll(async () => {
+    if (postgresUrl !== undefined) await dropSchemas(schemas);
+  });
+  return backends;
+}
+
+/**
  * Two Tally servers on one fresh schema, as two instances behind a load balancer. Registers its
  * own beforeAll/afterAll (call it inside a describe); the servers exist once those have run.
  */

@@ -4,7 +4,6 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseConfig } from '../../src/server/config.js';
 import {
   ActivityPageSchema,
   CounterHistorySchema,
@@ -15,25 +14,10 @@ import {
 import type { Counter, MutationResult } from '../../src/shared/api.js';
 import { call, createGroup, newKey } from '../helpers/client.js';
 import { allChanges, joinLive } from '../helpers/live.js';
-import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
+import { storeBackends } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-const schemas = new Set<string>();
-const backends: [string, () => DatabaseConfig | undefined][] = [['SQLite', () => undefined]];
-if (postgresUrl !== undefined) {
-  backends.push([
-    'PostgreSQL',
-    () => {
-      const schema = uniqueSchema();
-      schemas.add(schema);
-      return postgresDatabase(schema);
-    },
-  ]);
-}
-
-afterAll(async () => {
-  if (postgresUrl !== undefined) await dropSchemas(schemas);
-});
+const backends = storeBackends();
 
 const member = (name: string) => ({ 'tally-member': encodeURIComponent(name) });
 

@@ -10,14 +10,13 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseConfig } from '../../src/server/config.js';
 import type { OpenApiDocument } from '../../src/server/routes/openapi.js';
 import type { ActivityPage } from '../../src/shared/activity.js';
 import type { Counter, GroupSnapshot, ViewKey } from '../../src/shared/api.js';
 import { MAX_VALUE } from '../../src/shared/limits.js';
 import { newKey, uniqueGroupName } from '../helpers/client.js';
 import { OpenApiChecker, registeredRoutes } from '../helpers/openapi.js';
-import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
+import { storeBackends } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const PACKAGE_VERSION = (
@@ -104,21 +103,7 @@ describe('the OpenAPI document', () => {
   });
 });
 
-const schemas = new Set<string>();
-const backends: [string, () => DatabaseConfig | undefined][] = [['SQLite', () => undefined]];
-if (postgresUrl !== undefined) {
-  backends.push([
-    'PostgreSQL',
-    () => {
-      const schema = uniqueSchema();
-      schemas.add(schema);
-      return postgresDatabase(schema);
-    },
-  ]);
-}
-afterAll(async () => {
-  if (postgresUrl !== undefined) await dropSchemas(schemas);
-});
+const backends = storeBackends();
 
 interface Call {
   params?: Record<string, string>;
