@@ -4,27 +4,25 @@
  * anything else 401 `invalid_metrics_token`, without saying whether a token was missing or wrong.
  * The token is never logged (headers never are).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { MESSAGES } from '../../shared/messages.js';
+import { hashKey, keyMatches } from '../core/access.js';
 import { errorBody, STATUS_OF } from '../routes/errors.js';
 import { bearerKey } from '../routes/parse.js';
 import type { TallyMetrics } from './metrics.js';
 
 export const METRICS_PATH = '/metrics';
 
-/** A digest of fixed length: timingSafeEqual needs equal lengths, and a token's length is secret too. */
-const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-
 export function registerMetricsRoute(
   app: FastifyInstance,
   metrics: TallyMetrics,
   token: string,
 ): void {
-  const expected = digest(token);
+  // Compared as SHA-256 digests, like group keys: equal lengths whatever the token's length.
+  const expected = hashKey(token);
   app.get(METRICS_PATH, async (request, reply) => {
     const given = bearerKey(request);
-    if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+    if (given === undefined || !keyMatches(given, expected)) {
       return reply
         .code(STATUS_OF.invalid_metrics_token)
         .header('www-authenticate', 'Bearer realm="metrics"')
