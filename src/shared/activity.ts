@@ -7,7 +7,12 @@
 import { z } from 'zod';
 import { CounterSchema, GroupSchema, OperationIdSchema } from './api.js';
 import { COUNTER_FIELDS, GROUP_FIELDS } from './fields.js';
-import { ACTIVITY_PAGE_MAX, HISTORY_POINTS_MAX, MEMBER_NAME_MAX_LENGTH } from './limits.js';
+import {
+  ACTIVITY_PAGE_MAX,
+  HISTORY_POINTS_MAX,
+  MEMBER_NAME_MAX_LENGTH,
+  PERIODS_PAGE_MAX,
+} from './limits.js';
 import { sanitizeText } from './rules.js';
 
 export type { CounterField, GroupField } from './fields.js';
@@ -18,16 +23,30 @@ export const CounterFieldSchema = z.enum(COUNTER_FIELDS);
 /** A group field a `group.updated` entry can name. */
 export const GroupFieldSchema = z.enum(GROUP_FIELDS);
 
-/** One field's value before and after a change. */
+/** One field's value before and after a change; `sectionMax` names its section. */
 export const FieldChangeSchema = z.object({
-  field: z.union([CounterFieldSchema, GroupFieldSchema]),
+  field: z.union([CounterFieldSchema, GroupFieldSchema, z.literal('sectionMax')]),
+  /** The section whose maximum changed (field `sectionMax` only). */
+  section: z.string().optional(),
   from: z.union([z.string(), z.number(), z.null()]),
   to: z.union([z.string(), z.number(), z.null()]),
 });
 export type FieldChange = z.infer<typeof FieldChangeSchema>;
 
-/** What a created or deleted counter looked like: enough to restore it on undo. */
-export const CounterSnapshotSchema = CounterSchema.omit({ version: true });
+/**
+ * What a created or deleted counter looked like: enough to restore it on undo. Entries written
+ * before issue 17 lack its fields: they read as a counter without goal, limits, period or section.
+ */
+export const CounterSnapshotSchema = CounterSchema.omit({ version: true }).extend({
+  goal: CounterSchema.shape.goal.default(null),
+  min: CounterSchema.shape.min.default(null),
+  max: CounterSchema.shape.max.default(null),
+  reset: CounterSchema.shape.reset.default(null),
+  startValue: CounterSchema.shape.startValue.default(0),
+  section: CounterSchema.shape.section.default(null),
+  periodStart: CounterSchema.shape.periodStart.default(null),
+  allTime: CounterSchema.shape.allTime.optional(),
+});
 export type CounterSnapshot = z.infer<typeof CounterSnapshotSchema>;
 
 const entryBase = {
@@ -56,7 +75,16 @@ const counterEntryBase = {
 
 export const ActivityEntrySchema = z.discriminatedUnion('kind', [
   /** Increments and decrements of one member on one counter in one commit, added up. */
-  z.object({ kind: z.literal('counter.adjusted'), ...counterEntryBase, delta: z.number().int() }),
+  z.object({
+    kind: z.literal('counter.adjusted'),
+    ...counterEntryBase,
+    delta: z.number().int(),
+    /** How much of it was added and taken away (amounts, steps included; 0 for older entries). */
+    increments: z.number().int(),
+    decrements: z.number().int(),
+    /** The goal this change reached (once per crossing), or null. */
+    reachedGoal: z.number().int().nullable(),
+  }),
   z.object({
     kind: z.literal('counter.updated'),
     ...counterEntryBase,
@@ -79,6 +107,28 @@ export const ActivityEntrySchema = z.discriminatedUnion('kind', [
     counterName: z.null(),
     value: z.null(),
     changes: z.array(FieldChangeSchema),
+  }),
+  /** The counters were put in a new order. */
+  z.object({
+    kind: z.literal('counters.reordered'),
+    ...entryBase,
+    counterId: z.null(),
+    counterName: z.null(),
+    value: z.null(),
+    /** The order before and after (counter ids). */
+    from: z.array(z.string()),
+    to: z.array(z.string()),
+  }),
+  /**
+   * A period ended and the counter started over (made by Tally, actor 'Tally'): `final` is the
+   * period's last value, `value` the start value it returned to.
+   */
+  z.object({
+    kind: z.literal('counter.reset'),
+    ...counterEntryBase,
+    final: z.number().int(),
+    periodStart: z.string(),
+    periodEnd: z.string(),
   }),
 ]);
 export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
@@ -148,9 +198,43 @@ export type GroupHistory = z.infer<typeof GroupHistorySchema>;
 export const ExportQuerySchema = z.strictObject({
   format: z.enum(['csv', 'json'], { error: 'format must be csv or json' }).default('json'),
   /** CSV holds one table: the counters (default) or the activity log. JSON holds both. */
-  data: z.enum(['counters', 'activity'], { error: 'data must be counters or activity' }).optional(),
+  data: z
+    .enum(['counters', 'activity', 'periods'], {
+      error: 'data must be counters, activity or periods',
+    })
+    .optional(),
 });
 export type ExportQuery = z.output<typeof ExportQuerySchema>;
+
+/** An ended period of a counter that resets: when it ran and the value it ended with. */
+export const CounterPeriodSchema = z.object({
+  counterId: z.string(),
+  /** ISO 8601 start and end (the midnight that ended it). */
+  start: z.string(),
+  end: z.string(),
+  /** The value when it ended (the period's total for a counter that starts at 0). */
+  value: z.number().int(),
+});
+export type CounterPeriod = z.infer<typeof CounterPeriodSchema>;
+
+/** GET …/counters/{id}/periods: the counter's ended periods, newest first. */
+export const CounterPeriodsSchema = z.object({
+  counterId: z.string(),
+  periods: z.array(CounterPeriodSchema),
+});
+export type CounterPeriods = z.infer<typeof CounterPeriodsSchema>;
+
+export const PeriodsQuerySchema = z.strictObject({
+  limit: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int({ error: 'must be a whole number' })
+    .min(1, { error: 'must be at least 1' })
+    .max(PERIODS_PAGE_MAX, { error: `must be at most ${PERIODS_PAGE_MAX}` })
+    .default(100),
+});
+
+/** The actor of what Tally itself does (a period's automatic reset). */
+export const TALLY_ACTOR = 'Tally';
 
 /** The JSON export: everything a group is, except its key. */
 export const GroupExportSchema = z.object({
@@ -158,6 +242,8 @@ export const GroupExportSchema = z.object({
   group: GroupSchema,
   counters: z.array(CounterSchema),
   activity: z.array(ActivityEntrySchema),
+  /** Every ended period of every counter that resets, oldest first. */
+  periods: z.array(CounterPeriodSchema),
 });
 export type GroupExport = z.infer<typeof GroupExportSchema>;
 

@@ -5,9 +5,13 @@
  * passes them is ready to store.
  */
 import { z } from 'zod';
-import type { CounterField, GroupField } from './fields.js';
+import { RESET_PERIODS, type CounterField, type GroupField } from './fields.js';
 import {
   MAX_STEP,
+  ORDER_MAX_COUNTERS,
+  SECTION_NAME_MAX_LENGTH,
+  TALLIES_MAX_ROWS,
+  TIME_ZONE_MAX_LENGTH,
   MAX_TIMES,
   MAX_VALUE,
   MIN_STEP,
@@ -16,7 +20,7 @@ import {
   URL_MAX_LENGTH,
 } from './limits.js';
 import { MESSAGES } from './messages.js';
-import { isValidKeyFormat, normaliseUrl, sanitizeText } from './rules.js';
+import { canonicalTimeZone, isValidKeyFormat, normaliseUrl, sanitizeText } from './rules.js';
 
 // ---- Resources -------------------------------------------------------------------------------
 
@@ -24,6 +28,10 @@ import { isValidKeyFormat, normaliseUrl, sanitizeText } from './rules.js';
 const GROUP_FIELD_TYPES = {
   displayName: z.string(),
   profileImageUrl: z.string().nullable(),
+  /** IANA time zone of the group's midnights (counters' periods); 'UTC' until a member sets one. */
+  timeZone: z.string(),
+  /** The first day of a week for weekly periods, ISO: 1 = Monday … 7 = Sunday. */
+  weekStart: z.number().int(),
 } satisfies Record<GroupField, z.ZodType>;
 
 export const GroupSchema = z.object({
@@ -31,6 +39,8 @@ export const GroupSchema = z.object({
   /** The group's slug (its URL name): set at creation, never edited. */
   name: z.string(),
   ...GROUP_FIELD_TYPES,
+  /** Sections with a maximum (capacity across their counters): section name → maximum. */
+  sectionLimits: z.record(z.string(), z.number().int()),
 });
 export type Group = z.infer<typeof GroupSchema>;
 
@@ -42,11 +52,26 @@ const COUNTER_FIELD_TYPES = {
   incrementStep: z.number().int(),
   decrementStep: z.number().int(),
   thumbnailUrl: z.string().nullable(),
+  /** The value to reach: progress shows toward it, and reaching it is announced once per crossing. */
+  goal: z.number().int().nullable(),
+  /** The value never goes below `min` nor above `max` (changes that would are refused). */
+  min: z.number().int().nullable(),
+  max: z.number().int().nullable(),
+  /** Starts over at every midnight, Monday (the group's week start) or first of the month. */
+  reset: z.enum(RESET_PERIODS).nullable(),
+  /** What the value returns to when a period starts. */
+  startValue: z.number().int(),
+  /** The section the counter is shown under, with the section's live subtotal. */
+  section: z.string().nullable(),
 } satisfies Record<CounterField, z.ZodType>;
 
 export const CounterSchema = z.object({
   id: z.string(),
   ...COUNTER_FIELD_TYPES,
+  /** ISO 8601 start of the current period; null for a counter that never resets. */
+  periodStart: z.string().nullable(),
+  /** Every ended period's final value plus the current value (the value itself without resets). */
+  allTime: z.number().int(),
   /** ISO 8601 timestamp. */
   createdAt: z.string(),
   /** The group sequence number of this counter's last change; newer changes have larger ones. */
@@ -106,6 +131,10 @@ export const ErrorCodeSchema = z.enum([
   'headers_too_large',
   // Issue 16: GET /metrics without the operator's token.
   'invalid_metrics_token',
+  // Issue 17: a change that would take a counter (or a section) past its limit; an undo that
+  // cannot be applied (an automatic reset, a change of an ended period).
+  'limit_reached',
+  'cannot_undo',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
@@ -157,7 +186,50 @@ export const OperationIdSchema = z
     error: MESSAGES.invalidOperationId,
   });
 
+/** A counter's goal, limits and start value: whole numbers in the exact range, or none. */
+const optionalInteger = integerValue.nullable();
+
+/** A section name: sanitised text cut to its length; blank means no section. */
+const sectionName = sanitizedText.transform((text) =>
+  text === '' ? null : Array.from(text).slice(0, SECTION_NAME_MAX_LENGTH).join(''),
+);
+
+/** A section named in a path or a body: blank is refused. */
+export const SectionNameSchema = z
+  .string()
+  .max(RAW_TEXT_MAX)
+  .transform(sanitizeText)
+  .transform((text) => Array.from(text).slice(0, SECTION_NAME_MAX_LENGTH).join(''))
+  .refine((text) => text !== '', { error: MESSAGES.sectionNameEmpty });
+
+/** An IANA time zone the runtime knows, stored under its canonical name ('utc' → 'UTC'). */
+const timeZone = z
+  .string({ error: MESSAGES.invalidTimeZone })
+  .max(TIME_ZONE_MAX_LENGTH, { error: MESSAGES.invalidTimeZone })
+  .transform((raw, ctx) => {
+    const zone = canonicalTimeZone(raw);
+    if (zone === null) {
+      ctx.addIssue({ code: 'custom', message: MESSAGES.invalidTimeZone });
+      return z.NEVER;
+    }
+    return zone;
+  });
+
+const weekStart = z
+  .number({ error: MESSAGES.invalidWeekStart })
+  .int({ error: MESSAGES.invalidWeekStart })
+  .min(1, { error: MESSAGES.invalidWeekStart })
+  .max(7, { error: MESSAGES.invalidWeekStart });
+
 const nonEmpty = (value: object) => Object.keys(value).length > 0;
+
+/** min ≤ max when a body sets both (a body setting one is checked against the stored other). */
+const limitsInOrder = (value: { min?: number | null; max?: number | null }) =>
+  value.min === undefined ||
+  value.min === null ||
+  value.max === undefined ||
+  value.max === null ||
+  value.min <= value.max;
 const NOTHING_TO_UPDATE = 'Nothing to update';
 
 // ---- Request bodies --------------------------------------------------------------------------
@@ -176,6 +248,8 @@ export type JoinBody = z.input<typeof JoinBodySchema>;
 const GROUP_FIELD_RULES = {
   displayName: sanitizedText.refine((name) => name !== '', { error: MESSAGES.displayNameEmpty }),
   profileImageUrl: imageUrl,
+  timeZone,
+  weekStart,
 } satisfies Record<GroupField, z.ZodType>;
 
 export const GroupPatchSchema = z
@@ -193,6 +267,14 @@ const COUNTER_FIELD_RULES = {
   incrementStep: step,
   decrementStep: step,
   thumbnailUrl: imageUrl,
+  goal: optionalInteger,
+  min: optionalInteger,
+  max: optionalInteger,
+  reset: z
+    .enum(RESET_PERIODS, { error: 'reset must be daily, weekly, monthly or null' })
+    .nullable(),
+  startValue: integerValue,
+  section: sectionName.nullable(),
 } satisfies Record<CounterField, z.ZodType>;
 
 /** Any of a counter's editable fields, no others. */
@@ -200,14 +282,14 @@ const CounterFieldsSchema = z.strictObject(COUNTER_FIELD_RULES).partial();
 
 export const CounterPatchSchema = CounterFieldsSchema.refine(nonEmpty, {
   error: NOTHING_TO_UPDATE,
-});
+}).refine(limitsInOrder, { error: MESSAGES.minAboveMax, path: ['min'] });
 export type CounterPatchInput = z.input<typeof CounterPatchSchema>;
 export type CounterPatch = z.output<typeof CounterPatchSchema>;
 
 /** POST …/counters: every field optional; SPEC §7 defaults fill the rest. */
 export const CreateCounterBodySchema = CounterFieldsSchema.extend({
   opId: OperationIdSchema.optional(),
-});
+}).refine(limitsInOrder, { error: MESSAGES.minAboveMax, path: ['min'] });
 export type CreateCounterInput = z.input<typeof CreateCounterBodySchema>;
 
 export const TimesSchema = z
@@ -224,6 +306,58 @@ export const AdjustBodySchema = z.strictObject({
 export type AdjustInput = z.input<typeof AdjustBodySchema>;
 
 // ---- Mutations: what REST routes and the live channel both turn into -------------------------
+
+/** PUT …/order: every counter of the group, each once, in the new order. */
+export const OrderBodySchema = z.strictObject({
+  counterIds: z
+    .array(z.string().max(64))
+    .max(ORDER_MAX_COUNTERS)
+    .refine((ids) => new Set(ids).size === ids.length, { error: MESSAGES.invalidOrder }),
+});
+export type OrderInput = z.input<typeof OrderBodySchema>;
+
+/** The answer of PUT …/order: the group's counter ids in their new order. */
+export const CounterOrderSchema = z.object({ counterIds: z.array(z.string()) });
+export type CounterOrder = z.infer<typeof CounterOrderSchema>;
+
+/** PUT …/sections/{section}: the section's maximum (capacity across its counters), null for none. */
+export const SectionBodySchema = z.strictObject({
+  max: integerValue.min(0, { error: MESSAGES.valueOutOfRange }).nullable(),
+});
+export type SectionInput = z.input<typeof SectionBodySchema>;
+
+/** GET …/tallies query: one counter's or every counter's, since a time or over the whole log. */
+export const TalliesQuerySchema = z.strictObject({
+  counterId: z.string().max(64).optional(),
+  /** ISO 8601 time or epoch ms: only changes at or after it count. */
+  since: z
+    .string()
+    .max(40)
+    .transform((raw, ctx) => {
+      const ms = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
+      if (!Number.isFinite(ms)) {
+        ctx.addIssue({ code: 'custom', message: 'since must be an ISO 8601 time or epoch ms' });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .optional(),
+});
+export type TalliesQuery = z.output<typeof TalliesQuerySchema>;
+
+/**
+ * One member's taps on one counter, from the activity log: how much they added and took away
+ * (amounts, steps included). Undone taps and undos do not count.
+ */
+export const TallySchema = z.object({
+  member: z.string(),
+  counterId: z.string(),
+  increments: z.number().int(),
+  decrements: z.number().int(),
+  net: z.number().int(),
+});
+export type Tally = z.infer<typeof TallySchema>;
+export const TalliesSchema = z.array(TallySchema).max(TALLIES_MAX_ROWS);
 
 export const AdjustDirectionSchema = z.enum(['increment', 'decrement']);
 export type AdjustDirection = z.infer<typeof AdjustDirectionSchema>;
@@ -246,6 +380,17 @@ export const MutationSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({ kind: z.literal('deleteCounter'), counterId: z.string().max(64) }),
   z.strictObject({ kind: z.literal('updateGroup'), patch: GroupPatchSchema }),
+  /** Puts the group's counters in this order (every counter once). */
+  z.strictObject({
+    kind: z.literal('reorderCounters'),
+    counterIds: OrderBodySchema.shape.counterIds,
+  }),
+  /** Sets or clears a section's maximum. */
+  z.strictObject({
+    kind: z.literal('updateSection'),
+    section: SectionNameSchema,
+    max: SectionBodySchema.shape.max,
+  }),
   /** Takes back one activity entry by applying its inverse (see store/undo.ts). */
   z.strictObject({
     kind: z.literal('undoEntry'),
@@ -262,5 +407,6 @@ export const MutationResultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('counter'), counter: CounterSchema, created: z.boolean() }),
   z.object({ kind: z.literal('group'), group: GroupSchema }),
   z.object({ kind: z.literal('deleted'), counterId: z.string() }),
+  z.object({ kind: z.literal('order'), counterIds: z.array(z.string()) }),
 ]);
 export type MutationResult = z.infer<typeof MutationResultSchema>;

@@ -12,9 +12,20 @@ export const COUNTER_FIELDS = [
   'incrementStep',
   'decrementStep',
   'thumbnailUrl',
+  // Issue 17: what a counter is for, all opt-in (null: none).
+  'goal',
+  'min',
+  'max',
+  'reset',
+  'startValue',
+  'section',
 ] as const;
 export type CounterField = (typeof COUNTER_FIELDS)[number];
 
 /** A group's editable fields. */
-export const GROUP_FIELDS = ['displayName', 'profileImageUrl'] as const;
+export const GROUP_FIELDS = ['displayName', 'profileImageUrl', 'timeZone', 'weekStart'] as const;
 export type GroupField = (typeof GROUP_FIELDS)[number];
+
+/** How often a counter starts over (issue 17), at midnight in the group's time zone. */
+export const RESET_PERIODS = ['daily', 'weekly', 'monthly'] as const;
+export type ResetPeriod = (typeof RESET_PERIODS)[number];

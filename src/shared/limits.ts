@@ -47,3 +47,25 @@ export const ACTIVITY_PAGE_MAX = 200;
 export const HISTORY_POINTS_MAX = 1_000;
 /** Tally: points of a card's sparkline (the most recent values). */
 export const SPARKLINE_POINTS = 30;
+
+// ---- Issue 17: goals, limits, periods, order, sections, tallies ---------------------------------
+
+/** Tally: a section's name, characters (a heading, like a group's display name but shorter). */
+export const SECTION_NAME_MAX_LENGTH = 60;
+/** Tally: most sections of one group that carry a maximum (a group's sectionLimits). */
+export const SECTION_LIMITS_MAX = 100;
+/** Tally: closed periods kept per counter (over a year of daily resets); older ones are dropped. */
+export const PERIODS_KEPT_PER_COUNTER = 400;
+/** Tally: most periods one answer may hold. */
+export const PERIODS_PAGE_MAX = PERIODS_KEPT_PER_COUNTER;
+/** Tally: most rows one tallies answer may hold (members × counters, largest net first). */
+export const TALLIES_MAX_ROWS = 1_000;
+/** Tally: most counter ids one reorder may carry (the counters-per-group ceiling). */
+export const ORDER_MAX_COUNTERS = 100_000;
+/** Tally: an IANA time zone name, characters. */
+export const TIME_ZONE_MAX_LENGTH = 64;
+/** Tally: a group's default time zone and first day of the week (ISO: 1 = Monday … 7 = Sunday). */
+export const DEFAULT_TIME_ZONE = 'UTC';
+export const DEFAULT_WEEK_START = 1;
+/** Tally: a card reads as nearly full from this share of its maximum on (Headcounts: 90 %). */
+export const NEAR_LIMIT_RATIO = 0.9;

@@ -85,6 +85,29 @@ export const MESSAGES = {
   // Tally: operators (issue 16)
   invalidMetricsToken: "Metrics need the operator's token: Authorization: Bearer <METRICS_TOKEN>",
 
+  // Tally: goals, limits, periods, order and sections (issue 17)
+  limitAbove: (max: number) =>
+    `Limit reached: this counter cannot go above ${max.toLocaleString('en-US')}.`,
+  limitBelow: (min: number) =>
+    `Limit reached: this counter cannot go below ${min.toLocaleString('en-US')}.`,
+  sectionFull: (section: string, max: number) =>
+    `Limit reached: ${section} cannot hold more than ${max.toLocaleString('en-US')} in total.`,
+  minAboveMax: 'The minimum cannot be greater than the maximum.',
+  limitsExcludeValue: 'The value must stay between the minimum and the maximum.',
+  startValueOutsideLimits: 'The start value must be between the minimum and the maximum.',
+  sectionLimitBelowTotal: (section: string, total: number) =>
+    `The maximum of ${section} cannot be less than its current total of ${total.toLocaleString('en-US')}.`,
+  goalReached: (member: string, counter: string, goal: number) =>
+    `${member} reached the goal of ${goal.toLocaleString('en-US')} on ${counter}!`,
+  invalidTimeZone: 'Please choose a valid time zone.',
+  invalidWeekStart: 'The week must start on a day from 1 (Monday) to 7 (Sunday).',
+  invalidOrder: "The new order must list every one of the group's counters exactly once.",
+  sectionNameEmpty: 'Please enter a section name.',
+  tooManySections: (max: number) =>
+    `This group has reached its limit of ${max.toLocaleString('en-US')} sections with a maximum.`,
+  cannotUndoReset: 'An automatic reset cannot be undone.',
+  periodEnded: 'This change belongs to a period that has ended, so it cannot be undone.',
+
   // Tally: offline (issue 8)
   changesWaiting: (count: number) =>
     count === 1 ? '1 change waiting' : `${count.toLocaleString('en-US')} changes waiting`,

@@ -65,9 +65,24 @@ export type ParsedClientMessage = z.output<typeof ClientMessageSchema>;
 const changeBase = { seq: z.number().int(), opIds: z.array(z.string()).optional() };
 export const ChangeSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('counter.created'), ...changeBase, counter: CounterSchema }),
-  z.object({ type: z.literal('counter.updated'), ...changeBase, counter: CounterSchema }),
+  z.object({
+    type: z.literal('counter.updated'),
+    ...changeBase,
+    counter: CounterSchema,
+    /**
+     * This change took the counter to its goal (from below or above): the member whose change
+     * reached it, as the activity log names them. Once per crossing, not on later changes.
+     */
+    goalReachedBy: z.string().optional(),
+  }),
   z.object({ type: z.literal('counter.deleted'), ...changeBase, counterId: z.string() }),
   z.object({ type: z.literal('group.updated'), ...changeBase, group: GroupSchema }),
+  /** The group's counters in their new order (every counter, each once). */
+  z.object({
+    type: z.literal('counters.reordered'),
+    ...changeBase,
+    counterIds: z.array(z.string()),
+  }),
   /**
    * The access key or the view-only link changed. Nothing to apply: sockets whose key no longer
    * opens the group are closed with CLOSE_CODES.keyChanged right after it.

@@ -119,3 +119,17 @@ export function normaliseUrl(input: string | null | undefined): Result<string | 
 export function makeGuestName(random: () => number = Math.random): string {
   return `Guest${1 + Math.floor(random() * 9_999)}`;
 }
+
+/**
+ * An IANA time zone name as the runtime's Intl knows it, canonical ('utc' → 'UTC',
+ * 'europe/berlin' → 'Europe/Berlin'), or null when it names no zone. Offsets such as '+01:00'
+ * are refused: a group's midnights follow a place, with its daylight saving time.
+ */
+export function canonicalTimeZone(input: string): string | null {
+  if (input.trim() === '' || /^[+-]/.test(input.trim())) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: input.trim() }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
