@@ -11,6 +11,7 @@ import { call, createGroup } from '../helpers/client.js';
 import { isReady, joinLive } from '../helpers/live.js';
 import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { GROUP_CALENDAR_DEFAULTS, noPurpose } from '../helpers/fixtures.js';
 
 /** Enough counters for the snapshot to be kept (SMALL_SNAPSHOT_COUNTERS is 50). */
 const LARGE = 60;
@@ -75,7 +76,13 @@ describe.each(stores)('snapshots of a large group on $name', ({ database, skip }
 
 describe('the snapshot cache', () => {
   const view = (seq: number, counters: number) => ({
-    group: { id: 'g', name: 'g', displayName: 'g', profileImageUrl: null },
+    group: {
+      id: 'g',
+      name: 'g',
+      displayName: 'g',
+      profileImageUrl: null,
+      ...GROUP_CALENDAR_DEFAULTS,
+    },
     counters: Array.from({ length: counters }, (_, i) => ({
       id: `c${i}`,
       name: 'x'.repeat(100),
@@ -84,6 +91,7 @@ describe('the snapshot cache', () => {
       incrementStep: 1,
       decrementStep: 1,
       thumbnailUrl: null,
+      ...noPurpose(i),
       createdAt: '2026-11-23T00:00:00.000Z',
       version: seq,
     })),

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryBus } from '../../src/server/bus/memory.js';
 import { GroupAccessCache } from '../../src/server/core/access-cache.js';
 import type { GroupRecord } from '../../src/server/store/types.js';
+import { GROUP_CALENDAR_DEFAULTS } from '../helpers/fixtures.js';
 
 function record(slug: string, keyHash = 'a'.repeat(64)): GroupRecord {
   return {
@@ -14,6 +15,7 @@ function record(slug: string, keyHash = 'a'.repeat(64)): GroupRecord {
     name: slug,
     displayName: slug,
     profileImageUrl: '',
+    ...GROUP_CALENDAR_DEFAULTS,
     keyHash,
     viewKeyHash: null,
   };

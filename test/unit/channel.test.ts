@@ -7,6 +7,7 @@ import { GroupChannel, type ChannelMember } from '../../src/server/live/channel.
 import type { GroupRecord } from '../../src/server/store/types.js';
 import type { Counter, GroupView } from '../../src/shared/api.js';
 import type { Change, ServerMessage } from '../../src/shared/protocol.js';
+import { GROUP_CALENDAR_DEFAULTS, noPurpose } from '../helpers/fixtures.js';
 
 const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const GROUP = 'g1';
@@ -20,6 +21,7 @@ function counterChange(seq: number): Change {
     incrementStep: 1,
     decrementStep: 1,
     thumbnailUrl: null,
+    ...noPurpose(seq),
     createdAt: new Date(0).toISOString(),
     version: seq,
   };
@@ -28,7 +30,13 @@ function counterChange(seq: number): Change {
 
 function snapshotAt(seq: number): GroupView {
   return {
-    group: { id: GROUP, name: 'g', displayName: 'g', profileImageUrl: null },
+    group: {
+      id: GROUP,
+      name: 'g',
+      displayName: 'g',
+      profileImageUrl: null,
+      ...GROUP_CALENDAR_DEFAULTS,
+    },
     counters: [],
     seq,
   };
@@ -41,6 +49,7 @@ const groupRecord = (): GroupRecord => ({
   name: 'g',
   displayName: 'g',
   profileImageUrl: null,
+  ...GROUP_CALENDAR_DEFAULTS,
   keyHash: storedKeyHash,
   viewKeyHash: null,
 });

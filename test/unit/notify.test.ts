@@ -11,6 +11,7 @@ import {
   encodeAnnouncements,
 } from '../../src/server/bus/notify.js';
 import type { Change } from '../../src/shared/protocol.js';
+import { noPurpose } from '../helpers/fixtures.js';
 
 const counter = {
   id: 'c1',
@@ -20,6 +21,7 @@ const counter = {
   incrementStep: 1,
   decrementStep: 1,
   thumbnailUrl: null,
+  ...noPurpose(2_000),
   createdAt: '2026-11-23T00:00:00.000Z',
   version: 7,
 };

@@ -1,0 +1,21 @@
+/**
+ * What issue 17 added to groups and counters, at the values a group or counter has before anyone
+ * sets them: for hand-written fixtures of unit tests.
+ */
+export const GROUP_CALENDAR_DEFAULTS = {
+  timeZone: 'UTC',
+  weekStart: 1,
+  sectionLimits: {},
+} as const;
+
+/** A counter without goal, limits, period or section; `allTime` equals its value. */
+export const noPurpose = (value: number) => ({
+  goal: null,
+  min: null,
+  max: null,
+  reset: null,
+  startValue: 0,
+  section: null,
+  periodStart: null,
+  allTime: value,
+});
