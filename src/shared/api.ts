@@ -135,6 +135,8 @@ export const ErrorCodeSchema = z.enum([
   // cannot be applied (an automatic reset, a change of an ended period).
   'limit_reached',
   'cannot_undo',
+  // Issue 17: PUT …/order without every counter of the group exactly once.
+  'invalid_order',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
@@ -313,12 +315,12 @@ export type AdjustInput = z.input<typeof AdjustBodySchema>;
 
 // ---- Mutations: what REST routes and the live channel both turn into -------------------------
 
-/** PUT …/order: every counter of the group, each once, in the new order. */
+/**
+ * PUT …/order: every counter of the group, each once, in the new order (checked against the
+ * group when it is applied: 422 invalid_order).
+ */
 export const OrderBodySchema = z.strictObject({
-  counterIds: z
-    .array(z.string().max(64))
-    .max(ORDER_MAX_COUNTERS)
-    .refine((ids) => new Set(ids).size === ids.length, { error: MESSAGES.invalidOrder }),
+  counterIds: z.array(z.string().max(64)).max(ORDER_MAX_COUNTERS),
 });
 export type OrderInput = z.input<typeof OrderBodySchema>;
 

@@ -95,7 +95,7 @@ describe.each(storeBackends())(
       expect(zone.body.error.message).toContain('Please choose a valid time zone.');
     });
 
-    it('shares a reorder live and lists counters in it; anything but every counter once is 400', async () => {
+    it('shares a reorder live and lists counters in it; anything but every counter once is 422', async () => {
       const group = await createGroup(server.url);
       const a = await group.addCounter({ name: 'A' });
       const b = await group.addCounter({ name: 'B' });
@@ -118,8 +118,21 @@ describe.each(storeBackends())(
         key: group.key,
         body: { counterIds: [a.id, b.id] },
       });
-      expect(partial.status).toBe(400);
-      expect(partial.body.error.code).toBe('validation_failed');
+      expect(partial.status).toBe(422);
+      expect(partial.body.error).toEqual({
+        code: 'invalid_order',
+        message: "The new order must list every one of the group's counters exactly once.",
+      });
+      const twice = await call<ApiError>(server.url, 'PUT', `${group.base}/order`, {
+        key: group.key,
+        body: { counterIds: [a.id, a.id, b.id] },
+      });
+      expect(twice.status).toBe(422);
+      const notAList = await call<ApiError>(server.url, 'PUT', `${group.base}/order`, {
+        key: group.key,
+        body: { counterIds: 'A,B' },
+      });
+      expect(notAList.status).toBe(400);
       watcher.close();
     });
 

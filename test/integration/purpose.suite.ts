@@ -326,7 +326,7 @@ export function describePurposeContract(label: string, createStore: PurposeStore
         for (const counterIds of [[c.id, a.id, b.id], [c.id, a.id, b.id, b.id], ['x']]) {
           expect(await commit({ kind: 'reorderCounters', counterIds })).toMatchObject({
             ok: false,
-            code: 'validation_failed',
+            code: 'invalid_order',
           });
         }
         const entry = (await log()).find((item) => item.kind === 'counters.reordered');

@@ -275,10 +275,32 @@ export class TallyService {
     return { series: await this.store.recentValues(groupId, points) };
   }
 
-  /** Each member's taps per counter (GET …/tallies), largest net first. */
+  /**
+   * Each member's taps per counter (GET …/tallies), largest net first. One answer per group,
+   * query and change number is computed once, however many members' boards ask (they all
+   * refresh after the same change): at the log's cap it adds up 100,000 entries
+   * (BENCHMARKS.md). A new change number computes it again, so a board is never behind.
+   */
   async tallies(groupId: string, query: TalliesQuery): Promise<Tally[]> {
-    return this.store.tallies(groupId, { ...query, limit: TALLIES_MAX_ROWS });
+    const seq = await this.store.groupSeq(groupId);
+    const key = `${groupId}\u0000${seq ?? ''}\u0000${query.counterId ?? ''}\u0000${query.since ?? ''}`;
+    const kept = this.talliesKept.get(key);
+    if (kept) return kept.answer;
+    const answer = this.store.tallies(groupId, { ...query, limit: TALLIES_MAX_ROWS });
+    this.talliesKept.set(key, { answer });
+    // Map order is insertion order: the first key is the least recently computed one.
+    if (this.talliesKept.size > TALLIES_KEPT) {
+      const oldest = this.talliesKept.keys().next().value;
+      if (oldest !== undefined) this.talliesKept.delete(oldest);
+    }
+    answer.catch(() => {
+      if (this.talliesKept.get(key)?.answer === answer) this.talliesKept.delete(key);
+    });
+    return answer;
   }
+
+  /** Recent tallies answers by group and query (see tallies). */
+  private readonly talliesKept = new Map<string, { answer: Promise<Tally[]> }>();
 
   /** A counter's ended periods, newest first (GET …/counters/{id}/periods). */
   async counterPeriods(groupId: string, counterId: string, limit: number): Promise<CounterPeriods> {
@@ -308,6 +330,9 @@ export class TallyService {
     }
   }
 }
+
+/** Most tallies answers kept (each at most TALLIES_MAX_ROWS rows). */
+const TALLIES_KEPT = 200;
 
 /** Entries read per query while exporting: bounds memory for a log of any length. */
 const EXPORT_PAGE = 1_000;

@@ -34,6 +34,7 @@ export const CLOSE_CODE_OF = {
   already_undone: CLOSE_CODES.goingAway,
   limit_reached: CLOSE_CODES.goingAway,
   cannot_undo: CLOSE_CODES.goingAway,
+  invalid_order: CLOSE_CODES.goingAway,
   read_only: CLOSE_CODES.goingAway,
   not_found: CLOSE_CODES.goingAway,
   internal_error: CLOSE_CODES.goingAway,

@@ -112,6 +112,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
 
   app.put<GroupParams>('/api/groups/:name/order', async (request): Promise<CounterOrder> => {
     const group = await authorize(request);
+    // A body that is no list of ids is 400; a list that is not every counter once is 422.
     const { counterIds } = parseWith(OrderBodySchema, request.body);
     const result = await service.mutate(
       group.id,

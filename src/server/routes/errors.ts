@@ -25,6 +25,7 @@ export const STATUS_OF = {
   already_undone: 409,
   limit_reached: 409,
   cannot_undo: 409,
+  invalid_order: 422,
   read_only: 403,
   not_found: 404,
   internal_error: 500,

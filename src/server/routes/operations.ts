@@ -323,7 +323,7 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Counters',
     summary: 'Put the counters in a new order',
     description:
-      'List every counter of the group exactly once (anything else is 400 `validation_failed`). Every member sees the new order at once (`counters.reordered`); counters created later go last.',
+      'List every counter of the group exactly once (anything else is 422 `invalid_order`). Every member sees the new order at once (`counters.reordered`); counters created later go last.',
     key: 'write',
     body: { schema: OrderBodySchema, required: true },
     change: true,
@@ -334,6 +334,7 @@ export const OPERATIONS: readonly Operation[] = [
         content: { 'application/json': CounterOrderSchema },
       },
     ],
+    errors: ['invalid_order'],
   },
   {
     id: 'updateSection',

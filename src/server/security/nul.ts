@@ -48,7 +48,7 @@ export function refuseNulCharacters(mutation: Mutation): void {
   // No counter id contains one, so such an id names no counter.
   if ('counterId' in mutation && hasNul(mutation.counterId)) throw errors.counterNotFound();
   if (mutation.kind === 'reorderCounters' && mutation.counterIds.some(hasNul)) {
-    throw new DomainError('validation_failed', MESSAGES.invalidOrder);
+    throw new DomainError('invalid_order', MESSAGES.invalidOrder);
   }
   if (mutation.kind === 'updateSection' && hasNul(mutation.section)) {
     throw new DomainError('validation_failed', `section: ${MESSAGES.textHasNul}`);

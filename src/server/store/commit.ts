@@ -56,6 +56,7 @@ import {
   created,
   definedEntries,
   invalidChange,
+  invalidOrder,
   limitReached,
   deletedOutcome,
   failed,
@@ -715,14 +716,14 @@ class BatchState {
   /** Puts the group's counters in this order: every counter once (a reorder or its undo). */
   private reorder(operation: Operation, counterIds: readonly string[], seq: number): Applied {
     const { groupId } = operation;
-    if (!this.wholeGroups.has(groupId)) return failed(invalidChange(MESSAGES.invalidOrder));
+    if (!this.wholeGroups.has(groupId)) return failed(invalidOrder());
     const current = this.orderOf(groupId);
     const ids = new Set(counterIds);
     if (ids.size !== counterIds.length || ids.size !== current.length) {
-      return failed(invalidChange(MESSAGES.invalidOrder));
+      return failed(invalidOrder());
     }
     if (current.some((state) => !ids.has(state.counter.id))) {
-      return failed(invalidChange(MESSAGES.invalidOrder));
+      return failed(invalidOrder());
     }
     const from = current.map((state) => state.counter.id);
     counterIds.forEach((id, position) => {

@@ -127,3 +127,8 @@ export function invalidChange(message: string): OperationOutcome {
 export function cannotUndo(message: string): OperationOutcome {
   return { ok: false, code: 'cannot_undo', message };
 }
+
+/** A reorder that does not list every counter of the group exactly once: HTTP 422. */
+export function invalidOrder(): OperationOutcome {
+  return { ok: false, code: 'invalid_order', message: MESSAGES.invalidOrder };
+}

@@ -58,6 +58,7 @@ import {
   type ActivityRow,
 } from './activity.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { startReadWorker, type ReadWorker } from './read-worker.js';
 import {
   DECREMENTS,
   INCREMENTS,
@@ -238,6 +239,9 @@ export class SqliteStore implements Store {
   /** Checkpoints the WAL from a worker thread (file databases only). */
   private readonly checkpointer: Checkpointer | undefined;
 
+  /** Runs heavy reads from a worker thread (file databases only; started by migrate()). */
+  private reader: ReadWorker | undefined;
+
   /** The database file's path, and the file it named when opened (file databases only). */
   private readonly file: string;
   private readonly identity: FileIdentity | undefined;
@@ -329,6 +333,8 @@ export class SqliteStore implements Store {
       });
     });
     run.immediate();
+    // The worker opens the file read-only: only once the schema exists in it.
+    if (this.file !== ':memory:' && !this.reader) this.reader = startReadWorker(this.file);
     return Promise.resolve();
   }
 
@@ -594,9 +600,14 @@ export class SqliteStore implements Store {
     ).run(groupId, upTo, limit).changes;
   }
 
-  tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]> {
+  /**
+   * Read by the read worker (store/read-worker.ts): at the log's cap this adds up 100,000
+   * entries, ~100 ms that must not hold the event loop. An in-memory database has no file a
+   * worker could open: it reads on the event loop.
+   */
+  async tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]> {
     const where = ['group_id = ?', TALLY_ENTRIES];
-    const params: unknown[] = [groupId];
+    const params: (string | number)[] = [groupId];
     if (query.counterId !== undefined) {
       where.push('counter_id = ?');
       params.push(query.counterId);
@@ -607,13 +618,15 @@ export class SqliteStore implements Store {
     }
     const index = query.counterId === undefined ? 'activity_by_group' : 'activity_by_counter';
     // TOTAL sums as a double: SUM would fail past 2^63 (alternating ±10^15 taps get there).
-    const rows = this.prepare(
-      `SELECT actor, counter_id, TOTAL(${INCREMENTS}) AS increments,
+    const sql = `SELECT actor, counter_id, TOTAL(${INCREMENTS}) AS increments,
          TOTAL(${DECREMENTS}) AS decrements
        FROM activity INDEXED BY ${index} WHERE ${where.join(' AND ')}
-       GROUP BY actor, counter_id ORDER BY increments - decrements DESC, actor, counter_id LIMIT ?`,
-    ).all(...params, query.limit) as TallyRow[];
-    return Promise.resolve(rows.map(toTally));
+       GROUP BY actor, counter_id ORDER BY increments - decrements DESC, actor, counter_id LIMIT ?`;
+    params.push(query.limit);
+    const rows = this.reader
+      ? await this.reader.all<TallyRow>(sql, params)
+      : (this.prepare(sql).all(...params) as TallyRow[]);
+    return rows.map(toTally);
   }
 
   counterPeriods(
@@ -657,6 +670,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.trimmer.stop();
+    await this.reader?.stop();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
     this.lock?.release();
