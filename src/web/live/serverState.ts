@@ -9,8 +9,12 @@
  * that deleted it (Infinity until known, e.g. after this tab's own delete answer): anything about
  * it no newer than that is a late event and ignored; a newer one is the counter coming back (an
  * undo). Groups have no version: the snapshot's `seq` and each change's `seq` order them.
+ *
+ * Order (issue 17): the server's order is the truth. The list and the snapshot come in it, a
+ * `counters.reordered` change replaces it when newer than what the order is known at, and a
+ * counter new to this tab goes last, where the server puts new counters.
  */
-import type { Counter, Group } from '../../shared/api.js';
+import type { Counter, CounterOrder, Group } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
 import type { Op, OpResult } from './ops.js';
 
@@ -19,8 +23,12 @@ export interface ServerState {
   /** The change number `group` is known at. */
   readonly groupSeq: number;
   readonly counters: ReadonlyMap<string, Counter>;
-  /** Counter ids in creation order. */
+  /** Counter ids in the server's order (the group's order, issue 17). */
   readonly order: readonly string[];
+  /** The change number `order` is known at (-1: only from the list, no change number). */
+  readonly orderSeq: number;
+  /** The newest live change number this tab has seen (the snapshot's included). */
+  readonly changeSeq: number;
   /** Tombstones: deleted counter id → the change number that deleted it (Infinity: unknown). */
   readonly deleted: ReadonlyMap<string, number>;
   /** The counter list has arrived (the list answer or a live snapshot). */
@@ -47,6 +55,31 @@ export interface Reduced {
   removed: readonly string[];
   /** This tab's operation ids that the applied changes contain: they are pending no more. */
   confirmed: readonly string[];
+  /** Goals reached by the live changes of this event (never by a snapshot), once per change. */
+  goals: readonly GoalReached[];
+}
+
+/** A live change took a counter to its goal. */
+export interface GoalReached {
+  /** The change number: one notice per change. */
+  seq: number;
+  member: string;
+  counterId: string;
+  counterName: string;
+  goal: number;
+}
+
+/**
+ * `order` rearranged as `counterIds` says: the ids it lists first (those `order` holds, each
+ * once), then the others in their relative order.
+ */
+export function applyOrder(order: readonly string[], counterIds: readonly string[]): string[] {
+  const present = new Set(order);
+  const listed: string[] = [];
+  for (const id of counterIds) {
+    if (present.delete(id)) listed.push(id);
+  }
+  return [...listed, ...order.filter((id) => present.has(id))];
 }
 
 export function initialServerState(group: Group, seq: number): ServerState {
@@ -55,6 +88,8 @@ export function initialServerState(group: Group, seq: number): ServerState {
     groupSeq: seq,
     counters: new Map(),
     order: [],
+    orderSeq: -1,
+    changeSeq: seq,
     deleted: new Map(),
     loaded: false,
   };
@@ -62,7 +97,8 @@ export function initialServerState(group: Group, seq: number): ServerState {
 
 /** The state after `event`; `state` itself is never modified. */
 export function reduce(state: ServerState, event: ServerEvent): Reduced {
-  if (event.type === 'list' && state.loaded) return { state, removed: [], confirmed: [] };
+  if (event.type === 'list' && state.loaded)
+    return { state, removed: [], confirmed: [], goals: [] };
   const draft = new Draft(state);
   const confirmed: string[] = [];
   switch (event.type) {
@@ -86,7 +122,7 @@ export function reduce(state: ServerState, event: ServerEvent): Reduced {
       draft.remove(event.counterId);
       break;
   }
-  return { state: draft.done(), removed: draft.removed, confirmed };
+  return { state: draft.done(), removed: draft.removed, confirmed, goals: draft.goals };
 }
 
 /** This counter was deleted (a late error about it is no news). */
@@ -101,8 +137,13 @@ class Draft {
   loaded: boolean;
   private readonly counters: Map<string, Counter>;
   private order: string[];
+  private orderSeq: number;
+  private changeSeq: number;
+  /** The newest change number seen before this event. */
+  private readonly seenSeq: number;
   private readonly deleted: Map<string, number>;
   readonly removed: string[] = [];
+  readonly goals: GoalReached[] = [];
 
   constructor(state: ServerState) {
     this.group = state.group;
@@ -110,6 +151,9 @@ class Draft {
     this.loaded = state.loaded;
     this.counters = new Map(state.counters);
     this.order = [...state.order];
+    this.orderSeq = state.orderSeq;
+    this.changeSeq = state.changeSeq;
+    this.seenSeq = state.changeSeq;
     this.deleted = new Map(state.deleted);
   }
 
@@ -119,16 +163,41 @@ class Draft {
       groupSeq: this.groupSeq,
       counters: this.counters,
       order: this.order,
+      orderSeq: this.orderSeq,
+      changeSeq: this.changeSeq,
       deleted: this.deleted,
       loaded: this.loaded,
     };
   }
 
   apply(change: Change): void {
+    // Live changes come in commit order: one no newer than what was seen before this event is a
+    // repeat (the changes of one commit share its number, so the comparison is not with each other).
+    const fresh = change.seq > this.seenSeq;
+    this.changeSeq = Math.max(this.changeSeq, change.seq);
     switch (change.type) {
       case 'counter.created':
-      case 'counter.updated':
         this.absorb(change.counter);
+        return;
+      case 'counter.updated': {
+        const { counter, goalReachedBy } = change;
+        if (fresh && goalReachedBy !== undefined && counter.goal !== null && !this.gone(counter)) {
+          this.goals.push({
+            seq: change.seq,
+            member: goalReachedBy,
+            counterId: counter.id,
+            counterName: counter.name,
+            goal: counter.goal,
+          });
+        }
+        this.absorb(counter);
+        return;
+      }
+      case 'counters.reordered':
+        if (change.seq > this.orderSeq) {
+          this.order = applyOrder(this.order, change.counterIds);
+          this.orderSeq = change.seq;
+        }
         return;
       case 'counter.deleted':
         this.remove(change.counterId, change.seq);
@@ -159,9 +228,15 @@ class Draft {
         this.remove(op.counterId);
         return;
       case 'group':
+      case 'section':
         // Without a version on groups, the answer only counts while the live change that carries
         // this operation has not arrived (after it, the change stream is at least as new).
         if (wasPending) this.group = result as Group;
+        return;
+      case 'reorder':
+        // No change number either: the same rule as the group's.
+        if (wasPending && result)
+          this.order = applyOrder(this.order, (result as CounterOrder).counterIds);
         return;
     }
   }
@@ -194,7 +269,10 @@ class Draft {
     }
     this.counters.clear();
     for (const [id, counter] of next) this.counters.set(id, counter);
-    this.order = order;
+    // A reorder newer than the snapshot (seen live before it) still holds for what it listed.
+    this.order = seq >= this.orderSeq ? order : applyOrder(order, this.order);
+    this.orderSeq = Math.max(this.orderSeq, seq);
+    this.changeSeq = Math.max(this.changeSeq, seq);
     if (seq >= this.groupSeq) {
       this.group = group;
       this.groupSeq = seq;
@@ -202,7 +280,10 @@ class Draft {
     this.loaded = true;
   }
 
-  /** Inserts a counter (skipping duplicates) or applies it if newer than the one held. */
+  /**
+   * Inserts a counter (skipping duplicates) or applies it if newer than the one held. A counter
+   * new here goes last: the server puts new counters last (the list comes in the server's order).
+   */
   absorb(counter: Counter): void {
     if (this.gone(counter)) return;
     this.deleted.delete(counter.id);
@@ -212,14 +293,7 @@ class Draft {
       return;
     }
     this.counters.set(counter.id, counter);
-    // Keep creation order even if events arrive out of order.
-    let index = this.order.length;
-    while (index > 0) {
-      const previous = this.counters.get(this.order[index - 1] ?? '');
-      if (!previous || previous.createdAt <= counter.createdAt) break;
-      index -= 1;
-    }
-    this.order.splice(index, 0, counter.id);
+    this.order.push(counter.id);
   }
 
   /** Deleted at or after this counter's version: it is a late event of a deleted counter. */
