@@ -80,7 +80,9 @@ export function layoutBlocks(
   for (const block of blocks) {
     if (block.kind !== 'section') continue;
     block.total = block.counters.reduce((sum, counter) => sum + counter.value, 0);
-    const max = Object.hasOwn(sectionLimits, block.name) ? (sectionLimits[block.name] ?? null) : null;
+    const max = Object.hasOwn(sectionLimits, block.name)
+      ? (sectionLimits[block.name] ?? null)
+      : null;
     block.max = max;
     block.remaining = max === null ? null : Math.max(0, max - block.total);
     block.capacity = capacityOf(block.total, max);
