@@ -27,7 +27,7 @@ import {
   verticalListSortingStrategy,
 } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
-import { useId, useLayoutEffect, useState, type ReactNode } from 'react';
+import { useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { Counter } from '../../../shared/api.js';
 import { icon } from '../../components/icons.js';
 import type { GroupStore } from '../../live/groupStore.js';
@@ -72,12 +72,21 @@ export function ReorderList({
     useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
   );
 
+  /** Where the counter being dragged was last announced over: only a new place is news. */
+  const announcedOver = useRef<UniqueIdentifier | null>(null);
   const announcements: Announcements = {
-    onDragStart: ({ active }) => `Picked up ${name(active.id)}, ${place(active.id)}.`,
-    onDragOver: ({ active, over }) =>
-      over
+    onDragStart: ({ active }) => {
+      announcedOver.current = active.id;
+      return `Picked up ${name(active.id)}, ${place(active.id)}.`;
+    },
+    onDragOver: ({ active, over }) => {
+      const at = over?.id ?? null;
+      if (at === announcedOver.current) return undefined;
+      announcedOver.current = at;
+      return over
         ? `${name(active.id)} moved to ${place(over.id)}.`
-        : `${name(active.id)} is outside the list.`,
+        : `${name(active.id)} is outside the list.`;
+    },
     onDragEnd: ({ active, over }) =>
       over
         ? `${name(active.id)} dropped at ${place(over.id)}.`
