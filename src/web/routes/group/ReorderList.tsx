@@ -27,7 +27,7 @@ import {
   verticalListSortingStrategy,
 } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
-import { useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { Counter } from '../../../shared/api.js';
 import { icon } from '../../components/icons.js';
 import type { GroupStore } from '../../live/groupStore.js';
@@ -49,7 +49,6 @@ export function ReorderList({
   /** In the group's order. */
   counters: readonly Counter[];
 }) {
-  const instructionsId = useId();
   const ids = counters.map((counter) => counter.id);
   const byId = new Map(counters.map((counter) => [counter.id, counter]));
   const name = (id: UniqueIdentifier) => nameOf(byId.get(String(id)));
@@ -114,7 +113,7 @@ export function ReorderList({
 
   return (
     <div className="pb-6">
-      <p id={instructionsId} className="muted mb-3 text-sm">
+      <p className="muted mx-auto mb-3 max-w-2xl text-sm">
         Drag a counter by its handle, or focus a handle and press Space to pick it up, the arrow
         keys to move it, Space to drop it and Escape to cancel.
       </p>
