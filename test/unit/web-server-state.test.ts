@@ -10,6 +10,7 @@ import type { Op, OpResult } from '../../src/web/live/ops.js';
 import {
   applyOrder,
   initialServerState,
+  placedIn,
   reduce,
   wasDeleted,
   type ServerEvent,
@@ -222,8 +223,8 @@ describe('deleted counters', () => {
     );
     expect(ids(state)).toEqual(['b2']);
     state = run(state, changes({ type: 'counter.created', seq: 12, counter: counter('a1', 12) }));
-    // Back last, like any counter new to this tab (a reorder moves it where the server has it).
-    expect(ids(state)).toEqual(['b2', 'a1']);
+    // Back in its place: never reordered, the group is in creation order.
+    expect(ids(state)).toEqual(['a1', 'b2']);
     expect(wasDeleted(state, 'a1')).toBe(false);
   });
 
@@ -237,7 +238,7 @@ describe('deleted counters', () => {
       changes({ type: 'counter.deleted', seq: 11, counterId: 'a1' }),
       changes({ type: 'counter.created', seq: 14, counter: counter('a1', 14) }),
     );
-    expect(ids(state)).toEqual(['b2', 'a1']);
+    expect(ids(state)).toEqual(['a1', 'b2']);
   });
 
   it('deletes the counters a snapshot no longer has, unless created after it', () => {
@@ -391,6 +392,35 @@ describe('the order of the counters (issue 17)', () => {
     );
     expect(ids(state)).toEqual(['c3', 'a1', 'b2', 'd4']);
     expect(state.counters.has('gone')).toBe(false);
+  });
+
+  it('brings a counter an undo restores back among the unplaced ones by creation time', () => {
+    // d4 and e5 were created after the reorder (unplaced): b2, restored, goes between them by its
+    // creation time, after every counter the reorder placed, as the server lists it.
+    const state = run(
+      start(),
+      changes(reordered(11, ['c3', 'a1', 'b2'])),
+      changes({ type: 'counter.deleted', seq: 12, counterId: 'b2' }),
+      changes({ type: 'counter.created', seq: 13, counter: counter('a4', 13) }),
+      changes({ type: 'counter.created', seq: 14, counter: counter('e5', 14) }),
+      changes({ type: 'counter.created', seq: 15, counter: counter('b2', 15) }),
+    );
+    expect(ids(state)).toEqual(['c3', 'a1', 'b2', 'a4', 'e5']);
+  });
+
+  it('tells the placed counters of a list by its tail in creation order', () => {
+    const listed = (...list: Counter[]) => [...placedIn(list)];
+    expect(listed()).toEqual([]);
+    expect(listed(counter('a1', 1), counter('b2', 2), counter('c3', 3))).toEqual([]);
+    expect(listed(counter('c3', 3), counter('a1', 1), counter('b2', 2))).toEqual(['c3']);
+    const fromList = run(initialServerState(group, 0), {
+      type: 'list',
+      counters: [counter('c3', 3), counter('a1', 1)],
+    });
+    expect([...fromList.placed]).toEqual(['c3']);
+    expect(
+      ids(run(fromList, changes({ type: 'counter.created', seq: 5, counter: counter('b2', 5) }))),
+    ).toEqual(['c3', 'a1', 'b2']);
   });
 
   it('puts a counter created after a reorder last', () => {

@@ -573,7 +573,7 @@ export class GroupStore {
         // goes again, completed with what the server has now (prepare).
         if (
           error instanceof ApiRequestError &&
-          error.status === 422 &&
+          error.code === 'validation_failed' &&
           !this.reorderRetries.has(op.opId)
         ) {
           const retry = this.lanes.enqueue({ kind: 'reorder', counterIds: op.counterIds });

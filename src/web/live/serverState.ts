@@ -10,9 +10,11 @@
  * it no newer than that is a late event and ignored; a newer one is the counter coming back (an
  * undo). Groups have no version: the snapshot's `seq` and each change's `seq` order them.
  *
- * Order (issue 17): the server's order is the truth. The list and the snapshot come in it, a
- * `counters.reordered` change replaces it when newer than what the order is known at, and a
- * counter new to this tab goes last, where the server puts new counters.
+ * Order (issue 17): the server's order is the truth. The list and the snapshot come in it, and a
+ * `counters.reordered` change replaces it when newer than what the order is known at. The server
+ * lists the counters a reorder placed first, then the others (created since, or never reordered)
+ * by creation time: a counter new to this tab joins that unplaced tail by its creation time, so a
+ * new counter goes last and one an undo brings back returns to its place, as on the server.
  */
 import type { Counter, CounterOrder, Group } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
@@ -27,6 +29,11 @@ export interface ServerState {
   readonly order: readonly string[];
   /** The change number `order` is known at (-1: only from the list, no change number). */
   readonly orderSeq: number;
+  /**
+   * Counters a reorder gave a place (as far as this tab can tell): the others follow them on the
+   * server, by creation time.
+   */
+  readonly placed: ReadonlySet<string>;
   /** The newest live change number this tab has seen (the snapshot's included). */
   readonly changeSeq: number;
   /** Tombstones: deleted counter id → the change number that deleted it (Infinity: unknown). */
@@ -82,6 +89,18 @@ export function applyOrder(order: readonly string[], counterIds: readonly string
   return [...listed, ...order.filter((id) => present.has(id))];
 }
 
+/**
+ * The counters of a list in the server's order that a reorder placed, as far as the list tells:
+ * all but its longest tail in creation order (the server sorts unplaced counters so). A group
+ * never reordered is in creation order throughout: none placed.
+ */
+export function placedIn(counters: readonly Counter[]): Set<string> {
+  let tail = counters.length - 1;
+  while (tail > 0 && (counters[tail - 1]?.createdAt ?? '') <= (counters[tail]?.createdAt ?? ''))
+    tail -= 1;
+  return new Set(counters.slice(0, Math.max(0, tail)).map((counter) => counter.id));
+}
+
 export function initialServerState(group: Group, seq: number): ServerState {
   return {
     group,
@@ -89,6 +108,7 @@ export function initialServerState(group: Group, seq: number): ServerState {
     counters: new Map(),
     order: [],
     orderSeq: -1,
+    placed: new Set(),
     changeSeq: seq,
     deleted: new Map(),
     loaded: false,
@@ -103,8 +123,7 @@ export function reduce(state: ServerState, event: ServerEvent): Reduced {
   const confirmed: string[] = [];
   switch (event.type) {
     case 'list':
-      for (const counter of event.counters) draft.absorb(counter);
-      draft.loaded = true;
+      draft.loadList(event.counters);
       break;
     case 'snapshot':
       draft.replaceWith(event.group, event.seq, event.counters);
@@ -138,6 +157,7 @@ class Draft {
   private readonly counters: Map<string, Counter>;
   private order: string[];
   private orderSeq: number;
+  private placed: Set<string>;
   private changeSeq: number;
   /** The newest change number seen before this event. */
   private readonly seenSeq: number;
@@ -152,6 +172,7 @@ class Draft {
     this.counters = new Map(state.counters);
     this.order = [...state.order];
     this.orderSeq = state.orderSeq;
+    this.placed = new Set(state.placed);
     this.changeSeq = state.changeSeq;
     this.seenSeq = state.changeSeq;
     this.deleted = new Map(state.deleted);
@@ -164,6 +185,7 @@ class Draft {
       counters: this.counters,
       order: this.order,
       orderSeq: this.orderSeq,
+      placed: this.placed,
       changeSeq: this.changeSeq,
       deleted: this.deleted,
       loaded: this.loaded,
@@ -194,10 +216,7 @@ class Draft {
         return;
       }
       case 'counters.reordered':
-        if (change.seq > this.orderSeq) {
-          this.order = applyOrder(this.order, change.counterIds);
-          this.orderSeq = change.seq;
-        }
+        if (change.seq > this.orderSeq) this.reordered(change.counterIds, change.seq);
         return;
       case 'counter.deleted':
         this.remove(change.counterId, change.seq);
@@ -235,8 +254,7 @@ class Draft {
         return;
       case 'reorder':
         // No change number either: the same rule as the group's.
-        if (wasPending && result)
-          this.order = applyOrder(this.order, (result as CounterOrder).counterIds);
+        if (wasPending && result) this.reordered((result as CounterOrder).counterIds);
         return;
     }
   }
@@ -270,8 +288,13 @@ class Draft {
     this.counters.clear();
     for (const [id, counter] of next) this.counters.set(id, counter);
     // A reorder newer than the snapshot (seen live before it) still holds for what it listed.
-    this.order = seq >= this.orderSeq ? order : applyOrder(order, this.order);
-    this.orderSeq = Math.max(this.orderSeq, seq);
+    if (seq >= this.orderSeq) {
+      this.order = order;
+      this.placed = placedIn(counters);
+      this.orderSeq = seq;
+    } else {
+      this.order = applyOrder(order, this.order);
+    }
     this.changeSeq = Math.max(this.changeSeq, seq);
     if (seq >= this.groupSeq) {
       this.group = group;
@@ -280,9 +303,24 @@ class Draft {
     this.loaded = true;
   }
 
+  /** The first load of the list (HTTP), in the server's order. */
+  loadList(counters: readonly Counter[]): void {
+    for (const id of placedIn(counters)) this.placed.add(id);
+    for (const counter of counters) this.absorb(counter);
+    this.loaded = true;
+  }
+
+  /** The server put its counters in this order (a reorder); `seq`: its change number, if known. */
+  private reordered(counterIds: readonly string[], seq?: number): void {
+    this.order = applyOrder(this.order, counterIds);
+    this.placed = new Set(counterIds);
+    if (seq !== undefined) this.orderSeq = seq;
+  }
+
   /**
    * Inserts a counter (skipping duplicates) or applies it if newer than the one held. A counter
-   * new here goes last: the server puts new counters last (the list comes in the server's order).
+   * new here joins the unplaced tail by creation time, as on the server: last when just created,
+   * back in its place when an undo restores it.
    */
   absorb(counter: Counter): void {
     if (this.gone(counter)) return;
@@ -293,7 +331,14 @@ class Draft {
       return;
     }
     this.counters.set(counter.id, counter);
-    this.order.push(counter.id);
+    let index = this.order.length;
+    while (index > 0) {
+      const previous = this.order[index - 1] ?? '';
+      const held = this.counters.get(previous);
+      if (!held || this.placed.has(previous) || held.createdAt <= counter.createdAt) break;
+      index -= 1;
+    }
+    this.order.splice(index, 0, counter.id);
   }
 
   /** Deleted at or after this counter's version: it is a late event of a deleted counter. */
@@ -305,6 +350,8 @@ class Draft {
   remove(id: string, seq = Infinity): void {
     this.deleted.set(id, Math.min(seq, this.deleted.get(id) ?? seq));
     this.counters.delete(id);
+    // Restored by an undo, it has no place of its own on the server any more.
+    this.placed.delete(id);
     this.order = this.order.filter((other) => other !== id);
     this.removed.push(id);
   }
