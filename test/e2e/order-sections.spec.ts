@@ -193,6 +193,61 @@ test.describe('order of the counters', () => {
   });
 });
 
+test.describe('order, offline', () => {
+  const API_REQUESTS = '**/api/**';
+
+  test('a reorder made offline survives a reload and is sent on reconnect, with the counters created meanwhile last', async ({
+    page,
+    context,
+  }) => {
+    const { name, key } = await seedGroup([
+      { name: 'Alpha' },
+      { name: 'Bravo' },
+      { name: 'Charlie' },
+    ]);
+    await openGroup(page, name, key);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+
+    // Offline, as offline.spec.ts does it: the API refused before it leaves, then the browser.
+    await context.route(API_REQUESTS, (route) => route.abort('internetdisconnected'));
+    await context.setOffline(true);
+    await expect(page.getByRole('status').filter({ hasText: 'Offline' })).toBeVisible();
+    await page.getByRole('button', { name: 'Reorder' }).click();
+    await page.getByRole('button', { name: 'Move Charlie up' }).click();
+    await page.getByRole('button', { name: 'Move Charlie up' }).click();
+    await expect.poll(() => rowNames(page)).toEqual(['Charlie', 'Alpha', 'Bravo']);
+    await expect(page.getByTestId('changes-waiting')).toBeVisible();
+
+    // Somebody else adds a counter meanwhile: the kept reorder no longer lists every counter.
+    await api.createCounter(name, key, { name: 'Delta' });
+    await page.reload();
+    await expect(page.getByRole('heading', { name: 'Offline' })).toBeVisible();
+
+    const sent: string[][] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PUT' && request.url().endsWith('/order')) {
+        sent.push((request.postDataJSON() as { counterIds: string[] }).counterIds);
+      }
+    });
+    await context.unroute(API_REQUESTS);
+    await context.setOffline(false);
+    await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible({
+      timeout: 15_000,
+    });
+    await expect
+      .poll(async () => (await api.counters(name, key)).map((counter) => counter.name), {
+        timeout: 15_000,
+      })
+      .toEqual(['Charlie', 'Alpha', 'Bravo', 'Delta']);
+    await expect.poll(() => cardNames(page)).toEqual(['Charlie', 'Alpha', 'Bravo', 'Delta']);
+    await expect(page.getByRole('alert')).toHaveCount(0);
+    // The kept reorders went as they were (refused: Delta missing); the latest went again,
+    // completed with Delta.
+    expect(sent.map((ids) => ids.length)).toEqual([3, 3, 4]);
+  });
+});
+
 test.describe('sections and limits', () => {
   test('sections show as headed blocks with live subtotals and a capacity; limits are refused and nothing stays pending', async ({
     browser,

@@ -569,13 +569,15 @@ export class GroupStore {
         console.error('Failed to update group', error);
         return;
       case 'reorder':
-        // Counters came or went between the reorder leaving and arriving: once, the same order
-        // goes again, completed with what the server has now (prepare).
+        // Counters came or went between the reorder leaving and arriving (e.g. one kept offline):
+        // once, the same order goes again, completed with what the server has now (prepare),
+        // unless a later reorder waits (it says what the member wants now).
         if (
           error instanceof ApiRequestError &&
           error.code === 'validation_failed' &&
           !this.reorderRetries.has(op.opId)
         ) {
+          if (this.lanes.opsOf(ORDER_LANE).length > 0) return;
           const retry = this.lanes.enqueue({ kind: 'reorder', counterIds: op.counterIds });
           if (retry !== undefined) this.reorderRetries.add(retry);
           return;
