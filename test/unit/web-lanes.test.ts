@@ -57,6 +57,8 @@ function setup() {
   const clock = new ManualClock();
   const requests: Request[] = [];
   const events: string[] = [];
+  /** The operations the store was asked to complete before their first send. */
+  const prepared: string[] = [];
   let ids = 0;
   const handlers: LaneHandlers = {
     send: (op) =>
@@ -87,6 +89,9 @@ function setup() {
     halted: (op) => {
       events.push(`halted ${op.opId}`);
     },
+    prepare: (op) => {
+      prepared.push(op.opId);
+    },
   };
   /** The requests waiting for their answer, oldest first. */
   const inFlight = () => requests.filter((request) => !request.settled);
@@ -94,6 +99,7 @@ function setup() {
     lanes: new Lanes(handlers, clock),
     clock,
     events,
+    prepared,
     requests,
     inFlight,
     /** The oldest request still waiting for its answer. */
@@ -297,6 +303,76 @@ describe('failures', () => {
     await next().fail(offline());
     expect(events).toEqual([]);
     expect(clock.timers.size).toBe(0);
+  });
+});
+
+describe('limits (issue 17)', () => {
+  const limit = () =>
+    new ApiRequestError(409, 'limit_reached', 'Limit reached: this counter cannot go above 10.');
+
+  it('drops taps the server refused at a limit at once, without a retry, and keeps nothing', async () => {
+    const { lanes, next, events, clock, requests } = setup();
+    lanes.enqueue(tap('c1'));
+    lanes.enqueue(tap('c1'));
+    lanes.enqueue(tap('c1'));
+    await next().answer();
+    // The two taps coalesced while the first was in flight are refused whole.
+    expect(requests[1]?.sent).toMatchObject({ times: 2 });
+    await next().fail(limit());
+    expect(events).toEqual([
+      'answered op-1',
+      'failed op-2: Limit reached: this counter cannot go above 10.',
+    ]);
+    expect(clock.timers.size).toBe(0);
+    expect(lanes.pending().count).toBe(0);
+    expect(lanes.pendingOps()).toEqual([]);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('does not retry an undo the server cannot apply either', async () => {
+    const { lanes, next, events, clock } = setup();
+    lanes.enqueue(rename('c1', 'Teas'));
+    await next().fail(
+      new ApiRequestError(409, 'cannot_undo', 'An automatic reset cannot be undone.'),
+    );
+    expect(events.at(-1)).toBe('failed op-1: An automatic reset cannot be undone.');
+    expect(clock.timers.size).toBe(0);
+  });
+});
+
+describe('reorders and sections (issue 17)', () => {
+  it('gives reorders a lane of their own and sends section maximums in the group’s lane', () => {
+    const { lanes, inFlight } = setup();
+    lanes.enqueue({ kind: 'group', patch: { displayName: 'Team' } });
+    lanes.enqueue({ kind: 'section', section: 'Hall', max: 250 });
+    lanes.enqueue({ kind: 'reorder', counterIds: ['b', 'a'] });
+    expect(inFlight().map((request) => request.sent.kind)).toEqual(['group', 'reorder']);
+    expect(lanes.opsOf('#group').map((op) => op.kind)).toEqual(['group', 'section']);
+    expect(lanes.pending()).toEqual({ count: 3, counters: new Set() });
+  });
+
+  it('keeps only the latest of the reorders made while one is in flight', async () => {
+    const { lanes, next, requests } = setup();
+    expect(lanes.enqueue({ kind: 'reorder', counterIds: ['b', 'a', 'c'] })).toBe('op-1');
+    expect(lanes.enqueue({ kind: 'reorder', counterIds: ['c', 'b', 'a'] })).toBe('op-2');
+    expect(lanes.enqueue({ kind: 'reorder', counterIds: ['a', 'c', 'b'] })).toBe('op-2');
+    expect(lanes.pending().count).toBe(2);
+    await next().answer({ counterIds: ['b', 'a', 'c'] });
+    expect(requests).toHaveLength(2);
+    expect(requests[1]?.sent).toMatchObject({ kind: 'reorder', counterIds: ['a', 'c', 'b'] });
+  });
+
+  it('lets the store complete an operation right before its first send, never before a resend', async () => {
+    const { lanes, next, clock, prepared } = setup();
+    lanes.enqueue({ kind: 'reorder', counterIds: ['b', 'a'] });
+    await next().fail(offline());
+    clock.fireAll();
+    expect(prepared).toEqual(['op-1']);
+    // Kept from before: it may have reached the server, so it goes as it is.
+    lanes.restore([{ kind: 'reorder', opId: 'kept', counterIds: ['a', 'b'] }]);
+    await next().answer();
+    await next().answer();
+    expect(prepared).toEqual(['op-1']);
   });
 });
 

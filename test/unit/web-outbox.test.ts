@@ -46,6 +46,50 @@ describe('parseStoredOp', () => {
     });
   });
 
+  it('restores the fields and operations of issue 17', () => {
+    const patch = {
+      goal: 100,
+      min: 0,
+      max: null,
+      reset: 'weekly',
+      startValue: 5,
+      section: 'Entrances',
+    };
+    expect(parseStoredOp({ kind: 'patch', opId: 'p1', counterId: 'c1', patch })).toEqual({
+      kind: 'patch',
+      opId: 'p1',
+      counterId: 'c1',
+      patch,
+    });
+    expect(
+      parseStoredOp({ kind: 'patch', opId: 'p2', counterId: 'c1', patch: { section: null } }),
+    ).toMatchObject({ patch: { section: null } });
+    expect(
+      parseStoredOp({
+        kind: 'group',
+        opId: 'g1',
+        patch: { timeZone: 'Europe/Berlin', weekStart: 7 },
+      }),
+    ).toMatchObject({ patch: { timeZone: 'Europe/Berlin', weekStart: 7 } });
+    expect(parseStoredOp({ kind: 'reorder', opId: 'r1', counterIds: ['b', 'a'] })).toEqual({
+      kind: 'reorder',
+      opId: 'r1',
+      counterIds: ['b', 'a'],
+    });
+    expect(parseStoredOp({ kind: 'section', opId: 's1', section: 'Hall', max: 250 })).toEqual({
+      kind: 'section',
+      opId: 's1',
+      section: 'Hall',
+      max: 250,
+    });
+    expect(parseStoredOp({ kind: 'section', opId: 's2', section: 'Hall', max: null })).toEqual({
+      kind: 'section',
+      opId: 's2',
+      section: 'Hall',
+      max: null,
+    });
+  });
+
   it('drops the in-memory flag a stored operation must not carry back', () => {
     expect(parseStoredOp({ ...adjust, sent: false })).not.toHaveProperty('sent');
   });
@@ -73,6 +117,22 @@ describe('parseStoredOp', () => {
       { kind: 'patch', opId: 'a', counterId: 'c', patch: JSON.parse('{"toString":"x"}') as object },
     ],
     ['a group patch of a counter field', { kind: 'group', opId: 'a', patch: { value: 1 } }],
+    [
+      'a reset period that does not exist',
+      { kind: 'patch', opId: 'a', counterId: 'c', patch: { reset: 'yearly' } },
+    ],
+    ['a fractional goal', { kind: 'patch', opId: 'a', counterId: 'c', patch: { goal: 1.5 } }],
+    [
+      'a start value of none',
+      { kind: 'patch', opId: 'a', counterId: 'c', patch: { startValue: null } },
+    ],
+    ['a week start in words', { kind: 'group', opId: 'a', patch: { weekStart: 'Monday' } }],
+    ['a reorder naming a counter twice', { kind: 'reorder', opId: 'a', counterIds: ['x', 'x'] }],
+    ['a reorder without its list', { kind: 'reorder', opId: 'a' }],
+    ['a reorder naming no counter', { kind: 'reorder', opId: 'a', counterIds: ['x', ''] }],
+    ['a section without a name', { kind: 'section', opId: 'a', section: ' ', max: 1 }],
+    ['a negative section maximum', { kind: 'section', opId: 'a', section: 'Hall', max: -1 }],
+    ['a section maximum that is missing', { kind: 'section', opId: 'a', section: 'Hall' }],
     ['not an object', 'adjust'],
     ['null', null],
   ])('refuses %s', (_label, value) => {

@@ -8,14 +8,24 @@ import type { Counter, Group } from '../../src/shared/api.js';
 import type { Change } from '../../src/shared/protocol.js';
 import type { Op, OpResult } from '../../src/web/live/ops.js';
 import {
+  applyOrder,
   initialServerState,
+  placedIn,
   reduce,
   wasDeleted,
   type ServerEvent,
   type ServerState,
 } from '../../src/web/live/serverState.js';
 
-const group: Group = { id: 'g1', name: 'team', displayName: 'Team', profileImageUrl: null };
+const group: Group = {
+  id: 'g1',
+  name: 'team',
+  displayName: 'Team',
+  profileImageUrl: null,
+  timeZone: 'UTC',
+  weekStart: 1,
+  sectionLimits: {},
+};
 
 function counter(id: string, version: number, fields: Partial<Counter> = {}): Counter {
   return {
@@ -26,6 +36,14 @@ function counter(id: string, version: number, fields: Partial<Counter> = {}): Co
     incrementStep: 1,
     decrementStep: 1,
     thumbnailUrl: null,
+    goal: null,
+    min: null,
+    max: null,
+    reset: null,
+    startValue: 0,
+    section: null,
+    periodStart: null,
+    allTime: 0,
     createdAt: `2026-01-01T00:00:0${id.at(-1) ?? 0}.000Z`,
     version,
     ...fields,
@@ -107,13 +125,14 @@ describe('join snapshot, then live changes', () => {
     expect(ids(after.state)).toEqual(['a1', 'b2']);
   });
 
-  it('keeps creation order when a counter arrives out of order', () => {
+  it('puts a counter it did not have last, where the server puts new counters', () => {
+    // b2 was created before c3, but the group's order (not creation time) decides.
     const state = run(
       initialServerState(group, 0),
-      snapshot(5, [counter('a1', 1), counter('c3', 3)]),
+      snapshot(5, [counter('c3', 3), counter('a1', 1)]),
       changes({ type: 'counter.created', seq: 6, counter: counter('b2', 6) }),
     );
-    expect(ids(state)).toEqual(['a1', 'b2', 'c3']);
+    expect(ids(state)).toEqual(['c3', 'a1', 'b2']);
   });
 
   it('never modifies the state it is given', () => {
@@ -204,6 +223,7 @@ describe('deleted counters', () => {
     );
     expect(ids(state)).toEqual(['b2']);
     state = run(state, changes({ type: 'counter.created', seq: 12, counter: counter('a1', 12) }));
+    // Back in its place: never reordered, the group is in creation order.
     expect(ids(state)).toEqual(['a1', 'b2']);
     expect(wasDeleted(state, 'a1')).toBe(false);
   });
@@ -313,5 +333,190 @@ describe('this tab’s own operations', () => {
       answer(rename, renamed, false),
     );
     expect(afterChange.group).toBe(later);
+  });
+});
+
+describe('the order of the counters (issue 17)', () => {
+  const start = () =>
+    run(
+      initialServerState(group, 0),
+      snapshot(10, [counter('a1', 1), counter('b2', 2), counter('c3', 3)]),
+    );
+  const reordered = (seq: number, counterIds: string[], opIds?: string[]): Change => ({
+    type: 'counters.reordered',
+    seq,
+    counterIds,
+    ...(opIds ? { opIds } : {}),
+  });
+
+  it('follows the order of the list and of the snapshot, not creation times', () => {
+    const listed = run(initialServerState(group, 0), {
+      type: 'list',
+      counters: [counter('c3', 3), counter('a1', 1)],
+    });
+    expect(ids(listed)).toEqual(['c3', 'a1']);
+    const snapped = run(
+      listed,
+      snapshot(5, [counter('b2', 2), counter('c3', 3), counter('a1', 1)]),
+    );
+    expect(ids(snapped)).toEqual(['b2', 'c3', 'a1']);
+  });
+
+  it('applies a newer reorder and confirms the operation that made it', () => {
+    const { state, confirmed } = reduce(
+      start(),
+      changes(reordered(11, ['c3', 'a1', 'b2'], ['op-9'])),
+    );
+    expect(ids(state)).toEqual(['c3', 'a1', 'b2']);
+    expect(state.orderSeq).toBe(11);
+    expect(confirmed).toEqual(['op-9']);
+  });
+
+  it('ignores a reorder no newer than the order held', () => {
+    const state = run(
+      start(),
+      changes(reordered(12, ['b2', 'c3', 'a1'])),
+      changes(reordered(11, ['c3', 'a1', 'b2'])),
+      changes(reordered(10, ['a1', 'c3', 'b2'])),
+    );
+    expect(ids(state)).toEqual(['b2', 'c3', 'a1']);
+  });
+
+  it('keeps counters a reorder does not list after the listed ones, in their relative order', () => {
+    const state = run(
+      start(),
+      changes(
+        { type: 'counter.created', seq: 11, counter: counter('d4', 11) },
+        reordered(12, ['c3', 'a1', 'gone']),
+      ),
+    );
+    expect(ids(state)).toEqual(['c3', 'a1', 'b2', 'd4']);
+    expect(state.counters.has('gone')).toBe(false);
+  });
+
+  it('brings a counter an undo restores back among the unplaced ones by creation time', () => {
+    // d4 and e5 were created after the reorder (unplaced): b2, restored, goes between them by its
+    // creation time, after every counter the reorder placed, as the server lists it.
+    const state = run(
+      start(),
+      changes(reordered(11, ['c3', 'a1', 'b2'])),
+      changes({ type: 'counter.deleted', seq: 12, counterId: 'b2' }),
+      changes({ type: 'counter.created', seq: 13, counter: counter('a4', 13) }),
+      changes({ type: 'counter.created', seq: 14, counter: counter('e5', 14) }),
+      changes({ type: 'counter.created', seq: 15, counter: counter('b2', 15) }),
+    );
+    expect(ids(state)).toEqual(['c3', 'a1', 'b2', 'a4', 'e5']);
+  });
+
+  it('tells the placed counters of a list by its tail in creation order', () => {
+    const listed = (...list: Counter[]) => [...placedIn(list)];
+    expect(listed()).toEqual([]);
+    expect(listed(counter('a1', 1), counter('b2', 2), counter('c3', 3))).toEqual([]);
+    expect(listed(counter('c3', 3), counter('a1', 1), counter('b2', 2))).toEqual(['c3']);
+    const fromList = run(initialServerState(group, 0), {
+      type: 'list',
+      counters: [counter('c3', 3), counter('a1', 1)],
+    });
+    expect([...fromList.placed]).toEqual(['c3']);
+    expect(
+      ids(run(fromList, changes({ type: 'counter.created', seq: 5, counter: counter('b2', 5) }))),
+    ).toEqual(['c3', 'a1', 'b2']);
+  });
+
+  it('puts a counter created after a reorder last', () => {
+    const state = run(
+      start(),
+      changes(reordered(11, ['c3', 'b2', 'a1'])),
+      changes({ type: 'counter.created', seq: 12, counter: counter('d4', 12) }),
+    );
+    expect(ids(state)).toEqual(['c3', 'b2', 'a1', 'd4']);
+  });
+
+  it('takes the answer to this tab’s reorder only while no live change carrying it has come', () => {
+    const op: Op = { kind: 'reorder', opId: 'op-5', counterIds: ['b2', 'a1', 'c3'], sent: true };
+    expect(ids(run(start(), answer(op, { counterIds: ['b2', 'a1', 'c3'] })))).toEqual([
+      'b2',
+      'a1',
+      'c3',
+    ]);
+    const later = run(
+      start(),
+      changes(reordered(11, ['b2', 'a1', 'c3'], ['op-5'])),
+      changes(reordered(12, ['c3', 'b2', 'a1'])),
+      answer(op, { counterIds: ['b2', 'a1', 'c3'] }, false),
+    );
+    expect(ids(later)).toEqual(['c3', 'b2', 'a1']);
+  });
+
+  it('keeps a reorder seen live after the snapshot it was not yet in', () => {
+    const state = run(
+      start(),
+      changes(reordered(14, ['c3', 'b2', 'a1'])),
+      // A snapshot taken before the reorder (seq 13), with a counter deleted meanwhile.
+      snapshot(13, [counter('a1', 1), counter('c3', 3)]),
+    );
+    expect(ids(state)).toEqual(['c3', 'a1']);
+  });
+
+  it('takes the snapshot order when the snapshot is newer than the order held', () => {
+    const state = run(
+      start(),
+      changes(reordered(11, ['c3', 'b2', 'a1'])),
+      snapshot(15, [counter('b2', 2), counter('a1', 1), counter('c3', 3)]),
+    );
+    expect(ids(state)).toEqual(['b2', 'a1', 'c3']);
+  });
+
+  it('answers a section maximum with the group while no live change carrying it has come', () => {
+    const withLimit = { ...group, sectionLimits: { Hall: 250 } };
+    const op: Op = { kind: 'section', opId: 'op-6', section: 'Hall', max: 250, sent: true };
+    expect(run(initialServerState(group, 4), answer(op, withLimit)).group).toBe(withLimit);
+  });
+});
+
+describe('applyOrder', () => {
+  it('lists the given ids first, once each, then the others in their order', () => {
+    expect(applyOrder(['a', 'b', 'c', 'd'], ['c', 'x', 'a', 'c'])).toEqual(['c', 'a', 'b', 'd']);
+    expect(applyOrder(['a', 'b'], [])).toEqual(['a', 'b']);
+  });
+});
+
+describe('goals reached (issue 17)', () => {
+  const start = () =>
+    run(initialServerState(group, 0), snapshot(10, [counter('a1', 10, { goal: 5, value: 4 })]));
+  const reached = (seq: number, by = 'Ada'): Change => ({
+    type: 'counter.updated',
+    seq,
+    counter: counter('a1', seq, { goal: 5, value: 5 }),
+    goalReachedBy: by,
+  });
+
+  it('reports a live change that reached a goal, with who reached it', () => {
+    const { goals } = reduce(start(), changes(reached(11)));
+    expect(goals).toEqual([
+      { seq: 11, member: 'Ada', counterId: 'a1', counterName: 'A1', goal: 5 },
+    ]);
+  });
+
+  it('reports each change once: a repeat of it, or an older change, is no news', () => {
+    const once = run(start(), changes(reached(11)));
+    expect(reduce(once, changes(reached(11))).goals).toEqual([]);
+    expect(reduce(once, changes(reached(9))).goals).toEqual([]);
+  });
+
+  it('reports it even when this tab’s own answer brought the counter first', () => {
+    const answered = run(start(), answer(tapOp, counter('a1', 11, { goal: 5, value: 5 })));
+    expect(reduce(answered, changes(reached(11))).goals).toHaveLength(1);
+  });
+
+  it('never reports a goal from a snapshot, nor from a change without goalReachedBy', () => {
+    expect(reduce(start(), snapshot(12, [counter('a1', 12, { goal: 5, value: 5 })])).goals).toEqual(
+      [],
+    );
+    const { goals } = reduce(
+      start(),
+      changes({ type: 'counter.updated', seq: 11, counter: counter('a1', 11, { goal: 5 }) }),
+    );
+    expect(goals).toEqual([]);
   });
 });

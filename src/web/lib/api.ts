@@ -233,3 +233,31 @@ export function undoEntry(
     opId,
   });
 }
+
+// ---- Issue 17: the counters' order and the sections' maximums --------------------------------
+
+type CounterOrder = import('../../shared/api.js').CounterOrder;
+
+/** Puts every counter of the group in this order (PUT …/order); answers the new order. */
+export function reorderCounters(
+  name: string,
+  key: string,
+  counterIds: readonly string[],
+  opId: string,
+): Promise<CounterOrder> {
+  const body: import('../../shared/api.js').OrderInput = { counterIds: [...counterIds] };
+  return request<CounterOrder>('PUT', `${groupPath(name)}/order`, { key, body, opId });
+}
+
+/** Sets (a number) or clears (null) a section's maximum; answers the group. */
+export function updateSection(
+  name: string,
+  key: string,
+  section: string,
+  max: number | null,
+  opId: string,
+): Promise<Group> {
+  const body: import('../../shared/api.js').SectionInput = { max };
+  const path = `${groupPath(name)}/sections/${encodeURIComponent(section)}`;
+  return request<Group>('PUT', path, { key, body, opId });
+}

@@ -29,24 +29,26 @@ import { MESSAGES } from '../../shared/messages.js';
 import { ApiRequestError, fetchCounters, undoEntry, undoOperation } from '../lib/api.js';
 import { newOperationId } from '../lib/ids.js';
 import type { LiveConnection, LiveHandlers, LiveStatus } from './connection.js';
-import { GROUP_LANE, Lanes, type LaneClock, type LaneHandlers } from './lanes.js';
+import { GROUP_LANE, Lanes, ORDER_LANE, type LaneClock, type LaneHandlers } from './lanes.js';
 import type { CounterPatch, GroupPatch, Op } from './ops.js';
 import { Outbox } from './outbox.js';
 import { sendOp } from './send.js';
 import {
+  applyOrder,
   initialServerState,
   reduce,
   wasDeleted,
+  type GoalReached,
   type ServerEvent,
   type ServerState,
 } from './serverState.js';
-import { CounterViews, groupWithPending } from './view.js';
+import { CounterViews, groupWithPending, orderWithPending } from './view.js';
 
 export interface GroupViewState {
   group: Group;
   /**
-   * In creation order, pending changes applied, pending deletes hidden; null until the list has
-   * loaded (SPEC §2 'Loading counters...').
+   * In the group's order (this tab's pending reorder applied), pending changes applied, pending
+   * deletes hidden; null until the list has loaded (SPEC §2 'Loading counters...').
    */
   counters: readonly Counter[] | null;
   /** Loading the list failed and nothing has filled it since (the banner says why). */
@@ -68,7 +70,28 @@ export interface GroupViewState {
   access: AccessLevel;
   /** Who has the group open now (presence), one entry per browser. */
   members: readonly PresenceMember[];
+  /** Goals just reached, live (issue 17): each shown for GOAL_NOTICE_MS, oldest first. */
+  goalNotices: readonly GoalNotice[];
 }
+
+export interface GoalNotice {
+  /** The change that reached the goal (its change number): one notice per change. */
+  id: number;
+  counterId: string;
+  text: string;
+}
+
+/** How long a goal-reached notice stays on screen, ms (long enough to read it twice). */
+export const GOAL_NOTICE_MS = 6_000;
+/** At most this many goal notices at once (a burst of goals keeps the newest). */
+const GOAL_NOTICES_MAX = 3;
+
+/**
+ * What the page says when a reorder or a section's maximum could not be saved and the server
+ * sent no message of its own. (To move to shared/messages.ts with the issue 17 contract.)
+ */
+export const FAILED_TO_REORDER = 'Failed to save the new order';
+export const FAILED_TO_UPDATE_SECTION = 'Failed to update the section';
 
 /** This tab remembers its last changes for Ctrl+Z (the server keeps operation ids for 24 h). */
 const UNDO_DEPTH = 100;
@@ -106,6 +129,10 @@ export class GroupStore {
   private readonly outbox: Outbox;
   /** The lanes' revision the outbox was last written at. */
   private savedRevision = 0;
+  private goalNotices: readonly GoalNotice[] = [];
+  private readonly goalTimers = new Set<number>();
+  /** Reorders sent again after the server found them out of date (each is retried once). */
+  private readonly reorderRetries = new Set<string>();
   private state: GroupViewState;
 
   /**
@@ -228,6 +255,8 @@ export class GroupStore {
     window.removeEventListener('online', this.retryNow);
     this.connection?.stop();
     this.lanes.dispose();
+    for (const timer of this.goalTimers) window.clearTimeout(timer);
+    this.goalTimers.clear();
     this.listeners.clear();
   }
 
@@ -254,7 +283,7 @@ export class GroupStore {
 
   private buildState(): GroupViewState {
     const counters: Counter[] = [];
-    for (const id of this.server.order) {
+    for (const id of orderWithPending(this.server.order, this.lanes.opsOf(ORDER_LANE))) {
       const view = this.counterView(id);
       if (view) counters.push(view);
     }
@@ -272,6 +301,7 @@ export class GroupStore {
       pendingDurable: this.outbox.durable,
       access: this.access,
       members: this.members,
+      goalNotices: this.goalNotices,
     };
   }
 
@@ -320,6 +350,46 @@ export class GroupStore {
   updateGroup(patch: GroupPatch): void {
     if (Object.keys(patch).length === 0) return;
     this.lanes.enqueue({ kind: 'group', patch });
+    this.emit();
+  }
+
+  /**
+   * Puts the counters in this order (issue 17): shown at once, sent as one reorder. Counters it
+   * does not list keep their relative order after the listed ones; the list sent names every
+   * counter the server has when it leaves (see `prepare`).
+   */
+  reorder(counterIds: readonly string[]): void {
+    const current = this.state.counters;
+    if (current === null) return;
+    const next = applyOrder(
+      current.map((counter) => counter.id),
+      counterIds,
+    );
+    if (next.every((id, index) => id === current[index]?.id)) return;
+    this.lanes.enqueue({ kind: 'reorder', counterIds: next });
+    this.emit();
+  }
+
+  /** Moves one counter `offset` places (-1: up, 1: down) in the group's order. */
+  moveCounter(counterId: string, offset: number): void {
+    const ids = (this.state.counters ?? []).map((counter) => counter.id);
+    const from = ids.indexOf(counterId);
+    const to = Math.max(0, Math.min(ids.length - 1, from + offset));
+    if (from === -1 || from === to) return;
+    ids.splice(from, 1);
+    ids.splice(to, 0, counterId);
+    this.reorder(ids);
+  }
+
+  /** Sets (a number ≥ 0) or clears (null) the maximum of the counters of one section together. */
+  updateSection(section: string, max: number | null): void {
+    if ((this.state.group.sectionLimits[section] ?? null) === max) return;
+    this.lanes.enqueue({ kind: 'section', section, max });
+    this.emit();
+  }
+
+  dismissGoalNotice(id: number): void {
+    this.goalNotices = this.goalNotices.filter((notice) => notice.id !== id);
     this.emit();
   }
 
@@ -372,13 +442,34 @@ export class GroupStore {
 
   /** Applies what the server says, and retires or drops the pending operations it settles. */
   private dispatch(event: ServerEvent): void {
-    const { state, removed, confirmed } = reduce(this.server, event);
+    const { state, removed, confirmed, goals } = reduce(this.server, event);
     this.server = state;
     for (const id of removed) {
       this.lanes.drop(id);
       this.views.forget(id);
     }
     for (const opId of confirmed) this.lanes.retire(opId);
+    for (const goal of goals) this.announceGoal(goal);
+  }
+
+  /** Everyone present sees a goal reached, for a few seconds (the grid's polite live region). */
+  private announceGoal(goal: GoalReached): void {
+    if (this.goalNotices.some((notice) => notice.id === goal.seq)) return;
+    const notice: GoalNotice = {
+      id: goal.seq,
+      counterId: goal.counterId,
+      text: MESSAGES.goalReached(
+        goal.member,
+        goal.counterName === '' ? MESSAGES.newCounterName : goal.counterName,
+        goal.goal,
+      ),
+    };
+    this.goalNotices = [...this.goalNotices, notice].slice(-GOAL_NOTICES_MAX);
+    const timer = window.setTimeout(() => {
+      this.goalTimers.delete(timer);
+      this.dismissGoalNotice(notice.id);
+    }, GOAL_NOTICE_MS);
+    this.goalTimers.add(timer);
   }
 
   private awaitCounterList(list: Promise<readonly Counter[]>): void {
@@ -419,10 +510,15 @@ export class GroupStore {
   private readonly laneHandlers: LaneHandlers = {
     send: (op) => sendOp(this.slug, this.key, op),
     newOpId: newOperationId,
+    prepare: (op) => {
+      // A reorder names every counter the server has now: those created since it was made
+      // (e.g. while offline) keep their place after the ones it lists, deleted ones drop out.
+      if (op.kind === 'reorder') op.counterIds = applyOrder(this.server.order, op.counterIds);
+    },
     answered: (op, result, wasPending) => {
       this.remember(op);
       this.dispatch({ type: 'answer', op, result, wasPending });
-      if (op.kind === 'create' && result) this.lastCreatedId = result.id;
+      if (op.kind === 'create' && result) this.lastCreatedId = (result as Counter).id;
       this.emit();
     },
     failed: (op, error) => {
@@ -471,6 +567,25 @@ export class GroupStore {
       case 'group':
         // SPEC §8: group update failures are only logged.
         console.error('Failed to update group', error);
+        return;
+      case 'reorder':
+        // Counters came or went between the reorder leaving and arriving (e.g. one kept offline):
+        // once, the same order goes again, completed with what the server has now (prepare),
+        // unless a later reorder waits (it says what the member wants now).
+        if (
+          error instanceof ApiRequestError &&
+          error.code === 'validation_failed' &&
+          !this.reorderRetries.has(op.opId)
+        ) {
+          if (this.lanes.opsOf(ORDER_LANE).length > 0) return;
+          const retry = this.lanes.enqueue({ kind: 'reorder', counterIds: op.counterIds });
+          if (retry !== undefined) this.reorderRetries.add(retry);
+          return;
+        }
+        this.error = serverMessage ?? FAILED_TO_REORDER;
+        return;
+      case 'section':
+        this.error = serverMessage ?? FAILED_TO_UPDATE_SECTION;
         return;
     }
   }

@@ -15,6 +15,8 @@ import { changeCount, type Op, type OpResult, type StoredOp } from './ops.js';
 /** The lanes of the changes that belong to no counter. */
 export const GROUP_LANE = '#group';
 export const CREATE_LANE = '#create';
+/** Issue 17: the counters' order, a lane of its own (a reorder waits for no counter's taps). */
+export const ORDER_LANE = '#order';
 
 /** Retry delays for operations that got no answer, ms (doubling, capped). */
 export const RETRY_BASE_MS = 500;
@@ -39,6 +41,12 @@ export interface LaneHandlers {
   /** A fresh operation id (Idempotency-Key). */
   newOpId(): string;
   /**
+   * Called once, right before an operation is sent for the first time (its content may still
+   * change here; it is frozen from then on). E.g. a reorder made offline is completed with the
+   * counters created meanwhile.
+   */
+  prepare?(op: Op): void;
+  /**
    * The server applied `op`; it has left its lane. `wasPending`: it was still queued, that is no
    * live change carrying it arrived first. Called before the lane's next operation is sent.
    */
@@ -62,7 +70,17 @@ interface Lane {
 }
 
 export function laneOf(op: NewOp): string {
-  return op.kind === 'create' ? CREATE_LANE : op.kind === 'group' ? GROUP_LANE : op.counterId;
+  switch (op.kind) {
+    case 'create':
+      return CREATE_LANE;
+    case 'group':
+    case 'section':
+      return GROUP_LANE;
+    case 'reorder':
+      return ORDER_LANE;
+    default:
+      return op.counterId;
+  }
 }
 
 export class Lanes {
@@ -80,12 +98,15 @@ export class Lanes {
 
   /**
    * Queues a change and sends it as soon as its lane is free. A tap joins the lane's last tap in
-   * the same direction while that one has not been sent.
+   * the same direction while that one has not been sent; a reorder replaces the lane's last
+   * reorder that has not been sent (only the latest order matters). Returns the id of the
+   * operation that carries the change.
    */
-  enqueue(change: NewOp): void {
-    if (this.disposed) return;
+  enqueue(change: NewOp): string | undefined {
+    if (this.disposed) return undefined;
     const lane = this.lane(laneOf(change));
     const last = lane.ops.at(-1);
+    let opId: string;
     if (
       change.kind === 'adjust' &&
       last?.kind === 'adjust' &&
@@ -94,13 +115,19 @@ export class Lanes {
     ) {
       last.times += change.times;
       last.delta += change.delta;
+      opId = last.opId;
+    } else if (change.kind === 'reorder' && last?.kind === 'reorder' && !last.sent) {
+      last.counterIds = change.counterIds;
+      opId = last.opId;
     } else {
       const op: Op = { ...change, opId: this.handlers.newOpId(), sent: false };
       lane.ops.push(op);
       this.byOpId.set(op.opId, lane);
+      opId = op.opId;
     }
     this.changed(lane.key);
     this.pump(lane);
+    return opId;
   }
 
   /**
@@ -236,6 +263,7 @@ export class Lanes {
       if (this.lanes.get(lane.key) === lane) this.lanes.delete(lane.key);
       return;
     }
+    if (!op.sent) this.handlers.prepare?.(op);
     op.sent = true;
     lane.inflight = op;
     this.handlers.send(op).then(

@@ -4,7 +4,7 @@
  * one rule every one of them counts by: a module of its own so that none of them has to import
  * another for its types.
  */
-import type { AdjustDirection, Counter, Group } from '../../shared/api.js';
+import type { AdjustDirection, Counter, CounterOrder, Group } from '../../shared/api.js';
 import type { CounterField, GroupField } from '../../shared/fields.js';
 
 /** A display-ready counter patch (already sanitised / normalised as the server would). */
@@ -30,7 +30,11 @@ export type StoredOp =
   | { kind: 'patch'; opId: string; counterId: string; patch: CounterPatch; name?: string }
   | { kind: 'delete'; opId: string; counterId: string; name?: string }
   | { kind: 'create'; opId: string }
-  | { kind: 'group'; opId: string; patch: GroupPatch };
+  | { kind: 'group'; opId: string; patch: GroupPatch }
+  /** Issue 17: every counter of the group, in the new order (PUT …/order). */
+  | { kind: 'reorder'; opId: string; counterIds: string[] }
+  /** Issue 17: a section's maximum set (a number) or cleared (null) (PUT …/sections/{section}). */
+  | { kind: 'section'; opId: string; section: string; max: number | null };
 
 /**
  * A queued change in memory. `sent`: handed to the network at least once, so its content is
@@ -38,8 +42,11 @@ export type StoredOp =
  */
 export type Op = StoredOp & { sent: boolean };
 
-/** What the server answers a change with: the counter or group after it, nothing for a delete. */
-export type OpResult = Counter | Group | undefined;
+/**
+ * What the server answers a change with: the counter or group after it, the counters' new order
+ * for a reorder, nothing for a delete.
+ */
+export type OpResult = Counter | Group | CounterOrder | undefined;
 
 /** How many changes a list of operations stands for: each tap counts, as the page shows them. */
 export function changeCount(ops: readonly { kind: string; times?: number }[]): number {

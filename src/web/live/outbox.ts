@@ -14,7 +14,8 @@
  * The access key is never written here (the link carries it), only what the member typed or
  * tapped. Entries that do not parse are dropped, never half-applied.
  */
-import type { CounterField, GroupField } from '../../shared/fields.js';
+import { RESET_PERIODS, type CounterField, type GroupField } from '../../shared/fields.js';
+import { ORDER_MAX_COUNTERS } from '../../shared/limits.js';
 import { changeCount, type StoredOp } from './ops.js';
 
 interface Entry {
@@ -43,24 +44,50 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const isInt = (value: unknown): value is number => Number.isSafeInteger(value);
 const optionalName = (value: unknown) => (typeof value === 'string' ? { name: value } : {});
 
-type FieldType = 'string' | 'int' | 'url';
+/**
+ * 'url' and 'textOrNull': a string or null (none); 'intOrNull': a whole number or null;
+ * 'reset': one of RESET_PERIODS or null.
+ */
+type FieldType = 'string' | 'int' | 'url' | 'intOrNull' | 'textOrNull' | 'reset';
+
+const RESETS: readonly unknown[] = RESET_PERIODS;
+
+function fieldOk(type: FieldType, raw: unknown): boolean {
+  switch (type) {
+    case 'string':
+      return typeof raw === 'string';
+    case 'int':
+      return isInt(raw);
+    case 'url':
+    case 'textOrNull':
+      return raw === null || typeof raw === 'string';
+    case 'intOrNull':
+      return raw === null || isInt(raw);
+    case 'reset':
+      return raw === null || RESETS.includes(raw);
+  }
+}
 
 function parsePatch(value: unknown, fields: Readonly<Record<string, FieldType>>) {
   if (!isRecord(value)) return null;
   const patch: Record<string, unknown> = {};
   for (const [field, raw] of Object.entries(value)) {
     const type = Object.hasOwn(fields, field) ? fields[field] : undefined;
-    if (type === undefined) return null;
-    const ok =
-      type === 'int'
-        ? isInt(raw)
-        : type === 'url'
-          ? raw === null || typeof raw === 'string'
-          : typeof raw === 'string';
-    if (!ok) return null;
+    if (type === undefined || !fieldOk(type, raw)) return null;
     patch[field] = raw;
   }
   return Object.keys(patch).length > 0 ? patch : null;
+}
+
+/** A reorder's counter ids: distinct, non-empty, as many as a group may hold. */
+function parseCounterIds(value: unknown): string[] | null {
+  if (!Array.isArray(value) || value.length > ORDER_MAX_COUNTERS) return null;
+  const ids: string[] = [];
+  for (const id of value) {
+    if (typeof id !== 'string' || id === '' || id.length > 64) return null;
+    ids.push(id);
+  }
+  return new Set(ids).size === ids.length ? ids : null;
 }
 
 /**
@@ -74,10 +101,18 @@ const COUNTER_FIELD_TYPES: Record<CounterField, FieldType> = {
   incrementStep: 'int',
   decrementStep: 'int',
   thumbnailUrl: 'url',
+  goal: 'intOrNull',
+  min: 'intOrNull',
+  max: 'intOrNull',
+  reset: 'reset',
+  startValue: 'int',
+  section: 'textOrNull',
 };
 const GROUP_FIELD_TYPES: Record<GroupField, FieldType> = {
   displayName: 'string',
   profileImageUrl: 'url',
+  timeZone: 'string',
+  weekStart: 'int',
 };
 
 /** One stored operation, or null when it is not one this version can send. */
@@ -88,6 +123,16 @@ export function parseStoredOp(value: unknown): StoredOp | null {
   if (value.kind === 'group') {
     const patch = parsePatch(value.patch, GROUP_FIELD_TYPES);
     return patch ? { kind: 'group', opId, patch } : null;
+  }
+  if (value.kind === 'reorder') {
+    const counterIds = parseCounterIds(value.counterIds);
+    return counterIds ? { kind: 'reorder', opId, counterIds } : null;
+  }
+  if (value.kind === 'section') {
+    const { section, max } = value;
+    if (typeof section !== 'string' || section.trim() === '') return null;
+    if (max !== null && !(isInt(max) && max >= 0)) return null;
+    return { kind: 'section', opId, section, max };
   }
   if (typeof counterId !== 'string' || counterId === '') return null;
   switch (value.kind) {

@@ -4,8 +4,10 @@ import {
   adjustCounter,
   createCounter,
   deleteCounter,
+  reorderCounters,
   updateCounter,
   updateGroup,
+  updateSection,
 } from '../lib/api.js';
 import type { Op, OpResult } from './ops.js';
 
@@ -21,5 +23,9 @@ export function sendOp(slug: string, key: string, op: Op): Promise<OpResult> {
       return createCounter(slug, key, op.opId);
     case 'group':
       return updateGroup(slug, key, op.patch satisfies GroupPatchInput, op.opId);
+    case 'reorder':
+      return reorderCounters(slug, key, op.counterIds, op.opId);
+    case 'section':
+      return updateSection(slug, key, op.section, op.max, op.opId);
   }
 }

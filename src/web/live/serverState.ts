@@ -9,8 +9,14 @@
  * that deleted it (Infinity until known, e.g. after this tab's own delete answer): anything about
  * it no newer than that is a late event and ignored; a newer one is the counter coming back (an
  * undo). Groups have no version: the snapshot's `seq` and each change's `seq` order them.
+ *
+ * Order (issue 17): the server's order is the truth. The list and the snapshot come in it, and a
+ * `counters.reordered` change replaces it when newer than what the order is known at. The server
+ * lists the counters a reorder placed first, then the others (created since, or never reordered)
+ * by creation time: a counter new to this tab joins that unplaced tail by its creation time, so a
+ * new counter goes last and one an undo brings back returns to its place, as on the server.
  */
-import type { Counter, Group } from '../../shared/api.js';
+import type { Counter, CounterOrder, Group } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
 import type { Op, OpResult } from './ops.js';
 
@@ -19,8 +25,17 @@ export interface ServerState {
   /** The change number `group` is known at. */
   readonly groupSeq: number;
   readonly counters: ReadonlyMap<string, Counter>;
-  /** Counter ids in creation order. */
+  /** Counter ids in the server's order (the group's order, issue 17). */
   readonly order: readonly string[];
+  /** The change number `order` is known at (-1: only from the list, no change number). */
+  readonly orderSeq: number;
+  /**
+   * Counters a reorder gave a place (as far as this tab can tell): the others follow them on the
+   * server, by creation time.
+   */
+  readonly placed: ReadonlySet<string>;
+  /** The newest live change number this tab has seen (the snapshot's included). */
+  readonly changeSeq: number;
   /** Tombstones: deleted counter id → the change number that deleted it (Infinity: unknown). */
   readonly deleted: ReadonlyMap<string, number>;
   /** The counter list has arrived (the list answer or a live snapshot). */
@@ -47,6 +62,43 @@ export interface Reduced {
   removed: readonly string[];
   /** This tab's operation ids that the applied changes contain: they are pending no more. */
   confirmed: readonly string[];
+  /** Goals reached by the live changes of this event (never by a snapshot), once per change. */
+  goals: readonly GoalReached[];
+}
+
+/** A live change took a counter to its goal. */
+export interface GoalReached {
+  /** The change number: one notice per change. */
+  seq: number;
+  member: string;
+  counterId: string;
+  counterName: string;
+  goal: number;
+}
+
+/**
+ * `order` rearranged as `counterIds` says: the ids it lists first (those `order` holds, each
+ * once), then the others in their relative order.
+ */
+export function applyOrder(order: readonly string[], counterIds: readonly string[]): string[] {
+  const present = new Set(order);
+  const listed: string[] = [];
+  for (const id of counterIds) {
+    if (present.delete(id)) listed.push(id);
+  }
+  return [...listed, ...order.filter((id) => present.has(id))];
+}
+
+/**
+ * The counters of a list in the server's order that a reorder placed, as far as the list tells:
+ * all but its longest tail in creation order (the server sorts unplaced counters so). A group
+ * never reordered is in creation order throughout: none placed.
+ */
+export function placedIn(counters: readonly Counter[]): Set<string> {
+  let tail = counters.length - 1;
+  while (tail > 0 && (counters[tail - 1]?.createdAt ?? '') <= (counters[tail]?.createdAt ?? ''))
+    tail -= 1;
+  return new Set(counters.slice(0, Math.max(0, tail)).map((counter) => counter.id));
 }
 
 export function initialServerState(group: Group, seq: number): ServerState {
@@ -55,6 +107,9 @@ export function initialServerState(group: Group, seq: number): ServerState {
     groupSeq: seq,
     counters: new Map(),
     order: [],
+    orderSeq: -1,
+    placed: new Set(),
+    changeSeq: seq,
     deleted: new Map(),
     loaded: false,
   };
@@ -62,13 +117,13 @@ export function initialServerState(group: Group, seq: number): ServerState {
 
 /** The state after `event`; `state` itself is never modified. */
 export function reduce(state: ServerState, event: ServerEvent): Reduced {
-  if (event.type === 'list' && state.loaded) return { state, removed: [], confirmed: [] };
+  if (event.type === 'list' && state.loaded)
+    return { state, removed: [], confirmed: [], goals: [] };
   const draft = new Draft(state);
   const confirmed: string[] = [];
   switch (event.type) {
     case 'list':
-      for (const counter of event.counters) draft.absorb(counter);
-      draft.loaded = true;
+      draft.loadList(event.counters);
       break;
     case 'snapshot':
       draft.replaceWith(event.group, event.seq, event.counters);
@@ -86,7 +141,7 @@ export function reduce(state: ServerState, event: ServerEvent): Reduced {
       draft.remove(event.counterId);
       break;
   }
-  return { state: draft.done(), removed: draft.removed, confirmed };
+  return { state: draft.done(), removed: draft.removed, confirmed, goals: draft.goals };
 }
 
 /** This counter was deleted (a late error about it is no news). */
@@ -101,8 +156,14 @@ class Draft {
   loaded: boolean;
   private readonly counters: Map<string, Counter>;
   private order: string[];
+  private orderSeq: number;
+  private placed: Set<string>;
+  private changeSeq: number;
+  /** The newest change number seen before this event. */
+  private readonly seenSeq: number;
   private readonly deleted: Map<string, number>;
   readonly removed: string[] = [];
+  readonly goals: GoalReached[] = [];
 
   constructor(state: ServerState) {
     this.group = state.group;
@@ -110,6 +171,10 @@ class Draft {
     this.loaded = state.loaded;
     this.counters = new Map(state.counters);
     this.order = [...state.order];
+    this.orderSeq = state.orderSeq;
+    this.placed = new Set(state.placed);
+    this.changeSeq = state.changeSeq;
+    this.seenSeq = state.changeSeq;
     this.deleted = new Map(state.deleted);
   }
 
@@ -119,16 +184,39 @@ class Draft {
       groupSeq: this.groupSeq,
       counters: this.counters,
       order: this.order,
+      orderSeq: this.orderSeq,
+      placed: this.placed,
+      changeSeq: this.changeSeq,
       deleted: this.deleted,
       loaded: this.loaded,
     };
   }
 
   apply(change: Change): void {
+    // Live changes come in commit order: one no newer than what was seen before this event is a
+    // repeat (the changes of one commit share its number, so the comparison is not with each other).
+    const fresh = change.seq > this.seenSeq;
+    this.changeSeq = Math.max(this.changeSeq, change.seq);
     switch (change.type) {
       case 'counter.created':
-      case 'counter.updated':
         this.absorb(change.counter);
+        return;
+      case 'counter.updated': {
+        const { counter, goalReachedBy } = change;
+        if (fresh && goalReachedBy !== undefined && counter.goal !== null && !this.gone(counter)) {
+          this.goals.push({
+            seq: change.seq,
+            member: goalReachedBy,
+            counterId: counter.id,
+            counterName: counter.name,
+            goal: counter.goal,
+          });
+        }
+        this.absorb(counter);
+        return;
+      }
+      case 'counters.reordered':
+        if (change.seq > this.orderSeq) this.reordered(change.counterIds, change.seq);
         return;
       case 'counter.deleted':
         this.remove(change.counterId, change.seq);
@@ -159,9 +247,14 @@ class Draft {
         this.remove(op.counterId);
         return;
       case 'group':
+      case 'section':
         // Without a version on groups, the answer only counts while the live change that carries
         // this operation has not arrived (after it, the change stream is at least as new).
         if (wasPending) this.group = result as Group;
+        return;
+      case 'reorder':
+        // No change number either: the same rule as the group's.
+        if (wasPending && result) this.reordered((result as CounterOrder).counterIds);
         return;
     }
   }
@@ -194,7 +287,15 @@ class Draft {
     }
     this.counters.clear();
     for (const [id, counter] of next) this.counters.set(id, counter);
-    this.order = order;
+    // A reorder newer than the snapshot (seen live before it) still holds for what it listed.
+    if (seq >= this.orderSeq) {
+      this.order = order;
+      this.placed = placedIn(counters);
+      this.orderSeq = seq;
+    } else {
+      this.order = applyOrder(order, this.order);
+    }
+    this.changeSeq = Math.max(this.changeSeq, seq);
     if (seq >= this.groupSeq) {
       this.group = group;
       this.groupSeq = seq;
@@ -202,7 +303,25 @@ class Draft {
     this.loaded = true;
   }
 
-  /** Inserts a counter (skipping duplicates) or applies it if newer than the one held. */
+  /** The first load of the list (HTTP), in the server's order. */
+  loadList(counters: readonly Counter[]): void {
+    for (const id of placedIn(counters)) this.placed.add(id);
+    for (const counter of counters) this.absorb(counter);
+    this.loaded = true;
+  }
+
+  /** The server put its counters in this order (a reorder); `seq`: its change number, if known. */
+  private reordered(counterIds: readonly string[], seq?: number): void {
+    this.order = applyOrder(this.order, counterIds);
+    this.placed = new Set(counterIds);
+    if (seq !== undefined) this.orderSeq = seq;
+  }
+
+  /**
+   * Inserts a counter (skipping duplicates) or applies it if newer than the one held. A counter
+   * new here joins the unplaced tail by creation time, as on the server: last when just created,
+   * back in its place when an undo restores it.
+   */
   absorb(counter: Counter): void {
     if (this.gone(counter)) return;
     this.deleted.delete(counter.id);
@@ -212,11 +331,11 @@ class Draft {
       return;
     }
     this.counters.set(counter.id, counter);
-    // Keep creation order even if events arrive out of order.
     let index = this.order.length;
     while (index > 0) {
-      const previous = this.counters.get(this.order[index - 1] ?? '');
-      if (!previous || previous.createdAt <= counter.createdAt) break;
+      const previous = this.order[index - 1] ?? '';
+      const held = this.counters.get(previous);
+      if (!held || this.placed.has(previous) || held.createdAt <= counter.createdAt) break;
       index -= 1;
     }
     this.order.splice(index, 0, counter.id);
@@ -231,6 +350,8 @@ class Draft {
   remove(id: string, seq = Infinity): void {
     this.deleted.set(id, Math.min(seq, this.deleted.get(id) ?? seq));
     this.counters.delete(id);
+    // Restored by an undo, it has no place of its own on the server any more.
+    this.placed.delete(id);
     this.order = this.order.filter((other) => other !== id);
     this.removed.push(id);
   }

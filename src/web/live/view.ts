@@ -4,6 +4,7 @@
  */
 import type { Counter, Group } from '../../shared/api.js';
 import type { Op } from './ops.js';
+import { applyOrder } from './serverState.js';
 
 /** A counter with its queued changes applied; null while a delete of it waits. */
 export function counterWithPending(counter: Counter, ops: readonly Op[]): Counter | null {
@@ -17,12 +18,29 @@ export function counterWithPending(counter: Counter, ops: readonly Op[]): Counte
   return view;
 }
 
-/** The group with its queued changes applied. */
+/** The group with its queued changes applied (its own fields and its sections' maximums). */
 export function groupWithPending(group: Group, ops: readonly Op[]): Group {
   let view = group;
   for (const op of ops) {
     if (op.kind === 'group') view = { ...view, ...op.patch };
+    else if (op.kind === 'section') {
+      const others = Object.entries(view.sectionLimits).filter(([name]) => name !== op.section);
+      const sectionLimits = Object.fromEntries(
+        op.max === null ? others : [...others, [op.section, op.max]],
+      );
+      view = { ...view, sectionLimits };
+    }
   }
+  return view;
+}
+
+/**
+ * The counters' order with this tab's queued reorders applied: the latest one wins; counters it
+ * does not list (created meanwhile) keep their place relative to each other, after it.
+ */
+export function orderWithPending(order: readonly string[], ops: readonly Op[]): readonly string[] {
+  let view = order;
+  for (const op of ops) if (op.kind === 'reorder') view = applyOrder(view, op.counterIds);
   return view;
 }
 

@@ -1,10 +1,27 @@
-/** The group screen's counters: loading, failed to load, none yet, or the grid of cards. */
+/**
+ * The group screen's counters: loading, failed to load, none yet, or the grid of cards, in the
+ * group's order, with sections as headed blocks (issue 17); reorder mode instead of the grid while
+ * a member rearranges them; and the goals reached live, announced.
+ */
+import { lazy, Suspense, useEffect, useId, useState } from 'react';
+import type { Counter } from '../../../shared/api.js';
 import { MESSAGES } from '../../../shared/messages.js';
 import { CounterCard } from '../../components/CounterCard.js';
-import { Plus } from '../../components/icons.js';
+import { Check, icon, Plus } from '../../components/icons.js';
+import { SectionHeader } from '../../components/SectionHeader.js';
+import { hasSections, layoutBlocks } from '../../lib/sections.js';
 import { mutedText, primaryButton, secondaryButton } from '../../lib/ui.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
+import { GoalNotices } from './Notices.js';
 import { Pending } from './Page.js';
+
+// Reorder mode's drag and drop (@dnd-kit): loaded when a member opens it, or points at its button.
+const loadReorderList = () => import('./ReorderList.js');
+const ReorderList = lazy(() => loadReorderList().then((m) => ({ default: m.ReorderList })));
+
+const ArrowsUpDown = icon('M7 20V4M3 8l4-4 4 4M17 4v16M21 16l-4 4-4-4');
+
+const GRID = 'grid grid-cols-1 gap-4 md:grid-cols-2 lg:grid-cols-3';
 
 export function CounterGrid({
   store,
@@ -21,6 +38,73 @@ export function CounterGrid({
   onAddCounter: () => void;
 }) {
   const { counters } = state;
+  const [reordering, setReordering] = useState(false);
+  const canReorder = !readOnly && counters !== null && counters.length > 1;
+  // View-only now (the key changed), or too few counters left: reorder mode has nothing to do.
+  useEffect(() => {
+    if (!canReorder) setReordering(false);
+  }, [canReorder]);
+
+  return (
+    <>
+      <GoalNotices
+        notices={state.goalNotices}
+        onDismiss={(id) => {
+          store.dismissGoalNotice(id);
+        }}
+      />
+      {canReorder && (
+        <div className="mb-3 flex items-center justify-end gap-2">
+          <button
+            type="button"
+            onPointerEnter={() => {
+              void loadReorderList();
+            }}
+            onFocus={() => {
+              void loadReorderList();
+            }}
+            onClick={() => {
+              setReordering((on) => !on);
+            }}
+            className={reordering ? primaryButton : secondaryButton}
+          >
+            {reordering ? <Check className="size-4" /> : <ArrowsUpDown className="size-4" />}
+            {reordering ? 'Done reordering' : 'Reorder'}
+          </button>
+        </div>
+      )}
+      {reordering && canReorder ? (
+        <Suspense fallback={<Pending>Loading...</Pending>}>
+          <ReorderList store={store} counters={counters} />
+        </Suspense>
+      ) : (
+        <Counters
+          store={store}
+          state={state}
+          readOnly={readOnly}
+          showPending={showPending}
+          onAddCounter={onAddCounter}
+        />
+      )}
+    </>
+  );
+}
+
+function Counters({
+  store,
+  state,
+  readOnly,
+  showPending,
+  onAddCounter,
+}: {
+  store: GroupStore;
+  state: GroupViewState;
+  readOnly: boolean;
+  showPending: boolean;
+  onAddCounter: () => void;
+}) {
+  const { counters } = state;
+  const idPrefix = useId();
   if (counters === null) {
     return state.countersFailed ? (
       <LoadFailed
@@ -35,19 +119,61 @@ export function CounterGrid({
     );
   }
   if (counters.length === 0) return <EmptyState onCreate={readOnly ? null : onAddCounter} />;
+  const cards = (list: readonly Counter[]) =>
+    list.map((counter) => (
+      <li key={counter.id} className="min-w-0">
+        <CounterCard
+          counter={counter}
+          store={store}
+          readOnly={readOnly}
+          unsent={showPending && state.pendingCounters.has(counter.id)}
+        />
+      </li>
+    ));
+  if (!hasSections(counters)) {
+    return (
+      <ul aria-label="Counters" className={`${GRID} pb-6`}>
+        {cards(counters)}
+      </ul>
+    );
+  }
+  // Sections (issue 17): each block where its first counter is; the others stay in place.
   return (
-    <ul aria-label="Counters" className="grid grid-cols-1 gap-4 pb-6 md:grid-cols-2 lg:grid-cols-3">
-      {counters.map((counter) => (
-        <li key={counter.id} className="min-w-0">
-          <CounterCard
-            counter={counter}
-            store={store}
-            readOnly={readOnly}
-            unsent={showPending && state.pendingCounters.has(counter.id)}
-          />
-        </li>
-      ))}
-    </ul>
+    <div className="flex flex-col gap-8 pb-6">
+      {layoutBlocks(counters, state.group.sectionLimits).map((block, index) => {
+        if (block.kind === 'run') {
+          return (
+            <ul
+              key={`run-${block.counters[0]?.id ?? index}`}
+              aria-label="Counters"
+              className={GRID}
+            >
+              {cards(block.counters)}
+            </ul>
+          );
+        }
+        const headingId = `${idPrefix}-section-${index}`;
+        return (
+          <section
+            key={`section-${block.name}`}
+            aria-labelledby={headingId}
+            data-section={block.name}
+          >
+            <SectionHeader
+              block={block}
+              headingId={headingId}
+              readOnly={readOnly}
+              onSetMax={(max) => {
+                store.updateSection(block.name, max);
+              }}
+            />
+            <ul aria-label={`Counters in ${block.name}`} className={GRID}>
+              {cards(block.counters)}
+            </ul>
+          </section>
+        );
+      })}
+    </div>
   );
 }
 

@@ -1,0 +1,119 @@
+/**
+ * Sets or removes a section's maximum (issue 17): the counters of the section together cannot go
+ * above it. Loaded when a member first opens it (a section header's "Set max").
+ */
+import { useId, useState } from 'react';
+import { MAX_VALUE } from '../../shared/limits.js';
+import { MESSAGES } from '../../shared/messages.js';
+import { errorText, primaryButton, secondaryButton, textInput } from '../lib/ui.js';
+import { Dialog } from './Dialog.js';
+
+/** A whole number from 0 up, or null when the text is not one. */
+export function parseSectionMax(text: string): number | null {
+  const trimmed = text.trim().replace(/[,\s_]/g, '');
+  if (!/^\d+$/.test(trimmed)) return null;
+  const value = Number(trimmed);
+  return Number.isSafeInteger(value) && value <= MAX_VALUE ? value : null;
+}
+
+export function SectionMaxDialog({
+  section,
+  max,
+  total,
+  onSave,
+  onClose,
+}: {
+  section: string;
+  /** The maximum now, or null. */
+  max: number | null;
+  /** The section's total now: a maximum below it is refused by the server, and here first. */
+  total: number;
+  /** The new maximum, or null to remove it. Called only when it changed. */
+  onSave: (max: number | null) => void;
+  onClose: () => void;
+}) {
+  const titleId = useId();
+  const inputId = useId();
+  const hintId = useId();
+  const errorId = useId();
+  const [draft, setDraft] = useState(max === null ? '' : String(max));
+  const [error, setError] = useState<string | null>(null);
+
+  const save = (close: () => void) => {
+    const parsed = draft.trim() === '' ? null : parseSectionMax(draft);
+    if (draft.trim() !== '' && parsed === null) {
+      setError(MESSAGES.notAnInteger);
+      return;
+    }
+    if (parsed !== null && parsed < total) {
+      setError(MESSAGES.sectionLimitBelowTotal(section, total));
+      return;
+    }
+    if (parsed !== max) onSave(parsed);
+    close();
+  };
+
+  return (
+    <Dialog labelledBy={titleId} describedBy={hintId} onClose={onClose}>
+      {(close) => (
+        <form
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            save(close);
+          }}
+        >
+          <h2 id={titleId} className="text-lg font-semibold">
+            Maximum of {section}
+          </h2>
+          <p id={hintId} className="mt-2 text-sm text-zinc-600 dark:text-zinc-300">
+            The counters of this section together cannot go above it. Leave it empty for no maximum.
+          </p>
+          <label htmlFor={inputId} className="mt-5 block text-sm font-medium">
+            Maximum
+          </label>
+          <input
+            id={inputId}
+            type="text"
+            inputMode="numeric"
+            autoFocus
+            autoComplete="off"
+            value={draft}
+            onChange={(event) => {
+              setDraft(event.target.value);
+              setError(null);
+            }}
+            aria-invalid={error !== null}
+            aria-describedby={error ? errorId : undefined}
+            className={`mt-1.5 ${textInput} tabular-nums`}
+          />
+          {error && (
+            <p id={errorId} role="alert" className={`mt-2 ${errorText}`}>
+              {error}
+            </p>
+          )}
+          <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            {max !== null && (
+              <button
+                type="button"
+                onClick={() => {
+                  onSave(null);
+                  close();
+                }}
+                className={`${secondaryButton} sm:mr-auto`}
+              >
+                Remove maximum
+              </button>
+            )}
+            <button type="button" onClick={close} className={secondaryButton}>
+              Cancel
+            </button>
+            <button type="submit" className={primaryButton}>
+              Save
+            </button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}
