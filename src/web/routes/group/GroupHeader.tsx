@@ -2,7 +2,7 @@
  * The group screen's header: the picture and name of the group, this member and the connection,
  * and the group's actions (Activity, Share URL, QR code, Add Counter).
  */
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { MESSAGES } from '../../../shared/messages.js';
 import { sanitizeText } from '../../../shared/rules.js';
 import { Avatar } from '../../components/Avatar.js';
@@ -16,6 +16,16 @@ import { ConnectionBadge, GuestName, HereNow } from './HeaderStatus.js';
 
 // Issue 7: the Activity button and its panel, the undo toast and Ctrl+Z: right after first paint.
 const GroupTools = lazy(() => loadExtras().then((m) => ({ default: m.GroupTools })));
+
+// Issue 17: the group's time zone and first day of the week, opened rarely.
+const GroupSettingsDialog = lazy(() =>
+  import('../../components/GroupSettingsDialog.js').then((m) => ({
+    default: m.GroupSettingsDialog,
+  })),
+);
+const Settings = icon(
+  'M9 12a3 3 0 1 0 6 0a3 3 0 1 0-6 0M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1z',
+);
 
 const QrCodeIcon = icon(
   'M3 3h6v6H3zM15 3h6v6h-6zM3 15h6v6H3zM15 15h2v2h-2zm4 4h2v2h-2zM13 3v2m0 4v4H3m18 0h-4',
@@ -42,6 +52,7 @@ export function GroupHeader({
   onAddCounter: () => void;
 }) {
   const { group } = state;
+  const [editingSettings, setEditingSettings] = useState(false);
   return (
     <header className="group-header">
       <div className="flex min-w-0 flex-1 items-center gap-4">
@@ -124,6 +135,20 @@ export function GroupHeader({
         {!readOnly && (
           <button
             type="button"
+            aria-label="Group settings"
+            title="Group settings: time zone and first day of the week"
+            aria-haspopup="dialog"
+            onClick={() => {
+              setEditingSettings(true);
+            }}
+            className={`${secondaryButton} px-3`}
+          >
+            <Settings className="size-4" />
+          </button>
+        )}
+        {!readOnly && (
+          <button
+            type="button"
             onClick={onAddCounter}
             className={`${primaryButton} flex-auto sm:flex-none`}
           >
@@ -132,6 +157,19 @@ export function GroupHeader({
           </button>
         )}
       </div>
+      {editingSettings && (
+        <Suspense fallback={null}>
+          <GroupSettingsDialog
+            group={group}
+            onSave={(patch) => {
+              store.updateGroup(patch);
+            }}
+            onClose={() => {
+              setEditingSettings(false);
+            }}
+          />
+        </Suspense>
+      )}
     </header>
   );
 }
