@@ -1,4 +1,4 @@
-import { Check, Clock, icon, ImageOff, ImagePlus, Minus, Plus, Trash } from './icons.js';
+import { Check, Clock, icon, ImageOff, ImagePlus, Minus, Plus, Sliders, Trash } from './icons.js';
 import { lazy, memo, Suspense, useId, useState, type ReactNode } from 'react';
 import type { Counter } from '../../shared/api.js';
 import { MIN_STEP } from '../../shared/limits.js';
@@ -14,7 +14,6 @@ import {
   goalProgress,
   periodFigures,
 } from '../lib/capacity.js';
-import { sectionNames } from '../lib/counter-settings.js';
 import { card, iconButton } from '../lib/ui.js';
 import { InlineEdit } from './InlineEdit.js';
 
@@ -32,7 +31,6 @@ const CounterSettingsDialog = lazy(() =>
 );
 
 // Issue 17's card icons (this card is their only user).
-const Sliders = icon('M4 6h9m4 0h3M4 12h3m4 0h9M4 18h11m4 0h1M13 4v4M7 10v4M15 16v4');
 const Gauge = icon('M12 14l4-4M3.3 19a10 10 0 1 1 17.4 0');
 const TriangleAlert = icon(
   'M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0M12 9v4m0 4h.01',
@@ -176,7 +174,7 @@ export const CounterCard = memo(function CounterCard({
         <Suspense fallback={null}>
           <CounterSettingsDialog
             counter={counter}
-            sections={sectionNames(store.getState().counters ?? [])}
+            counters={store.getState().counters ?? []}
             onSave={(patch) => {
               store.updateCounter(id, patch);
             }}

@@ -9,6 +9,7 @@ import { SECTION_NAME_MAX_LENGTH } from '../../shared/limits.js';
 import {
   draftOf,
   isResetPeriod,
+  sectionNames,
   settingsPatch,
   type SettingsDraft,
   type SettingsField,
@@ -19,13 +20,13 @@ import { Dialog } from './Dialog.js';
 
 export function CounterSettingsDialog({
   counter,
-  sections,
+  counters,
   onSave,
   onClose,
 }: {
   counter: Counter;
-  /** The group's section names, offered as suggestions. */
-  sections: readonly string[];
+  /** The group's counters: their section names are offered as suggestions. */
+  counters: readonly Pick<Counter, 'section'>[];
   /** Called once with what changed (never with an empty patch). */
   onSave: (patch: CounterPatch) => void;
   onClose: () => void;
@@ -33,6 +34,7 @@ export function CounterSettingsDialog({
   const titleId = useId();
   const sectionListId = useId();
   const [draft, setDraft] = useState<SettingsDraft>(() => draftOf(counter));
+  const [sections] = useState(() => sectionNames(counters));
   const [errors, setErrors] = useState<Partial<Record<SettingsField, string>>>({});
 
   const set = (field: keyof SettingsDraft) => (text: string) => {

@@ -8,7 +8,7 @@ import { sanitizeText } from '../../../shared/rules.js';
 import { Avatar } from '../../components/Avatar.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { loadExtras } from '../../components/CounterCard.js';
-import { icon, Plus, Share } from '../../components/icons.js';
+import { icon, Plus, Share, Sliders } from '../../components/icons.js';
 import { InlineEdit } from '../../components/InlineEdit.js';
 import { primaryButton, secondaryButton } from '../../lib/ui.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
@@ -22,9 +22,6 @@ const GroupSettingsDialog = lazy(() =>
   import('../../components/GroupSettingsDialog.js').then((m) => ({
     default: m.GroupSettingsDialog,
   })),
-);
-const Settings = icon(
-  'M9 12a3 3 0 1 0 6 0a3 3 0 1 0-6 0M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1z',
 );
 
 const QrCodeIcon = icon(
@@ -143,7 +140,7 @@ export function GroupHeader({
             }}
             className={`${secondaryButton} px-3`}
           >
-            <Settings className="size-4" />
+            <Sliders className="size-4" />
           </button>
         )}
         {!readOnly && (
