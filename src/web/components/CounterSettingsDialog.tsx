@@ -88,12 +88,12 @@ export function CounterSettingsDialog({
           <p className="hint mt-1">
             {counter.name === '' ? 'This counter' : counter.name}: leave a number blank for none.
           </p>
-          <div className="mt-4 grid grid-cols-1 gap-4 sm:grid-cols-2">
-            <div className="sm:col-span-2">
+          <div className="mt-4 grid grid-cols-2 gap-x-3 gap-y-4">
+            <div className="col-span-2">
               {numberField('goal', 'Goal', 'Progress shows toward it; reaching it is announced.')}
             </div>
-            {numberField('min', 'Minimum', 'The value never goes below it.')}
-            {numberField('max', 'Maximum', 'Capacity: the room left shows on the card.')}
+            {numberField('min', 'Minimum', 'The value stays at or above it.')}
+            {numberField('max', 'Maximum', 'Capacity: the card shows the room left.')}
             <div>
               <label htmlFor={`${titleId}-reset`} className="block text-sm font-medium">
                 Reset
@@ -117,8 +117,8 @@ export function CounterSettingsDialog({
                 At midnight in the group&apos;s time zone.
               </p>
             </div>
-            {numberField('startValue', 'Start value', 'What a reset returns the value to.', '0')}
-            <div className="sm:col-span-2">
+            {numberField('startValue', 'Start value', 'Where a reset starts.', '0')}
+            <div className="col-span-2">
               <label htmlFor={`${titleId}-section`} className="block text-sm font-medium">
                 Section
               </label>
