@@ -22,6 +22,7 @@ const counter = {
   allTime: 0,
   incrementStep: 1,
   decrementStep: 1,
+  section: null,
 } as const;
 
 describe('a counter without goal, limits or period', () => {
@@ -144,6 +145,16 @@ describe('limits on the buttons', () => {
     expect(atMinimum(low)).toBe(true);
     expect(blockedReason({ ...low, value: 3, decrementStep: 2 }, 'decrement')).toBeNull();
     expect(atMinimum({ ...low, value: 3 })).toBe(false);
+  });
+
+  it('blocks an increment that would take the section past its maximum', () => {
+    const north = { ...counter, value: 4, section: 'North' };
+    expect(blockedReason(north, 'increment', { max: 10, total: 10 })).toBe(
+      MESSAGES.sectionFull('North', 10),
+    );
+    expect(blockedReason(north, 'increment', { max: 10, total: 9 })).toBeNull();
+    // Taking away from a full section is always possible.
+    expect(blockedReason(north, 'decrement', { max: 10, total: 12 })).toBeNull();
   });
 
   it('keeps a typed value inside the limits', () => {

@@ -78,10 +78,7 @@ describe('the settings draft', () => {
 
   it('accepts a minimum equal to the maximum', () => {
     const draft = { ...draftOf(plain), min: '7', max: '7' };
-    expect(settingsPatch(draft, plain)).toEqual({
-      ok: true,
-      patch: { min: 7, max: 7, startValue: 7 },
-    });
+    expect(settingsPatch(draft, plain)).toEqual({ ok: true, patch: { min: 7, max: 7 } });
   });
 
   it('refuses numbers that are not whole or out of range, naming each field', () => {
@@ -96,16 +93,24 @@ describe('the settings draft', () => {
     });
   });
 
-  it('moves an untouched start value inside new limits', () => {
-    const draft = { ...draftOf(plain), min: '5', max: '50' };
+  it('moves an untouched start value inside new limits of a counter that resets', () => {
+    const draft = { ...draftOf(plain), min: '5', max: '50', reset: 'daily' as const };
     expect(settingsPatch(draft, plain)).toEqual({
       ok: true,
-      patch: { min: 5, max: 50, startValue: 5 },
+      patch: { min: 5, max: 50, reset: 'daily', startValue: 5 },
     });
   });
 
-  it('refuses a typed start value outside the limits', () => {
-    const draft = { ...draftOf(plain), min: '1', startValue: '-3' };
+  it('leaves the start value alone for a counter that never resets', () => {
+    const draft = { ...draftOf(plain), min: '5', max: '50', startValue: '-3' };
+    expect(settingsPatch(draft, plain)).toEqual({
+      ok: true,
+      patch: { min: 5, max: 50, startValue: -3 },
+    });
+  });
+
+  it('refuses a typed start value outside the limits of a counter that resets', () => {
+    const draft = { ...draftOf(plain), min: '1', startValue: '-3', reset: 'weekly' as const };
     expect(settingsPatch(draft, plain)).toEqual({
       ok: false,
       errors: { startValue: MESSAGES.startValueOutsideLimits },

@@ -54,6 +54,8 @@ export const CounterCard = memo(function CounterCard({
   store,
   readOnly = false,
   unsent = false,
+  sectionMax = null,
+  sectionTotal = 0,
 }: {
   counter: Counter;
   store: GroupStore;
@@ -61,6 +63,13 @@ export const CounterCard = memo(function CounterCard({
   readOnly?: boolean;
   /** Changes to this counter are waiting for the connection (issue 8's offline queue). */
   unsent?: boolean;
+  /**
+   * Issue 17: the maximum of this counter's section (group.sectionLimits), null for none, and
+   * the section's live total: increments that would pass it are not offered. Numbers, not an
+   * object, so the memoised card renders again only when they change.
+   */
+  sectionMax?: number | null;
+  sectionTotal?: number;
 }) {
   const [editingThumbnail, setEditingThumbnail] = useState(false);
   const [editingSettings, setEditingSettings] = useState(false);
@@ -81,7 +90,11 @@ export const CounterCard = memo(function CounterCard({
       if (next !== counter[field]) store.updateCounter(id, { [field]: next });
     };
   const decrementBlocked = blockedReason(counter, 'decrement');
-  const incrementBlocked = blockedReason(counter, 'increment');
+  const incrementBlocked = blockedReason(
+    counter,
+    'increment',
+    sectionMax === null ? null : { max: sectionMax, total: sectionTotal },
+  );
   const capacity = capacityOf(counter);
 
   return (

@@ -87,19 +87,35 @@ export function atMinimum(counter: Pick<Counter, 'value' | 'min'>): boolean {
   return counter.min !== null && counter.value <= counter.min;
 }
 
+/** A section with a maximum (the group's sectionLimits) and its counters' live total. */
+export interface SectionRoom {
+  max: number;
+  total: number;
+}
+
 /**
  * Why the increment or decrement button cannot be used now, or null when it can: the next step
- * would take the value past a limit, and the server would refuse it whole (409 limit_reached).
+ * would take the value past a limit, or its section's total past the section's maximum, and the
+ * server would refuse it whole (409 limit_reached).
  */
 export function blockedReason(
-  counter: Pick<Counter, 'value' | 'min' | 'max' | 'incrementStep' | 'decrementStep'>,
+  counter: Pick<Counter, 'value' | 'min' | 'max' | 'incrementStep' | 'decrementStep' | 'section'>,
   direction: 'increment' | 'decrement',
+  section: SectionRoom | null = null,
 ): string | null {
   const { value, min, max } = counter;
-  if (direction === 'increment') {
-    return max !== null && value + counter.incrementStep > max ? MESSAGES.limitAbove(max) : null;
+  if (direction === 'decrement') {
+    return min !== null && value - counter.decrementStep < min ? MESSAGES.limitBelow(min) : null;
   }
-  return min !== null && value - counter.decrementStep < min ? MESSAGES.limitBelow(min) : null;
+  if (max !== null && value + counter.incrementStep > max) return MESSAGES.limitAbove(max);
+  if (
+    section !== null &&
+    counter.section !== null &&
+    section.total + counter.incrementStep > section.max
+  ) {
+    return MESSAGES.sectionFull(counter.section, section.max);
+  }
+  return null;
 }
 
 /** A typed value kept inside the counter's limits (SPEC §5 clamps inline numbers the same way). */

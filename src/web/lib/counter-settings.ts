@@ -70,8 +70,8 @@ export type SettingsResult =
 
 /**
  * The draft checked and turned into one patch holding only what changed (empty: nothing to save).
- * min ≤ max, the start value and the current value within them: the server refuses otherwise.
- * An untouched start value outside new limits is moved inside them.
+ * min ≤ max, the current value within them, and for a counter that resets its start value too:
+ * the server refuses otherwise (src/server/store/commit.ts counterRefusal).
  */
 export function settingsPatch(draft: SettingsDraft, counter: SettingsCounter): SettingsResult {
   const errors: Partial<Record<SettingsField, string>> = {};
@@ -93,13 +93,15 @@ export function settingsPatch(draft: SettingsDraft, counter: SettingsCounter): S
   } else {
     const inside = (value: number) =>
       (min === null || value >= min) && (max === null || value <= max);
-    // Limits that exclude a start value nobody touched move it with them (a minimum of 10 on a
-    // counter starting at the default 0 starts it at 10); a typed one is the member's to fix.
+    // A counter that resets returns to its start value, so that must be inside the limits (the
+    // server checks it only then). One nobody touched moves with the limits (a minimum of 10 on
+    // a counter starting at the default 0 starts it at 10); a typed one is the member's to fix.
+    const resets = draft.reset !== '';
     const typed = draft.startValue.trim() !== String(counter.startValue);
-    if (!inside(startValue) && !typed) {
+    if (resets && !inside(startValue) && !typed) {
       startValue = Math.min(Math.max(startValue, min ?? startValue), max ?? startValue);
     }
-    if (!inside(startValue)) errors.startValue = MESSAGES.startValueOutsideLimits;
+    if (resets && !inside(startValue)) errors.startValue = MESSAGES.startValueOutsideLimits;
     else if (!inside(counter.value)) {
       errors[min !== null && counter.value < min ? 'min' : 'max'] = MESSAGES.limitsExcludeValue;
     }
