@@ -220,7 +220,8 @@ test.describe('capacity', () => {
         // At the limit the button stays focusable but does nothing, and says why.
         await expect(plus).toHaveAttribute('aria-disabled', 'true');
         await expect(plus).toHaveAccessibleDescription(MESSAGES.limitAbove(20));
-        await plus.click();
+        // A tap on it anyway (force: Playwright itself will not click a disabled control).
+        await plus.click({ force: true });
         await plus.focus();
         await page.keyboard.press('Enter');
         await expect(plus).toBeFocused();
@@ -234,7 +235,7 @@ test.describe('capacity', () => {
         await expect(floor.getByText('At minimum')).toBeVisible();
         await expect(minus).toHaveAttribute('aria-disabled', 'true');
         await expect(minus).toHaveAccessibleDescription(MESSAGES.limitBelow(0));
-        await minus.click();
+        await minus.click({ force: true });
         await expect(counterValue(floor)).toHaveText('0');
 
         // The period's figures and the goal's bar; the plain counter shows none of it.
@@ -346,6 +347,12 @@ test.describe('screenshots', () => {
         await openSettings(counterCard(page, 'Water'));
         await page.screenshot({
           path: path.join(SHOTS_DIR, `counter-settings-${size}-${theme}.png`),
+        });
+        await page.keyboard.press('Escape');
+        await page.getByRole('button', { name: 'Group settings' }).click();
+        await expect(page.getByRole('dialog', { name: 'Group settings' })).toBeVisible();
+        await page.screenshot({
+          path: path.join(SHOTS_DIR, `counter-group-settings-${size}-${theme}.png`),
         });
       });
     }
