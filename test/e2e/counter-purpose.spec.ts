@@ -140,6 +140,42 @@ test.describe('counter settings', () => {
     });
   }
 
+  test('settings made in one browser show on the other’s card live, and sections are suggested', async ({
+    browser,
+  }) => {
+    const { name, key } = await seedGroup([
+      { name: 'North door', value: 45, section: 'Entrances' },
+      { name: 'South door', value: 10 },
+    ]);
+    const ada = await (await browser.newContext()).newPage();
+    const bob = await (await browser.newContext()).newPage();
+    await openGroup(ada, name, key);
+    await openGroup(bob, name, key);
+
+    const dialog = await openSettings(counterCard(ada, 'South door'));
+    // The group's section names are offered (a <datalist> on the Section field).
+    await expect(dialog.locator('datalist option[value="Entrances"]')).toHaveCount(1);
+    await dialog.getByLabel('Maximum').fill('11');
+    await dialog.getByLabel('Goal').fill('11');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+
+    const south = counterCard(bob, 'South door');
+    await expect(south.getByText('Nearly full · 1 left')).toBeVisible();
+    await expect(south.getByRole('progressbar', { name: 'Goal' })).toHaveAttribute(
+      'aria-valuetext',
+      '10 of 11, 90 %',
+    );
+    await counterCard(ada, 'South door').getByRole('button', { name: 'Increment by 1' }).click();
+    await expect(south.getByText('Full', { exact: true })).toBeVisible();
+    await expect(south.getByText('Goal reached')).toBeVisible();
+    await expect(south.getByRole('button', { name: 'Increment by 1' })).toHaveAttribute(
+      'aria-disabled',
+      'true',
+    );
+    await ada.context().close();
+    await bob.context().close();
+  });
+
   test('the dialog refuses a minimum above the maximum, says why, and saves nothing', async ({
     page,
   }) => {
