@@ -440,7 +440,7 @@ class BatchState {
       const changes = groupId === undefined ? undefined : pending.get(groupId);
       if (groupId === undefined || changes === undefined) return outcome;
       pending.delete(groupId);
-      return { ...outcome, changes: [...changes, ...(outcome.changes ?? [])] } as OperationOutcome;
+      return { ...outcome, changes: [...changes, ...(outcome.changes ?? [])] };
     });
   }
 
@@ -569,7 +569,13 @@ class BatchState {
         this.rememberId(groupId, opId, reference, entry);
       }
     }
-    for (const [index, outcome] of adjustOutcomes(accepted, this.operations, after, seq, reachedBy)) {
+    for (const [index, outcome] of adjustOutcomes(
+      accepted,
+      this.operations,
+      after,
+      seq,
+      reachedBy,
+    )) {
       outcomes.set(index, outcome);
     }
     return outcomes;
@@ -750,9 +756,9 @@ class BatchState {
     section: string,
     max: number | null,
   ): OperationOutcome | undefined {
-    const limits = { ...group.record.sectionLimits };
+    let limits = { ...group.record.sectionLimits };
     if (max === null) {
-      delete limits[section];
+      limits = Object.fromEntries(Object.entries(limits).filter(([name]) => name !== section));
     } else {
       if (limits[section] === undefined && Object.keys(limits).length >= SECTION_LIMITS_MAX) {
         return invalidChange(MESSAGES.tooManySections(SECTION_LIMITS_MAX));
