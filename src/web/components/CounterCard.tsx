@@ -1,10 +1,19 @@
-import { Clock, ImageOff, ImagePlus, Minus, Plus, Trash } from './icons.js';
-import { lazy, memo, Suspense, useState } from 'react';
+import { Check, Clock, icon, ImageOff, ImagePlus, Minus, Plus, Sliders, Trash } from './icons.js';
+import { lazy, memo, Suspense, useId, useState, type ReactNode } from 'react';
 import type { Counter } from '../../shared/api.js';
 import { MIN_STEP } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { parseIntegerInput, sanitizeText } from '../../shared/rules.js';
 import type { GroupStore } from '../live/groupStore.js';
+import {
+  atMinimum,
+  blockedReason,
+  capacityOf,
+  type Capacity,
+  clampToLimits,
+  goalProgress,
+  periodFigures,
+} from '../lib/capacity.js';
 import { card, iconButton } from '../lib/ui.js';
 import { InlineEdit } from './InlineEdit.js';
 
@@ -15,6 +24,20 @@ const ConfirmDialog = lazy(() => loadConfirmDialog().then((m) => ({ default: m.C
 const ThumbnailDialog = lazy(() =>
   loadImageUrlDialog().then((m) => ({ default: m.ThumbnailDialog })),
 );
+// Issue 17: goal, limits, period and section.
+const loadSettingsDialog = () => import('./CounterSettingsDialog.js');
+const CounterSettingsDialog = lazy(() =>
+  loadSettingsDialog().then((m) => ({ default: m.CounterSettingsDialog })),
+);
+
+// Issue 17's card icons (this card is their only user).
+const Gauge = icon('M12 14l4-4M3.3 19a10 10 0 1 1 17.4 0');
+const TriangleAlert = icon(
+  'M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0M12 9v4m0 4h.01',
+);
+const Ban = icon('M2 12a10 10 0 1 0 20 0a10 10 0 1 0-20 0M4.9 4.9l14.2 14.2');
+const ArrowDownToLine = icon('M12 3v12m-5-5 5 5 5-5M5 21h14');
+const RotateCcw = icon('M3 12a9 9 0 1 0 3-6.7L3 8m0-5v5h5');
 
 // Issue 7: sparklines and the undo toast (Group.tsx), one chunk loaded right after first paint.
 export const loadExtras = () => import('./GroupExtras.js');
@@ -23,6 +46,7 @@ const Sparkline = lazy(() => loadExtras().then((m) => ({ default: m.Sparkline })
 export function prefetchCardEditors(): void {
   void loadConfirmDialog();
   void loadImageUrlDialog();
+  void loadSettingsDialog();
 }
 
 export const CounterCard = memo(function CounterCard({
@@ -30,6 +54,8 @@ export const CounterCard = memo(function CounterCard({
   store,
   readOnly = false,
   unsent = false,
+  sectionMax = null,
+  sectionTotal = 0,
 }: {
   counter: Counter;
   store: GroupStore;
@@ -37,8 +63,16 @@ export const CounterCard = memo(function CounterCard({
   readOnly?: boolean;
   /** Changes to this counter are waiting for the connection (issue 8's offline queue). */
   unsent?: boolean;
+  /**
+   * Issue 17: the maximum of this counter's section (group.sectionLimits), null for none, and
+   * the section's live total: increments that would pass it are not offered. Numbers, not an
+   * object, so the memoised card renders again only when they change.
+   */
+  sectionMax?: number | null;
+  sectionTotal?: number;
 }) {
   const [editingThumbnail, setEditingThumbnail] = useState(false);
+  const [editingSettings, setEditingSettings] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const [failedThumbnail, setFailedThumbnail] = useState<string | null>(null);
   const { id } = counter;
@@ -50,14 +84,24 @@ export const CounterCard = memo(function CounterCard({
   };
   const saveNumber =
     (field: 'value' | 'incrementStep' | 'decrementStep', min?: number) => (text: string) => {
-      const next = parseIntegerInput(text, counter[field], min);
+      let next = parseIntegerInput(text, counter[field], min);
+      // Issue 17: a typed value stays inside the counter's limits (the server refuses it outside).
+      if (field === 'value') next = clampToLimits(next, counter);
       if (next !== counter[field]) store.updateCounter(id, { [field]: next });
     };
+  const decrementBlocked = blockedReason(counter, 'decrement');
+  const incrementBlocked = blockedReason(
+    counter,
+    'increment',
+    sectionMax === null ? null : { max: sectionMax, total: sectionTotal },
+  );
+  const capacity = capacityOf(counter);
 
   return (
     <article
       id={`counter-${id}`}
       aria-label={counter.name === '' ? 'Counter Name' : counter.name}
+      data-capacity={capacity?.level}
       className={`${card} flex h-full flex-col gap-4 p-4 sm:p-5`}
     >
       <div className="flex items-start gap-3">
@@ -93,6 +137,20 @@ export const CounterCard = memo(function CounterCard({
         {!readOnly && (
           <button
             type="button"
+            aria-label="Goal and limits"
+            title="Goal, limits, reset and section"
+            aria-haspopup="dialog"
+            onClick={() => {
+              setEditingSettings(true);
+            }}
+            className={`${iconButton} -mt-1 -mr-1`}
+          >
+            <Sliders className="size-[18px]" />
+          </button>
+        )}
+        {!readOnly && (
+          <button
+            type="button"
             aria-label="Delete counter"
             title="Delete counter"
             onClick={() => {
@@ -125,19 +183,34 @@ export const CounterCard = memo(function CounterCard({
         </Suspense>
       )}
 
+      {editingSettings && (
+        <Suspense fallback={null}>
+          <CounterSettingsDialog
+            counter={counter}
+            counters={store.getState().counters ?? []}
+            onSave={(patch) => {
+              store.updateCounter(id, patch);
+            }}
+            onClose={() => {
+              setEditingSettings(false);
+            }}
+          />
+        </Suspense>
+      )}
+
       <div className="mt-auto flex items-center justify-between gap-2">
         {!readOnly && (
-          <button
-            type="button"
-            aria-label={`Decrement by ${counter.decrementStep}`}
-            onClick={() => {
+          <AdjustButton
+            label={`Decrement by ${counter.decrementStep}`}
+            blocked={decrementBlocked}
+            onPress={() => {
               store.adjust(id, 'decrement');
             }}
             className="adjust-btn adjust-minus"
           >
             <Minus className="size-5" />
             <span>{counter.decrementStep}</span>
-          </button>
+          </AdjustButton>
         )}
         <div className="relative flex min-w-0 flex-1 justify-center text-center">
           <InlineEdit
@@ -158,23 +231,25 @@ export const CounterCard = memo(function CounterCard({
           )}
         </div>
         {!readOnly && (
-          <button
-            type="button"
-            aria-label={`Increment by ${counter.incrementStep}`}
-            onClick={() => {
+          <AdjustButton
+            label={`Increment by ${counter.incrementStep}`}
+            blocked={incrementBlocked}
+            onPress={() => {
               store.adjust(id, 'increment');
             }}
             className="adjust-btn adjust-plus"
           >
             <Plus className="size-5" />
             <span>{counter.incrementStep}</span>
-          </button>
+          </AdjustButton>
         )}
       </div>
 
       <Suspense fallback={<div className="h-9" />}>
         <Sparkline counter={counter} store={store} />
       </Suspense>
+
+      <Purpose counter={counter} capacity={capacity} />
 
       <div className="steps-row">
         <Step
@@ -210,6 +285,168 @@ export const CounterCard = memo(function CounterCard({
     </article>
   );
 });
+
+/**
+ * The increment or decrement button. At a limit it stays focusable (a keyboard user tapping Enter
+ * keeps their place) but does nothing, and says why: aria-disabled plus a description.
+ */
+function AdjustButton({
+  label,
+  blocked,
+  onPress,
+  className,
+  children,
+}: {
+  label: string;
+  /** Why it cannot be used now (the next step would pass a limit), or null. */
+  blocked: string | null;
+  onPress: () => void;
+  className: string;
+  children: ReactNode;
+}) {
+  const reasonId = useId();
+  return (
+    <button
+      type="button"
+      aria-label={label}
+      aria-disabled={blocked !== null}
+      aria-describedby={blocked === null ? undefined : reasonId}
+      title={blocked ?? undefined}
+      onClick={() => {
+        if (blocked === null) onPress();
+      }}
+      className={className}
+    >
+      {children}
+      {blocked !== null && (
+        <span id={reasonId} className="sr-only">
+          {blocked}
+        </span>
+      )}
+    </button>
+  );
+}
+
+/**
+ * Issue 17: goal progress, capacity, minimum and period, each only when the counter has it (a
+ * counter without any renders nothing here: SPEC's card). Every state is text and an icon, the
+ * colour only repeats it.
+ */
+function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity | null }) {
+  const goal = goalProgress(counter);
+  const period = periodFigures(counter);
+  const atMin = atMinimum(counter);
+  const goalId = useId();
+  const capacityId = useId();
+  if (goal === null && capacity === null && period === null && !atMin) return null;
+  return (
+    <div className="purpose">
+      {goal !== null && (
+        <div>
+          <div className="purpose-row">
+            <span id={goalId} className="purpose-label">
+              Goal
+            </span>
+            {goal.reached && (
+              <span className="state-badge state-goal">
+                <Check className="size-3.5" />
+                Goal reached
+              </span>
+            )}
+            <span className="ml-auto font-semibold tabular-nums">{goal.label}</span>
+          </div>
+          <Bar
+            labelledBy={goalId}
+            fraction={goal.fraction}
+            valueText={goal.valueText}
+            tone={goal.reached ? 'bar-goal-reached' : 'bar-goal'}
+          />
+        </div>
+      )}
+      {capacity !== null && (
+        <div>
+          <div className="purpose-row">
+            <span id={capacityId} className="purpose-label">
+              Capacity
+            </span>
+            <span className={`state-badge state-${capacity.level}`}>
+              {capacity.level === 'full' ? (
+                <Ban className="size-3.5" />
+              ) : capacity.level === 'near' ? (
+                <TriangleAlert className="size-3.5" />
+              ) : (
+                <Gauge className="size-3.5" />
+              )}
+              {capacity.label}
+            </span>
+            <span className="ml-auto font-semibold tabular-nums">
+              {counter.value.toLocaleString('en-US')} / {capacity.max.toLocaleString('en-US')}
+            </span>
+          </div>
+          <Bar
+            labelledBy={capacityId}
+            fraction={capacity.fraction}
+            valueText={capacity.label}
+            tone={`bar-${capacity.level}`}
+          />
+        </div>
+      )}
+      {atMin && (
+        <div className="purpose-row">
+          <span className="state-badge state-min">
+            <ArrowDownToLine className="size-3.5" />
+            At minimum
+          </span>
+        </div>
+      )}
+      {period !== null && (
+        <div className="purpose-row flex-wrap">
+          <span className="purpose-label inline-flex items-center gap-1">
+            <RotateCcw className="size-3.5" />
+            {period.label}
+          </span>
+          <dl className="period-figures">
+            <div>
+              <dt>This period</dt>
+              <dd>{period.thisPeriod}</dd>
+            </div>
+            <div>
+              <dt>All time</dt>
+              <dd>{period.allTime}</dd>
+            </div>
+          </dl>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Bar({
+  labelledBy,
+  fraction,
+  valueText,
+  tone,
+}: {
+  labelledBy: string;
+  fraction: number;
+  valueText: string;
+  tone: string;
+}) {
+  const percent = Math.round(fraction * 100);
+  return (
+    <div
+      role="progressbar"
+      aria-labelledby={labelledBy}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={percent}
+      aria-valuetext={valueText}
+      className="bar"
+    >
+      <div className={`bar-fill ${tone}`} style={{ width: `${percent}%` }} />
+    </div>
+  );
+}
 
 function Step({
   label,

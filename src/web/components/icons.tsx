@@ -55,3 +55,5 @@ export const Sun = icon(
   'M8 12a4 4 0 1 0 8 0a4 4 0 1 0-8 0M12 2v2m0 16v2M4.9 4.9l1.4 1.4m11.4 11.4 1.4 1.4M2 12h2m16 0h2M6.3 17.7l-1.4 1.4M19.1 4.9l-1.4 1.4',
 );
 export const Moon = icon('M12 3a6 6 0 0 0 9 9 9 9 0 1 1-9-9z');
+/** Settings (a counter's goal and limits, the group's time zone and week). */
+export const Sliders = icon('M4 6h9m4 0h3M4 12h3m4 0h9M4 18h11m4 0h1M13 4v4M7 10v4M15 16v4');

@@ -2,13 +2,13 @@
  * The group screen's header: the picture and name of the group, this member and the connection,
  * and the group's actions (Activity, Share URL, QR code, Add Counter).
  */
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { MESSAGES } from '../../../shared/messages.js';
 import { sanitizeText } from '../../../shared/rules.js';
 import { Avatar } from '../../components/Avatar.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { loadExtras } from '../../components/CounterCard.js';
-import { icon, Plus, Share } from '../../components/icons.js';
+import { icon, Plus, Share, Sliders } from '../../components/icons.js';
 import { InlineEdit } from '../../components/InlineEdit.js';
 import { primaryButton, secondaryButton } from '../../lib/ui.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
@@ -16,6 +16,13 @@ import { ConnectionBadge, GuestName, HereNow } from './HeaderStatus.js';
 
 // Issue 7: the Activity button and its panel, the undo toast and Ctrl+Z: right after first paint.
 const GroupTools = lazy(() => loadExtras().then((m) => ({ default: m.GroupTools })));
+
+// Issue 17: the group's time zone and first day of the week, opened rarely.
+const GroupSettingsDialog = lazy(() =>
+  import('../../components/GroupSettingsDialog.js').then((m) => ({
+    default: m.GroupSettingsDialog,
+  })),
+);
 
 const QrCodeIcon = icon(
   'M3 3h6v6H3zM15 3h6v6h-6zM3 15h6v6H3zM15 15h2v2h-2zm4 4h2v2h-2zM13 3v2m0 4v4H3m18 0h-4',
@@ -42,6 +49,7 @@ export function GroupHeader({
   onAddCounter: () => void;
 }) {
   const { group } = state;
+  const [editingSettings, setEditingSettings] = useState(false);
   return (
     <header className="group-header">
       <div className="flex min-w-0 flex-1 items-center gap-4">
@@ -124,6 +132,20 @@ export function GroupHeader({
         {!readOnly && (
           <button
             type="button"
+            aria-label="Group settings"
+            title="Group settings: time zone and first day of the week"
+            aria-haspopup="dialog"
+            onClick={() => {
+              setEditingSettings(true);
+            }}
+            className={`${secondaryButton} px-3`}
+          >
+            <Sliders className="size-4" />
+          </button>
+        )}
+        {!readOnly && (
+          <button
+            type="button"
             onClick={onAddCounter}
             className={`${primaryButton} flex-auto sm:flex-none`}
           >
@@ -132,6 +154,19 @@ export function GroupHeader({
           </button>
         )}
       </div>
+      {editingSettings && (
+        <Suspense fallback={null}>
+          <GroupSettingsDialog
+            group={group}
+            onSave={(patch) => {
+              store.updateGroup(patch);
+            }}
+            onClose={() => {
+              setEditingSettings(false);
+            }}
+          />
+        </Suspense>
+      )}
     </header>
   );
 }

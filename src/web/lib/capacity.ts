@@ -1,0 +1,153 @@
+/**
+ * Issue 17: what a card says about its counter's purpose (goal, limits, period), as pure
+ * functions of the counter so they can be tested without a browser. A counter without a goal, a
+ * limit or a period gets null from each of them: its card looks exactly as SPEC §2 describes.
+ */
+import type { Counter } from '../../shared/api.js';
+import type { ResetPeriod } from '../../shared/fields.js';
+import { NEAR_LIMIT_RATIO } from '../../shared/limits.js';
+import { MESSAGES } from '../../shared/messages.js';
+
+const count = (n: number) => n.toLocaleString('en-US');
+const clamp01 = (n: number) => Math.min(1, Math.max(0, n));
+
+export interface GoalProgress {
+  goal: number;
+  /** Share of the way from the start value to the goal, 0…1 (1 once reached). */
+  fraction: number;
+  /** The value is at or past the goal, in the goal's direction. */
+  reached: boolean;
+  /** "12 / 20". */
+  label: string;
+  /** What a screen reader hears for the bar: "12 of 20, 60 %". */
+  valueText: string;
+}
+
+/**
+ * Progress toward the goal. A goal at or above the start value is counted up to (reached when
+ * value ≥ goal); a goal below it is counted down to (reached when value ≤ goal).
+ */
+export function goalProgress(
+  counter: Pick<Counter, 'value' | 'goal' | 'startValue'>,
+): GoalProgress | null {
+  const { value, goal, startValue } = counter;
+  if (goal === null) return null;
+  const up = goal >= startValue;
+  const reached = up ? value >= goal : value <= goal;
+  const span = Math.abs(goal - startValue);
+  const done = up ? value - startValue : startValue - value;
+  const fraction = reached ? 1 : span === 0 ? 0 : clamp01(done / span);
+  return {
+    goal,
+    fraction,
+    reached,
+    label: `${count(value)} / ${count(goal)}`,
+    valueText: `${count(value)} of ${count(goal)}, ${Math.floor(fraction * 100)} %`,
+  };
+}
+
+export type CapacityLevel = 'room' | 'near' | 'full';
+
+export interface Capacity {
+  level: CapacityLevel;
+  max: number;
+  /** Room left below the maximum (never negative). */
+  left: number;
+  /** How full, 0…1, from the minimum (or 0 without one) to the maximum. */
+  fraction: number;
+  /** "8 left", "Nearly full · 2 left", "Full". */
+  label: string;
+}
+
+/**
+ * A counter with a maximum reads as capacity (Headcounts): room left, nearly full from
+ * NEAR_LIMIT_RATIO of the way from the floor (the minimum, or 0) to the maximum, full at it.
+ * The share is a division, not `ratio × span`: 63 of 70 is exactly 0.9, 0.9 × 70 is not 63.
+ */
+export function capacityOf(counter: Pick<Counter, 'value' | 'min' | 'max'>): Capacity | null {
+  const { value, min, max } = counter;
+  if (max === null) return null;
+  const floor = min ?? 0;
+  const span = max - floor;
+  const full = value >= max;
+  const fraction = full ? 1 : span > 0 ? clamp01((value - floor) / span) : 0;
+  const left = Math.max(0, max - value);
+  const level: CapacityLevel = full ? 'full' : fraction >= NEAR_LIMIT_RATIO ? 'near' : 'room';
+  const label =
+    level === 'full'
+      ? 'Full'
+      : level === 'near'
+        ? `Nearly full · ${count(left)} left`
+        : `${count(left)} left`;
+  return { level, max, left, fraction, label };
+}
+
+/** The value sits at (or below) its minimum: a decrement would be refused. */
+export function atMinimum(counter: Pick<Counter, 'value' | 'min'>): boolean {
+  return counter.min !== null && counter.value <= counter.min;
+}
+
+/** A section with a maximum (the group's sectionLimits) and its counters' live total. */
+export interface SectionRoom {
+  max: number;
+  total: number;
+}
+
+/**
+ * Why the increment or decrement button cannot be used now, or null when it can: the next step
+ * would take the value past a limit, or its section's total past the section's maximum, and the
+ * server would refuse it whole (409 limit_reached).
+ */
+export function blockedReason(
+  counter: Pick<Counter, 'value' | 'min' | 'max' | 'incrementStep' | 'decrementStep' | 'section'>,
+  direction: 'increment' | 'decrement',
+  section: SectionRoom | null = null,
+): string | null {
+  const { value, min, max } = counter;
+  if (direction === 'decrement') {
+    return min !== null && value - counter.decrementStep < min ? MESSAGES.limitBelow(min) : null;
+  }
+  if (max !== null && value + counter.incrementStep > max) return MESSAGES.limitAbove(max);
+  if (
+    section !== null &&
+    counter.section !== null &&
+    section.total + counter.incrementStep > section.max
+  ) {
+    return MESSAGES.sectionFull(counter.section, section.max);
+  }
+  return null;
+}
+
+/** A typed value kept inside the counter's limits (SPEC §5 clamps inline numbers the same way). */
+export function clampToLimits(value: number, counter: Pick<Counter, 'min' | 'max'>): number {
+  let result = value;
+  if (counter.max !== null && result > counter.max) result = counter.max;
+  if (counter.min !== null && result < counter.min) result = counter.min;
+  return result;
+}
+
+export const RESET_LABELS: Record<ResetPeriod, string> = {
+  daily: 'Resets daily',
+  weekly: 'Resets weekly',
+  monthly: 'Resets monthly',
+};
+
+export interface PeriodFigures {
+  /** "Resets daily". */
+  label: string;
+  /** The value now: what this period has counted (from the start value). */
+  thisPeriod: string;
+  /** Every ended period's final value plus this one's (the server's `allTime`). */
+  allTime: string;
+}
+
+export function periodFigures(
+  counter: Pick<Counter, 'value' | 'reset' | 'allTime'>,
+): PeriodFigures | null {
+  if (counter.reset === null) return null;
+  return {
+    label: RESET_LABELS[counter.reset],
+    thisPeriod: count(counter.value),
+    allTime: count(counter.allTime),
+  };
+}
