@@ -382,7 +382,7 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
       <p className="muted mt-0.5 text-xs">
         {resetText(reset, store.getState().group.weekStart, timeZone)} It starts again at{' '}
         {counter.startValue.toLocaleString('en-GB')}.
-        {since !== null && ` This ${PERIOD_NAME[kind]} began ${sinceText(kind, since, timeZone)}.`}
+        {since !== null && ` The current period began ${sinceText(kind, since, timeZone)}.`}
       </p>
       {error !== null ? (
         <p role="alert" className="mt-3 error-text">
@@ -406,6 +406,7 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
               >
                 <span className="min-w-0 truncate">
                   {row.label}
+                  {row.current && ' '}
                   {row.current && (
                     <span className="ml-1.5 rounded-full bg-indigo-600 px-1.5 py-0.5 text-[11px] font-semibold text-white dark:bg-indigo-400 dark:text-zinc-950">
                       current
