@@ -290,6 +290,12 @@ export type CounterPatch = z.output<typeof CounterPatchSchema>;
 export const CreateCounterBodySchema = CounterFieldsSchema.extend({
   opId: OperationIdSchema.optional(),
 }).refine(limitsInOrder, { error: MESSAGES.minAboveMax, path: ['min'] });
+
+/** A new counter's fields (the mutation's; the body without its operation id). */
+const CreateCounterFieldsSchema = CounterFieldsSchema.refine(limitsInOrder, {
+  error: MESSAGES.minAboveMax,
+  path: ['min'],
+});
 export type CreateCounterInput = z.input<typeof CreateCounterBodySchema>;
 
 export const TimesSchema = z
@@ -365,7 +371,7 @@ export type AdjustDirection = z.infer<typeof AdjustDirectionSchema>;
 export const MutationSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('createCounter'),
-    fields: CreateCounterBodySchema.omit({ opId: true }).default({}),
+    fields: CreateCounterFieldsSchema.default({}),
   }),
   z.strictObject({
     kind: z.literal('updateCounter'),

@@ -243,6 +243,9 @@ export function describeStoreContract(label: string, factory: StoreFactory): voi
           name: group.name,
           displayName: 'Night Owls',
           profileImageUrl: 'https://example.com/owl.png',
+          timeZone: 'UTC',
+          weekStart: 1,
+          sectionLimits: {},
         },
       });
       expect(JSON.stringify(outcome)).not.toContain(group.keyHash);

@@ -32,6 +32,8 @@ export const CLOSE_CODE_OF = {
   rate_limited: CLOSE_CODES.tooManyMessages,
   activity_not_found: CLOSE_CODES.goingAway,
   already_undone: CLOSE_CODES.goingAway,
+  limit_reached: CLOSE_CODES.goingAway,
+  cannot_undo: CLOSE_CODES.goingAway,
   read_only: CLOSE_CODES.goingAway,
   not_found: CLOSE_CODES.goingAway,
   internal_error: CLOSE_CODES.goingAway,

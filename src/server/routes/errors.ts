@@ -23,6 +23,8 @@ export const STATUS_OF = {
   rate_limited: 429,
   activity_not_found: 404,
   already_undone: 409,
+  limit_reached: 409,
+  cannot_undo: 409,
   read_only: 403,
   not_found: 404,
   internal_error: 500,

@@ -8,10 +8,12 @@
  * costs at most one row per member per batch.
  */
 import type { Counter, Group } from '../../shared/api.js';
+import { GROUP_FIELDS } from '../../shared/fields.js';
 import {
   CounterFieldSchema,
   CounterSnapshotSchema,
   FieldChangeSchema,
+  TALLY_ACTOR,
   UNKNOWN_MEMBER,
   type ActivityEntry,
   type ActivityKind,
@@ -20,7 +22,6 @@ import {
   type FieldChange,
 } from '../../shared/activity.js';
 import { z } from 'zod';
-import type { Step } from './batch.js';
 import type { Operation } from './types.js';
 
 /** An entry before it has an id; `opIds` are the operations it records (for undo by op id). */
@@ -33,10 +34,22 @@ export interface ActivityDraft {
   counterName: string | null;
   value: number | null;
   delta: number | null;
-  /** Field changes, or the counter snapshot of a create or delete. */
-  detail: FieldChange[] | CounterSnapshot | null;
+  /** How much of `delta` was added and taken away (taps). */
+  increments: number | null;
+  decrements: number | null;
+  /**
+   * Field changes, the counter snapshot of a create or delete, the goal a tap reached, the
+   * orders of a reorder, or the period a reset ended.
+   */
+  detail: FieldChange[] | CounterSnapshot | EntryDetail | null;
   opIds: string[];
 }
+
+/** The detail of the entry kinds issue 17 added. */
+export type EntryDetail =
+  | { goal: number }
+  | { from: string[]; to: string[] }
+  | { final: number; periodStart: number; periodEnd: number };
 
 /** An activity row as both SQL stores read it; `at` is epoch ms in SQLite, a Date in PostgreSQL. */
 export interface ActivityRow {
@@ -53,11 +66,13 @@ export interface ActivityRow {
   detail: string | null;
   undo_of: number | null;
   undone_by: number | null;
+  increments: number | null;
+  decrements: number | null;
 }
 
 /** The columns every activity read returns. */
 export const ACTIVITY_FIELDS =
-  'id, group_id, seq, at, actor, kind, counter_id, counter_name, value_after, delta, detail, undo_of, undone_by';
+  'id, group_id, seq, at, actor, kind, counter_id, counter_name, value_after, delta, detail, undo_of, undone_by, increments, decrements';
 
 const actorOf = (operation: Operation): string => operation.actor ?? UNKNOWN_MEMBER;
 const opIdsOf = (operation: Operation): string[] =>
@@ -66,33 +81,60 @@ const opIdsOf = (operation: Operation): string[] =>
 export const snapshotOf = ({ version: _version, ...snapshot }: Counter): CounterSnapshot =>
   snapshot;
 
-/** Taps of a coalesced step: one entry per member, with the value delta of their taps. */
+/**
+ * Taps of a coalesced step: one entry per member, with the value delta of their taps and how
+ * much they added and took away. `reachedBy`: the member whose tap took the counter to its goal;
+ * their entry records the goal.
+ */
 export function adjustDrafts(
-  step: Extract<Step, { kind: 'adjust' }>,
+  indices: readonly number[],
   operations: readonly Operation[],
   counter: Counter,
   seq: number,
+  reachedBy?: string,
 ): ActivityDraft[] {
   const byActor = new Map<string, ActivityDraft>();
-  for (const index of step.indices) {
+  for (const index of indices) {
     const operation = operations[index];
     if (operation?.mutation.kind !== 'adjustCounter') continue;
     const { direction, times } = operation.mutation;
-    const delta =
-      direction === 'increment' ? times * counter.incrementStep : -times * counter.decrementStep;
+    const added = direction === 'increment' ? times * counter.incrementStep : 0;
+    const taken = direction === 'decrement' ? times * counter.decrementStep : 0;
     const actor = actorOf(operation);
     const draft = byActor.get(actor);
     if (draft) {
-      draft.delta = (draft.delta ?? 0) + delta;
+      draft.delta = (draft.delta ?? 0) + added - taken;
+      draft.increments = (draft.increments ?? 0) + added;
+      draft.decrements = (draft.decrements ?? 0) + taken;
       draft.opIds.push(...opIdsOf(operation));
       continue;
     }
     byActor.set(actor, {
       ...counterDraft(operation, 'counter.adjusted', counter, seq),
-      delta,
+      delta: added - taken,
+      increments: added,
+      decrements: taken,
+      detail: reachedBy === actor && counter.goal !== null ? { goal: counter.goal } : null,
     });
   }
   return [...byActor.values()];
+}
+
+/** An adjustment made by an undo (or one tap applied alone): one entry with its delta. */
+export function deltaDraft(
+  operation: Operation,
+  counter: Counter,
+  seq: number,
+  delta: number,
+  reachedGoal: boolean,
+): ActivityDraft {
+  return {
+    ...counterDraft(operation, 'counter.adjusted', counter, seq),
+    delta,
+    increments: Math.max(delta, 0),
+    decrements: Math.max(-delta, 0),
+    detail: reachedGoal && counter.goal !== null ? { goal: counter.goal } : null,
+  };
 }
 
 /** The entry of one applied mutation, from the rows before and after it. */
@@ -111,6 +153,8 @@ export function counterDraft(
     counterName: counter.name,
     value: kind === 'counter.deleted' ? null : counter.value,
     delta: null,
+    increments: null,
+    decrements: null,
     detail: kind === 'counter.created' || kind === 'counter.deleted' ? snapshotOf(counter) : null,
     opIds: opIdsOf(operation),
   };
@@ -137,27 +181,71 @@ export function updateDraft(
   };
 }
 
-/** A group edit: display name and picture, old → new. */
+/** A group edit: its fields and section maximums, old → new. */
 export function groupDraft(
   operation: Operation,
   before: Group,
   after: Group,
   seq: number,
 ): ActivityDraft {
-  const changes: FieldChange[] = (['displayName', 'profileImageUrl'] as const)
-    .filter((field) => before[field] !== after[field])
-    .map((field) => ({ field, from: before[field], to: after[field] }));
+  const changes: FieldChange[] = GROUP_FIELDS.filter((field) => before[field] !== after[field]).map(
+    (field) => ({ field, from: before[field], to: after[field] }),
+  );
+  const sections = new Set([
+    ...Object.keys(before.sectionLimits),
+    ...Object.keys(after.sectionLimits),
+  ]);
+  for (const section of sections) {
+    const from = before.sectionLimits[section] ?? null;
+    const to = after.sectionLimits[section] ?? null;
+    if (from !== to) changes.push({ field: 'sectionMax', section, from, to });
+  }
+  return groupEntry(operation, seq, 'group.updated', changes);
+}
+
+/** An entry about the whole group (no counter). */
+export function groupEntry(
+  operation: Operation,
+  seq: number,
+  kind: ActivityKind,
+  detail: ActivityDraft['detail'],
+): ActivityDraft {
   return {
     groupId: operation.groupId,
     seq,
     actor: actorOf(operation),
-    kind: 'group.updated',
+    kind,
     counterId: null,
     counterName: null,
     value: null,
     delta: null,
-    detail: changes,
+    increments: null,
+    decrements: null,
+    detail,
     opIds: opIdsOf(operation),
+  };
+}
+
+/** A period's end: the counter returned to its start value (made by Tally itself). */
+export function resetDraft(
+  groupId: string,
+  counter: Counter,
+  seq: number,
+  period: { final: number; periodStart: number; periodEnd: number },
+): ActivityDraft {
+  return {
+    groupId,
+    seq,
+    actor: TALLY_ACTOR,
+    kind: 'counter.reset',
+    counterId: counter.id,
+    counterName: counter.name,
+    value: counter.value,
+    delta: null,
+    increments: null,
+    decrements: null,
+    detail: period,
+    opIds: [],
   };
 }
 
@@ -175,9 +263,18 @@ export const draftColumns = (draft: ActivityDraft) => ({
   value_after: draft.value,
   delta: draft.delta,
   detail: detailText(draft),
+  increments: draft.increments,
+  decrements: draft.decrements,
 });
 
 const ChangesSchema = z.array(FieldChangeSchema);
+const GoalDetailSchema = z.object({ goal: z.number().int() }).nullable();
+const OrderDetailSchema = z.object({ from: z.array(z.string()), to: z.array(z.string()) });
+const ResetDetailSchema = z.object({
+  final: z.number().int(),
+  periodStart: z.number(),
+  periodEnd: z.number(),
+});
 
 /** A stored row as the API shows it. Throws if the row is not a valid entry (never expected). */
 export function toActivityEntry(row: ActivityRow): ActivityEntry {
@@ -194,8 +291,46 @@ export function toActivityEntry(row: ActivityRow): ActivityEntry {
   const counterName = row.counter_name ?? '';
   const value = row.value_after;
   switch (row.kind) {
-    case 'counter.adjusted':
-      return { kind: row.kind, ...base, counterId, counterName, value, delta: row.delta ?? 0 };
+    case 'counter.adjusted': {
+      const delta = row.delta ?? 0;
+      return {
+        kind: row.kind,
+        ...base,
+        counterId,
+        counterName,
+        value,
+        delta,
+        // Entries written before issue 17 carry only the delta.
+        increments: row.increments ?? Math.max(delta, 0),
+        decrements: row.decrements ?? Math.max(-delta, 0),
+        reachedGoal: GoalDetailSchema.parse(detail)?.goal ?? null,
+      };
+    }
+    case 'counters.reordered': {
+      const order = OrderDetailSchema.parse(detail);
+      return {
+        kind: row.kind,
+        ...base,
+        counterId: null,
+        counterName: null,
+        value: null,
+        from: order.from,
+        to: order.to,
+      };
+    }
+    case 'counter.reset': {
+      const period = ResetDetailSchema.parse(detail);
+      return {
+        kind: row.kind,
+        ...base,
+        counterId,
+        counterName,
+        value,
+        final: period.final,
+        periodStart: new Date(period.periodStart).toISOString(),
+        periodEnd: new Date(period.periodEnd).toISOString(),
+      };
+    }
     case 'counter.updated':
       return {
         kind: row.kind,

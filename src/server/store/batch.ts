@@ -151,19 +151,21 @@ export function planBatch(
  * after the step (the state its tap is part of); the last one carries the single change.
  */
 export function adjustOutcomes(
-  step: Extract<Step, { kind: 'adjust' }>,
+  indices: readonly number[],
   operations: readonly Operation[],
   counter: Counter,
   seq: number,
+  /** The member whose tap reached the counter's goal, if one did. */
+  goalReachedBy?: string,
 ): Map<number, OperationOutcome> {
   const outcomes = new Map<number, OperationOutcome>();
-  const opIds = step.indices.flatMap((index) => {
+  const opIds = indices.flatMap((index) => {
     const opId = operations[index]?.opId;
     return opId === undefined ? [] : [opId];
   });
   const result = { kind: 'counter', counter, created: false } as const;
-  const last = step.indices[step.indices.length - 1];
-  for (const index of step.indices) {
+  const last = indices[indices.length - 1];
+  for (const index of indices) {
     const changes =
       index === last
         ? [
@@ -172,6 +174,7 @@ export function adjustOutcomes(
               seq,
               counter,
               ...(opIds.length > 0 ? { opIds } : {}),
+              ...(goalReachedBy === undefined ? {} : { goalReachedBy }),
             },
           ]
         : [];

@@ -33,6 +33,15 @@ export interface ReadRequest {
   /** Groups whose counters are counted (quota), each count stopped at `countCap`. */
   countGroups: string[];
   countCap: number;
+  /** Groups all of whose counters are read (a reorder, a new time zone). */
+  groupCounters: string[];
+  /** Sections all of whose counters are read (a section with a maximum: its total). */
+  sections: SectionKey[];
+}
+
+export interface SectionKey {
+  groupId: string;
+  section: string;
 }
 
 /** A group row with its latest change number. */
@@ -46,6 +55,12 @@ export interface StoredCounter {
   groupId: string;
   /** The change number that created it (orders counters created in the same millisecond). */
   createdSeq: number;
+  /** Its place in the group's order once counters were reordered; null: after those, by age. */
+  position: number | null;
+  /** Epoch ms when its current period ends (counters that reset), else null. */
+  nextResetAt: number | null;
+  /** The final values of its ended periods, added up (counter.allTime adds the value). */
+  closedTotal: number;
   counter: Counter;
 }
 
@@ -110,6 +125,17 @@ export interface BatchWrites {
   /** Existing entries taken back by a new one (index into `entries`). */
   undone: { entryId: number; by: number }[];
   operationIds: OperationIdWrite[];
+  /** Periods that ended in this batch (counters that reset). */
+  periods: PeriodWrite[];
+}
+
+/** An ended period: epoch ms bounds and the value it ended with. */
+export interface PeriodWrite {
+  groupId: string;
+  counterId: string;
+  start: number;
+  end: number;
+  value: number;
 }
 
 export interface BatchResult {
@@ -123,7 +149,7 @@ export interface CommitOptions {
   /** Whether changes are written to the activity log (ACTIVITY_LOG). */
   activityLog: boolean;
   countersPerGroup: number;
-  /** The batch's clock, epoch ms: creation times and entry times. */
+  /** The batch's clock, epoch ms: creation times, entry times and period ends. */
   now: number;
   newCounterId?: () => string;
 }

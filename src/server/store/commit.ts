@@ -23,11 +23,19 @@ import { MESSAGES } from '../../shared/messages.js';
 import {
   adjustDrafts,
   counterDraft,
+  deltaDraft,
   draftColumns,
+  groupEntry,
+  resetDraft,
   toActivityEntry,
   updateDraft,
   type ActivityDraft,
 } from './activity.js';
+import { UNKNOWN_MEMBER } from '../../shared/activity.js';
+import type { Change } from '../../shared/protocol.js';
+import { SECTION_LIMITS_MAX } from '../../shared/limits.js';
+import { allTimeOf } from './columns.js';
+import { periodAt } from './periods.js';
 import {
   adjustOutcomes,
   duplicateOutcome,
@@ -42,11 +50,13 @@ import {
   accessChanged,
   activityNotFound,
   alreadyUndone,
+  cannotUndo,
   counterNotFound,
   counterOutcome,
   created,
-  adjusted,
   definedEntries,
+  invalidChange,
+  limitReached,
   deletedOutcome,
   failed,
   groupNotFound,
@@ -69,7 +79,9 @@ import type {
   OperationIdWrite,
   OperationKey,
   ReadAnswer,
+  PeriodWrite,
   ReadRequest,
+  SectionKey,
   StoredCounter,
   StoredGroup,
   StoredOperationId,
@@ -80,14 +92,53 @@ import type {
 const keyOf = (groupId: string, opId: string) => `${groupId}\u0000${opId}`;
 
 /** The counter ids a mutation names (known before anything is read). */
-function counterIdOf(operation: Operation): string | undefined {
+function counterIdsOf(operation: Operation): readonly string[] {
   const { mutation } = operation;
-  return 'counterId' in mutation ? mutation.counterId : undefined;
+  if ('counterId' in mutation) return [mutation.counterId];
+  return mutation.kind === 'resetPeriods' ? mutation.counterIds : [];
+}
+
+/** Whether a group patch moves the group's midnights (every counter that resets is read). */
+const movesMidnights = (patch: object): boolean => 'timeZone' in patch || 'weekStart' in patch;
+
+/** Whether applying the inverse of this entry needs every counter of its group. */
+function undoNeedsGroup(entry: ActivityEntry): boolean {
+  if (entry.kind === 'counters.reordered') return true;
+  return (
+    entry.kind === 'group.updated' &&
+    entry.changes.some((change) => change.field === 'timeZone' || change.field === 'weekStart')
+  );
+}
+
+/** The sections an entry's inverse may put counters in or change the maximum of. */
+function undoSections(entry: ActivityEntry): string[] {
+  switch (entry.kind) {
+    case 'counter.deleted':
+      return entry.counter.section === null ? [] : [entry.counter.section];
+    case 'counter.updated':
+    case 'group.updated':
+      return entry.changes.flatMap((change) => {
+        if (change.field === 'sectionMax' && change.section !== undefined) return [change.section];
+        return change.field === 'section' && typeof change.from === 'string' ? [change.from] : [];
+      });
+    default:
+      return [];
+  }
 }
 
 /** The counter an undo's inverse touches. */
 function inverseCounterId(entry: ActivityEntry): string | undefined {
   return entry.counterId ?? undefined;
+}
+
+/**
+ * Whether a change from `from` to `to` reaches the goal: from below to at or above it, or from
+ * above to at or below it. Once there, later changes on the same side reach nothing.
+ */
+function reaches(goal: number | null, from: bigint, to: bigint): boolean {
+  if (goal === null) return false;
+  const target = BigInt(goal);
+  return (from < target && to >= target) || (from > target && to <= target);
 }
 
 /** `value + delta` if it stays in the exact range, else undefined. */
@@ -128,12 +179,18 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
   const entryIds = new Set<number>();
   const counterIds = new Set<string>();
   const countGroups = new Set<string>();
+  const groupCounters = new Set<string>();
   for (const operation of operations) {
     const { groupId, opId, mutation } = operation;
     if (opId !== undefined) opKeys.set(keyOf(groupId, opId), { groupId, opId });
-    const counterId = counterIdOf(operation);
-    if (counterId !== undefined) counterIds.add(counterId);
+    for (const counterId of counterIdsOf(operation)) counterIds.add(counterId);
     switch (mutation.kind) {
+      case 'reorderCounters':
+        groupCounters.add(groupId);
+        break;
+      case 'updateGroup':
+        if (movesMidnights(mutation.patch)) groupCounters.add(groupId);
+        break;
       case 'undoOperation':
         opKeys.set(keyOf(groupId, mutation.opId), { groupId, opId: mutation.opId });
         countGroups.add(groupId);
@@ -159,6 +216,8 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
     counters: [...counterIds],
     countGroups: [...countGroups],
     countCap,
+    groupCounters: [...groupCounters],
+    sections: [],
   };
 
   const groups = new Map<string, GroupState>(
@@ -224,6 +283,23 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
     }
   }
 
+  // Last round (only for undos of a reorder or a time zone, and sections with a maximum): every
+  // counter of those groups, and every counter of the sections whose totals the batch checks.
+  const wholeGroups = new Set<string>();
+  for (const { groupId, entry } of known.values()) {
+    if (undoNeedsGroup(entry) && !groupCounters.has(groupId)) wholeGroups.add(groupId);
+  }
+  const sections = sectionsToRead(operations, groups, counters, known);
+  if (wholeGroups.size > 0 || sections.length > 0) {
+    const context: ReadAnswer = yield {
+      ...emptyRequest(),
+      groupCounters: [...wholeGroups],
+      sections,
+    };
+    remember(context.counters);
+    for (const groupId of wholeGroups) groupCounters.add(groupId);
+  }
+
   const batch = new BatchState(
     operations,
     options,
@@ -234,7 +310,10 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
     known,
     storedIds,
     firstFingerprints(operations, fingerprints),
+    groupCounters,
   );
+  // Periods that ended before this batch end first: its changes count in the new period.
+  batch.endDuePeriods();
   const outcomes = new Array<OperationOutcome | undefined>(operations.length);
   operations.forEach((operation, index) => {
     outcomes[index] = batch.replay(operation, fingerprints[index]);
@@ -254,8 +333,38 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
     outcomes[index] = duplicateOutcome(outcomes[firstUse]);
   }
   for (const index of plan.reused) outcomes[index] = operationIdReused();
-  const final = outcomes.map((outcome) => outcome ?? groupNotFound());
+  const final = batch.withPeriodChanges(outcomes.map((outcome) => outcome ?? groupNotFound()));
   return { outcomes: final, writes: batch.writes(), changes: changesByGroup(operations, final) };
+}
+
+/**
+ * The sections whose every counter the batch must hold to check a section maximum: those of
+ * groups with section limits that the batch's counters, new fields and undos touch, and every
+ * section whose maximum it sets.
+ */
+function sectionsToRead(
+  operations: readonly Operation[],
+  groups: ReadonlyMap<string, GroupState>,
+  counters: ReadonlyMap<string, CounterState>,
+  known: ReadonlyMap<number, KnownEntry>,
+): SectionKey[] {
+  const keys = new Map<string, SectionKey>();
+  const want = (groupId: string, section: string | null | undefined, always = false) => {
+    if (section === null || section === undefined) return;
+    const limits = groups.get(groupId)?.record.sectionLimits;
+    if (!limits || (!always && limits[section] === undefined)) return;
+    keys.set(`${groupId}\u0000${section}`, { groupId, section });
+  };
+  for (const state of counters.values()) want(state.groupId, state.counter.section);
+  for (const { groupId, mutation } of operations) {
+    if (mutation.kind === 'createCounter') want(groupId, mutation.fields.section);
+    if (mutation.kind === 'updateCounter') want(groupId, mutation.patch.section);
+    if (mutation.kind === 'updateSection') want(groupId, mutation.section, true);
+  }
+  for (const { groupId, entry } of known.values()) {
+    for (const section of undoSections(entry)) want(groupId, section, true);
+  }
+  return [...keys.values()];
 }
 
 function firstFingerprints(
@@ -279,6 +388,8 @@ const emptyRequest = (): ReadRequest => ({
   counters: [],
   countGroups: [],
   countCap: 0,
+  groupCounters: [],
+  sections: [],
 });
 
 /** The batch applied so far, in memory. */
@@ -302,7 +413,77 @@ class BatchState {
     private readonly storedIds: Map<string, StoredOperationId>,
     /** Each operation id's fingerprint at its first use in the batch. */
     private readonly fingerprints: Map<string, string>,
+    /** Groups all of whose counters were read (a reorder, new midnights). */
+    private readonly wholeGroups: ReadonlySet<string>,
   ) {}
+
+  private readonly periods: PeriodWrite[] = [];
+  /** Changes of periods this batch ended, by group: announced with the group's first outcome. */
+  private readonly periodChanges = new Map<string, Change[]>();
+
+  /** Ends every period that is over of the counters read, in groups this batch holds. */
+  endDuePeriods(): void {
+    for (const state of this.counters.values()) {
+      const group = this.groups.get(state.groupId);
+      if (group && state.nextResetAt !== null && this.options.now >= state.nextResetAt) {
+        this.endPeriod(state, group);
+      }
+    }
+  }
+
+  /** The outcomes, the first of each group carrying the changes of the periods it ended. */
+  withPeriodChanges(outcomes: OperationOutcome[]): OperationOutcome[] {
+    if (this.periodChanges.size === 0) return outcomes;
+    const pending = new Map(this.periodChanges);
+    return outcomes.map((outcome, index) => {
+      const groupId = this.operations[index]?.groupId;
+      const changes = groupId === undefined ? undefined : pending.get(groupId);
+      if (groupId === undefined || changes === undefined) return outcome;
+      pending.delete(groupId);
+      return { ...outcome, changes: [...changes, ...(outcome.changes ?? [])] } as OperationOutcome;
+    });
+  }
+
+  /** The counter starts over: its period's final value is kept, the value returns to its start. */
+  private endPeriod(state: CounterState, group: GroupState): void {
+    const { counter } = state;
+    const ended = state.nextResetAt;
+    if (counter.reset === null || ended === null) {
+      state.nextResetAt = null;
+      return;
+    }
+    const started = counter.periodStart === null ? ended : Date.parse(counter.periodStart);
+    const next = periodAt(this.options.now, counter.reset, group.record);
+    const seq = group.seq + 1;
+    this.bump(group, seq);
+    this.periods.push({
+      groupId: state.groupId,
+      counterId: counter.id,
+      start: started,
+      end: ended,
+      value: counter.value,
+    });
+    state.closedTotal = allTimeOf(state.closedTotal, counter.value);
+    state.nextResetAt = next.end;
+    state.onlyValue = false;
+    const after = this.setCounter(state, {
+      ...counter,
+      value: counter.startValue,
+      periodStart: new Date(next.start).toISOString(),
+      version: seq,
+    });
+    this.log(
+      resetDraft(state.groupId, after, seq, {
+        final: counter.value,
+        periodStart: started,
+        periodEnd: ended,
+      }),
+      null,
+    );
+    const list = this.periodChanges.get(state.groupId) ?? [];
+    list.push({ type: 'counter.updated', seq, counter: after });
+    this.periodChanges.set(state.groupId, list);
+  }
 
   /** The answer again, if this group already applied this operation id in an earlier batch. */
   replay(operation: Operation, fingerprint: string | undefined): OperationOutcome | undefined {
@@ -339,7 +520,11 @@ class BatchState {
     return outcome;
   }
 
-  /** A coalesced run of taps on one counter: one change number, one change. */
+  /**
+   * A coalesced run of taps on one counter: one change number, one change. Each tap is checked
+   * in order against the range, the counter's limits and its section's maximum; one that would
+   * pass a limit is refused whole and the others still count (the value stops exactly there).
+   */
   applyAdjust(step: Extract<Step, { kind: 'adjust' }>): Map<number, OperationOutcome> {
     const { groupId, counterId } = step;
     const group = this.groups.get(groupId);
@@ -347,26 +532,251 @@ class BatchState {
     const state = this.counterOf(groupId, counterId);
     if (!state) return new Map(step.indices.map((index) => [index, counterNotFound()]));
     const { counter } = state;
-    const delta =
-      BigInt(step.increments) * BigInt(counter.incrementStep) -
-      BigInt(step.decrements) * BigInt(counter.decrementStep);
-    const value = movedValue(counter.value, delta);
-    if (value === undefined) {
-      // Together the taps would leave the exact range: apply them one by one, so each is
-      // refused or applied on its own.
-      return new Map(step.indices.map((index) => [index, this.applyOne(index)]));
+    const outcomes = new Map<number, OperationOutcome>();
+    const accepted: number[] = [];
+    const sectionBase = this.sectionBase(state);
+    let value = BigInt(counter.value);
+    let reachedBy: string | undefined;
+    for (const index of step.indices) {
+      const operation = this.operations[index] as Operation;
+      if (operation.mutation.kind !== 'adjustCounter') continue;
+      const { direction, times } = operation.mutation;
+      const step =
+        direction === 'increment' ? BigInt(counter.incrementStep) : -BigInt(counter.decrementStep);
+      const next = value + BigInt(times) * step;
+      const refusal =
+        this.valueRefusal(counter, value, next) ?? this.sectionRefusal(sectionBase, value, next);
+      if (refusal) {
+        outcomes.set(index, refusal);
+        continue;
+      }
+      if (reachedBy === undefined && reaches(counter.goal, value, next)) {
+        reachedBy = operation.actor ?? UNKNOWN_MEMBER;
+      }
+      value = next;
+      accepted.push(index);
     }
+    if (accepted.length === 0) return outcomes;
     const seq = group.seq + 1;
     this.bump(group, seq);
-    const after = this.setCounter(state, { ...counter, value, version: seq });
+    // Announced only when the run ends on the goal's far side (a crossing and back is none).
+    if (!reaches(counter.goal, BigInt(counter.value), value)) reachedBy = undefined;
+    const after = this.setCounter(state, { ...counter, value: Number(value), version: seq });
     const reference = JSON.stringify({ kind: 'counterRef', counterId } satisfies StoredAnswer);
-    for (const draft of adjustDrafts(step, this.operations, after, seq)) {
+    for (const draft of adjustDrafts(accepted, this.operations, after, seq, reachedBy)) {
       const entry = this.log(draft, null);
       for (const opId of draft.opIds) {
         this.rememberId(groupId, opId, reference, entry);
       }
     }
-    return adjustOutcomes(step, this.operations, after, seq);
+    for (const [index, outcome] of adjustOutcomes(accepted, this.operations, after, seq, reachedBy)) {
+      outcomes.set(index, outcome);
+    }
+    return outcomes;
+  }
+
+  // ---- limits, goals and sections (issue 17) ---------------------------------------------------
+
+  /** Why the value may not move from `from` to `to`: the exact range, the counter's limits. */
+  private valueRefusal(counter: Counter, from: bigint, to: bigint): OperationOutcome | undefined {
+    if (to < BigInt(MIN_VALUE) || to > BigInt(MAX_VALUE)) return valueOutOfRange();
+    // A move back toward the limits is never refused (a value stored outside them moves in).
+    if (counter.max !== null && to > BigInt(counter.max) && to > from) {
+      return limitReached(MESSAGES.limitAbove(counter.max));
+    }
+    if (counter.min !== null && to < BigInt(counter.min) && to < from) {
+      return limitReached(MESSAGES.limitBelow(counter.min));
+    }
+    return undefined;
+  }
+
+  /**
+   * The section maximum a counter's changes are checked against, and the total of the section's
+   * other counters; undefined when its section has no maximum.
+   */
+  private sectionBase(
+    state: CounterState,
+    section = state.counter.section,
+  ): { section: string; max: number; others: bigint } | undefined {
+    if (section === null) return undefined;
+    const max = this.groups.get(state.groupId)?.record.sectionLimits[section];
+    if (max === undefined) return undefined;
+    return { section, max, others: this.sectionTotal(state.groupId, section, state.counter.id) };
+  }
+
+  /** A change of one counter's value that would take its section's total past the maximum. */
+  private sectionRefusal(
+    base: { section: string; max: number; others: bigint } | undefined,
+    from: bigint,
+    to: bigint,
+    wasIn = true,
+  ): OperationOutcome | undefined {
+    if (!base) return undefined;
+    const before = base.others + (wasIn ? from : 0n);
+    const after = base.others + to;
+    return after > BigInt(base.max) && after > before
+      ? limitReached(MESSAGES.sectionFull(base.section, base.max))
+      : undefined;
+  }
+
+  /** The section's total, of the counters the batch holds (all of them: sectionsToRead). */
+  private sectionTotal(groupId: string, section: string, except?: string): bigint {
+    let total = 0n;
+    for (const state of this.counters.values()) {
+      if (!state.exists || state.groupId !== groupId || state.counter.id === except) continue;
+      if (state.counter.section === section) total += BigInt(state.counter.value);
+    }
+    return total;
+  }
+
+  /**
+   * Why a counter may not become `after` (an edit, an undo, a new or restored counter): limits
+   * out of order or excluding the value, a start value outside them, a full section.
+   */
+  private counterRefusal(
+    state: CounterState | undefined,
+    groupId: string,
+    before: Counter | null,
+    after: Counter,
+  ): OperationOutcome | undefined {
+    const { min, max } = after;
+    if (min !== null && max !== null && min > max) return invalidChange(MESSAGES.minAboveMax);
+    const from = BigInt(before?.value ?? after.value);
+    const to = BigInt(after.value);
+    if (before !== null && from !== to) {
+      const refused = this.valueRefusal(after, from, to);
+      if (refused) return refused;
+    } else if ((min !== null && to < BigInt(min)) || (max !== null && to > BigInt(max))) {
+      return invalidChange(MESSAGES.limitsExcludeValue);
+    }
+    if (
+      after.reset !== null &&
+      ((min !== null && after.startValue < min) || (max !== null && after.startValue > max))
+    ) {
+      return invalidChange(MESSAGES.startValueOutsideLimits);
+    }
+    if (after.section === null) return undefined;
+    const limit = this.groups.get(groupId)?.record.sectionLimits[after.section];
+    if (limit === undefined) return undefined;
+    const others = this.sectionTotal(groupId, after.section, after.id);
+    const wasIn = state !== undefined && before?.section === after.section;
+    return this.sectionRefusal(
+      { section: after.section, max: limit, others },
+      wasIn ? from : 0n,
+      to,
+      wasIn,
+    );
+  }
+
+  /**
+   * A counter's period after an edit or creation: kept while its reset stays the same, else the
+   * period holding now (or none), with when it ends.
+   */
+  private withPeriod(
+    groupId: string,
+    before: Counter | null,
+    after: Counter,
+    nextResetAt: number | null,
+  ): { counter: Counter; nextResetAt: number | null } {
+    if (before !== null && before.reset === after.reset) return { counter: after, nextResetAt };
+    const group = this.groups.get(groupId);
+    if (after.reset === null || !group) {
+      return { counter: { ...after, periodStart: null }, nextResetAt: null };
+    }
+    const bounds = periodAt(this.options.now, after.reset, group.record);
+    return {
+      counter: { ...after, periodStart: new Date(bounds.start).toISOString() },
+      nextResetAt: bounds.end,
+    };
+  }
+
+  /** The group's counters in their order (all of them: only for groups read whole). */
+  private orderOf(groupId: string): CounterState[] {
+    return [...this.counters.values()]
+      .filter((state) => state.exists && state.groupId === groupId)
+      .sort(
+        (a, b) =>
+          (a.position === null ? 1 : 0) - (b.position === null ? 1 : 0) ||
+          (a.position ?? 0) - (b.position ?? 0) ||
+          a.counter.createdAt.localeCompare(b.counter.createdAt) ||
+          a.createdSeq - b.createdSeq,
+      );
+  }
+
+  /** Puts the group's counters in this order: every counter once (a reorder or its undo). */
+  private reorder(operation: Operation, counterIds: readonly string[], seq: number): Applied {
+    const { groupId } = operation;
+    if (!this.wholeGroups.has(groupId)) return failed(invalidChange(MESSAGES.invalidOrder));
+    const current = this.orderOf(groupId);
+    const ids = new Set(counterIds);
+    if (ids.size !== counterIds.length || ids.size !== current.length) {
+      return failed(invalidChange(MESSAGES.invalidOrder));
+    }
+    if (current.some((state) => !ids.has(state.counter.id))) {
+      return failed(invalidChange(MESSAGES.invalidOrder));
+    }
+    const from = current.map((state) => state.counter.id);
+    counterIds.forEach((id, position) => {
+      const state = this.counters.get(id) as CounterState;
+      if (state.position === position) return;
+      state.position = position;
+      state.changed = true;
+      state.onlyValue = false;
+    });
+    const to = [...counterIds];
+    return {
+      outcome: {
+        ok: true,
+        result: { kind: 'order', counterIds: to },
+        changes: [{ type: 'counters.reordered', seq, counterIds: to }],
+        replayed: false,
+      },
+      drafts: [groupEntry(operation, seq, 'counters.reordered', { from, to })],
+    };
+  }
+
+  /** The order an undo of a reorder puts back: the old one, counters since made after it. */
+  private previousOrder(groupId: string, from: readonly string[]): string[] {
+    const existing = this.orderOf(groupId).map((state) => state.counter.id);
+    const present = new Set(existing);
+    const kept = from.filter((id) => present.has(id));
+    const placed = new Set(kept);
+    return [...kept, ...existing.filter((id) => !placed.has(id))];
+  }
+
+  /** Sets or clears a section's maximum; refused below its total or past the count of sections. */
+  private setSectionMax(
+    group: GroupState,
+    section: string,
+    max: number | null,
+  ): OperationOutcome | undefined {
+    const limits = { ...group.record.sectionLimits };
+    if (max === null) {
+      delete limits[section];
+    } else {
+      if (limits[section] === undefined && Object.keys(limits).length >= SECTION_LIMITS_MAX) {
+        return invalidChange(MESSAGES.tooManySections(SECTION_LIMITS_MAX));
+      }
+      const total = this.sectionTotal(group.record.id, section);
+      if (total > BigInt(max)) {
+        return limitReached(MESSAGES.sectionLimitBelowTotal(section, Number(total)));
+      }
+      limits[section] = max;
+    }
+    group.record = { ...group.record, sectionLimits: limits };
+    group.changed = true;
+    return undefined;
+  }
+
+  /** New midnights for the group: every counter that resets ends its period at the new one. */
+  private moveMidnights(group: GroupState): void {
+    for (const state of this.orderOf(group.record.id)) {
+      const { reset } = state.counter;
+      if (reset === null) continue;
+      state.nextResetAt = periodAt(this.options.now, reset, group.record).end;
+      state.changed = true;
+      state.onlyValue = false;
+    }
   }
 
   writes(): BatchWrites {
@@ -378,6 +788,9 @@ class BatchState {
         counters.push({
           groupId: state.groupId,
           createdSeq: state.createdSeq,
+          position: state.position,
+          nextResetAt: state.nextResetAt,
+          closedTotal: state.closedTotal,
           counter: state.counter,
           existed: state.existed,
           onlyValue: state.onlyValue,
@@ -396,6 +809,7 @@ class BatchState {
       entries: this.options.activityLog ? this.entries : [],
       undone: this.options.activityLog ? this.undone : [],
       operationIds: this.operationIds,
+      periods: this.periods,
     };
   }
 
@@ -407,18 +821,29 @@ class BatchState {
       case 'createCounter': {
         if (this.isFull(groupId)) return failed(tooManyCounters(this.options.countersPerGroup));
         const { fields } = mutation;
-        const counter = this.insertCounter(groupId, seq, {
+        const value = fields.value ?? 0;
+        const counter: Counter = {
           id: this.newCounterId(),
           name: fields.name ?? MESSAGES.newCounterName,
           description: fields.description ?? '',
-          value: fields.value ?? 0,
+          value,
           incrementStep: fields.incrementStep ?? DEFAULT_STEP,
           decrementStep: fields.decrementStep ?? DEFAULT_STEP,
           thumbnailUrl: fields.thumbnailUrl ?? null,
+          goal: fields.goal ?? null,
+          min: fields.min ?? null,
+          max: fields.max ?? null,
+          reset: fields.reset ?? null,
+          startValue: fields.startValue ?? 0,
+          section: fields.section ?? null,
+          periodStart: null,
+          allTime: value,
           createdAt: new Date(this.options.now).toISOString(),
           version: seq,
-        });
-        return created(operation, counter, seq);
+        };
+        const refused = this.counterRefusal(undefined, groupId, null, counter);
+        if (refused) return failed(refused);
+        return created(operation, this.insertCounter(groupId, seq, counter), seq);
       }
       case 'updateCounter':
         return this.patchCounter(
@@ -429,22 +854,31 @@ class BatchState {
           seq,
           'counter.updated',
         );
-      case 'adjustCounter': {
-        const state = this.counterOf(groupId, mutation.counterId);
-        if (!state) return failed(counterNotFound());
-        // The delta comes from the stored step: a tap is "one step", never a value the client
-        // computed. The range check keeps values exact in every client.
-        const { counter } = state;
-        const step =
-          mutation.direction === 'increment' ? counter.incrementStep : -counter.decrementStep;
-        const value = movedValue(counter.value, BigInt(mutation.times) * BigInt(step));
-        if (value === undefined) return failed(valueOutOfRange());
-        return adjusted(
-          operation,
-          this.setCounter(state, { ...counter, value, version: seq }),
-          seq,
-        );
+      case 'adjustCounter':
+        // planBatch puts every tap in an adjust step (applyAdjust): never applied one by one.
+        return failed(counterNotFound());
+      case 'reorderCounters':
+        return this.reorder(operation, mutation.counterIds, seq);
+      case 'updateSection': {
+        const group = this.groups.get(groupId);
+        if (!group) return failed(groupNotFound());
+        const before = group.record;
+        const refused = this.setSectionMax(group, mutation.section, mutation.max);
+        if (refused) return failed(refused);
+        return groupUpdated(operation, before, group.record, seq);
       }
+      case 'resetPeriods':
+        // The periods were ended before any operation (endDuePeriods); nothing else to do. The
+        // answer names the counters (the scheduler does not read it).
+        return {
+          outcome: {
+            ok: true,
+            result: { kind: 'order', counterIds: mutation.counterIds },
+            changes: [],
+            replayed: false,
+          },
+          drafts: [],
+        };
       case 'deleteCounter':
         return this.deleteCounter(operation, mutation.counterId, seq);
       case 'updateGroup':
@@ -503,15 +937,31 @@ class BatchState {
     // A typed value is set as is; otherwise the value moves by the delta (undo).
     const value = fields.value ?? movedValue(before.value, valueDelta);
     if (value === undefined) return failed(valueOutOfRange());
-    const after = this.setCounter(state, { ...before, ...fields, value, version: seq });
+    const period = this.withPeriod(
+      operation.groupId,
+      before,
+      { ...before, ...fields, value, version: seq },
+      state.nextResetAt,
+    );
+    const refused = this.counterRefusal(state, operation.groupId, before, period.counter);
+    if (refused) return failed(refused);
+    if (period.nextResetAt !== state.nextResetAt) {
+      state.nextResetAt = period.nextResetAt;
+      state.onlyValue = false;
+    }
+    const after = this.setCounter(state, period.counter);
+    const reached = reaches(after.goal, BigInt(before.value), BigInt(after.value));
     const draft =
       entryKind === 'counter.adjusted'
-        ? { ...counterDraft(operation, entryKind, after, seq), delta: Number(valueDelta) }
+        ? deltaDraft(operation, after, seq, Number(valueDelta), reached)
         : updateDraft(operation, before, after, seq);
-    return {
-      outcome: counterOutcome(after, false, { type: 'counter.updated', seq, counter: after }),
-      drafts: [draft],
+    const change: Change = {
+      type: 'counter.updated',
+      seq,
+      counter: after,
+      ...(reached && entryKind === 'counter.adjusted' ? { goalReachedBy: draft.actor } : {}),
     };
+    return { outcome: counterOutcome(after, false, change), drafts: [draft] };
   }
 
   private deleteCounter(operation: Operation, counterId: string, seq: number): Applied {
@@ -526,12 +976,34 @@ class BatchState {
     };
   }
 
-  private patchGroup(operation: Operation, patch: GroupPatch, seq: number): Applied {
+  private patchGroup(
+    operation: Operation,
+    patch: GroupPatch,
+    seq: number,
+    sections: readonly { section: string; max: number | null }[] = [],
+  ): Applied {
     const group = this.groups.get(operation.groupId);
     if (!group) return failed(groupNotFound());
     const before = group.record;
-    group.record = { ...before, ...(Object.fromEntries(definedEntries(patch)) as GroupPatch) };
+    for (const { section, max } of sections) {
+      const refused = this.setSectionMax(group, section, max);
+      if (refused) {
+        group.record = before;
+        return failed(refused);
+      }
+    }
+    group.record = {
+      ...group.record,
+      ...(Object.fromEntries(definedEntries(patch)) as GroupPatch),
+    };
     group.changed = true;
+    if (group.record.timeZone !== before.timeZone || group.record.weekStart !== before.weekStart) {
+      if (!this.wholeGroups.has(group.record.id)) {
+        group.record = before;
+        return failed(invalidChange(MESSAGES.invalidTimeZone));
+      }
+      this.moveMidnights(group);
+    }
     return groupUpdated(operation, before, group.record, seq);
   }
 
@@ -542,7 +1014,28 @@ class BatchState {
     const inverse = inverseOf(entry);
     let applied: Applied;
     switch (inverse.kind) {
-      case 'counter':
+      case 'none':
+        applied = failed(cannotUndo(MESSAGES.cannotUndoReset));
+        break;
+      case 'reorder':
+        applied = this.reorder(
+          operation,
+          this.previousOrder(operation.groupId, inverse.counterIds),
+          seq,
+        );
+        break;
+      case 'counter': {
+        // A change of a value in a period that has ended belongs to that period's total.
+        const state = this.counterOf(operation.groupId, inverse.counterId);
+        const periodStart = state?.counter.periodStart;
+        if (
+          inverse.valueDelta !== 0n &&
+          periodStart != null &&
+          Date.parse(entry.at) < Date.parse(periodStart)
+        ) {
+          applied = failed(cannotUndo(MESSAGES.periodEnded));
+          break;
+        }
         applied = this.patchCounter(
           operation,
           inverse.counterId,
@@ -552,6 +1045,7 @@ class BatchState {
           inverse.entryKind,
         );
         break;
+      }
       case 'delete':
         applied = this.deleteCounter(operation, inverse.counterId, seq);
         break;
@@ -566,12 +1060,22 @@ class BatchState {
           applied = failed(alreadyUndone());
           break;
         }
-        const restored = this.insertCounter(operation.groupId, seq, { ...counter, version: seq });
-        applied = created(operation, restored, seq);
+        const restoring: Counter = {
+          ...counter,
+          periodStart: null,
+          allTime: counter.value,
+          version: seq,
+        };
+        const refused = this.counterRefusal(undefined, operation.groupId, null, restoring);
+        if (refused) {
+          applied = failed(refused);
+          break;
+        }
+        applied = created(operation, this.insertCounter(operation.groupId, seq, restoring), seq);
         break;
       }
       case 'group':
-        applied = this.patchGroup(operation, inverse.patch, seq);
+        applied = this.patchGroup(operation, inverse.patch, seq, inverse.sections);
         break;
     }
     return applied.outcome.ok ? { ...applied, undoes: ref } : applied;
@@ -589,28 +1093,36 @@ class BatchState {
     const before = state.counter;
     if (
       state.onlyValue &&
-      COUNTER_FIELDS.some((field) => field !== 'value' && before[field] !== counter[field])
+      (COUNTER_FIELDS.some((field) => field !== 'value' && before[field] !== counter[field]) ||
+        before.periodStart !== counter.periodStart)
     ) {
       state.onlyValue = false;
     }
-    state.counter = counter;
+    const final = { ...counter, allTime: allTimeOf(state.closedTotal, counter.value) };
+    state.counter = final;
     state.changed = true;
-    return counter;
+    return final;
   }
 
+  /** A new (or restored) counter: last in the order, its period starting now if it resets. */
   private insertCounter(groupId: string, seq: number, counter: Counter): Counter {
     const previous = this.counters.get(counter.id);
+    const period = this.withPeriod(groupId, null, counter, null);
+    const final = { ...period.counter, allTime: period.counter.value };
     this.counters.set(counter.id, {
       groupId,
       createdSeq: seq,
-      counter,
+      position: null,
+      nextResetAt: period.nextResetAt,
+      closedTotal: 0,
+      counter: final,
       existed: previous?.existed ?? false,
       exists: true,
       changed: true,
       onlyValue: false,
     });
     this.counts.set(groupId, (this.counts.get(groupId) ?? 0) + 1);
-    return counter;
+    return final;
   }
 
   /** Whether the group holds its quota of counters (counted when the batch began, then kept). */

@@ -81,20 +81,6 @@ export function created(operation: Operation, counter: Counter, seq: number): Ap
   };
 }
 
-/** One tap (or `times` taps) applied on its own: the entry's delta is what the value moved. */
-export function adjusted(operation: Operation, counter: Counter, seq: number): Applied {
-  const { mutation } = operation;
-  const delta =
-    mutation.kind !== 'adjustCounter'
-      ? 0
-      : mutation.direction === 'increment'
-        ? mutation.times * counter.incrementStep
-        : -mutation.times * counter.decrementStep;
-  return {
-    outcome: counterOutcome(counter, false, { type: 'counter.updated', seq, counter }),
-    drafts: [{ ...counterDraft(operation, 'counter.adjusted', counter, seq), delta }],
-  };
-}
 
 export function groupUpdated(
   operation: Operation,
@@ -126,4 +112,19 @@ export function accessChanged(group: GroupRecord, seq: number): Applied {
     },
     drafts: [],
   };
+}
+
+/** A change that would take a counter or a section past its limit (issue 17): HTTP 409. */
+export function limitReached(message: string): OperationOutcome {
+  return { ok: false, code: 'limit_reached', message };
+}
+
+/** A change the stored state makes invalid (limits that exclude the value, a bad order). */
+export function invalidChange(message: string): OperationOutcome {
+  return { ok: false, code: 'validation_failed', message };
+}
+
+/** An undo that cannot be applied: an automatic reset, a change of an ended period. */
+export function cannotUndo(message: string): OperationOutcome {
+  return { ok: false, code: 'cannot_undo', message };
 }

@@ -10,12 +10,26 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
-import type { Counter } from '../../shared/api.js';
+import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../shared/activity.js';
+import type { Counter, Tally } from '../../shared/api.js';
+import { PERIODS_KEPT_PER_COUNTER } from '../../shared/limits.js';
+import {
+  DECREMENTS,
+  INCREMENTS,
+  PERIOD_FIELDS,
+  TALLY_ENTRIES,
+  toPeriod,
+  toTally,
+  type PeriodRow,
+  type TallyRow,
+} from './tallies.js';
 import type { Change } from '../../shared/protocol.js';
 import { clientConfig, notifyChannelOf, type PostgresConnection } from '../postgres/connection.js';
 import {
   COUNTER_FIELDS,
+  COUNTER_ORDER,
+  STORED_COUNTER_FIELDS,
+  sectionLimitsText,
   toCounter,
   toGroup,
   toStoredCounter,
@@ -31,6 +45,7 @@ import {
   type CounterWrite,
   type EntryWrite,
   type OperationIdWrite,
+  type PeriodWrite,
   type ReadAnswer,
   type ReadRequest,
   type StoredGroup,
@@ -54,7 +69,9 @@ import { DEFAULT_LIMITS } from '../config.js';
 import {
   StorageUnavailableError,
   type ActivityListQuery,
+  type DuePeriod,
   type GroupRecord,
+  type TalliesListQuery,
   type GroupState,
   type Operation,
   type OperationOutcome,
@@ -152,6 +169,26 @@ const MIGRATIONS: readonly string[] = [
   // 5: a counter's history as index seeks by time (issue 14: one seek per chart bucket, never a
   // scan of every entry of the counter).
   `CREATE INDEX activity_by_counter_time ON activity (counter_id, at, id) WHERE counter_id IS NOT NULL;`,
+  // 6: (issue 17) goals, limits, periods, order and sections; tallies' amounts; ended periods.
+  // ADR 19. Times of periods are epoch ms (bigint), as store/commit.ts computes them.
+  `ALTER TABLE counters ADD COLUMN goal bigint, ADD COLUMN min_value bigint,
+     ADD COLUMN max_value bigint, ADD COLUMN reset_period text,
+     ADD COLUMN start_value bigint NOT NULL DEFAULT 0, ADD COLUMN section text,
+     ADD COLUMN position bigint, ADD COLUMN period_start bigint, ADD COLUMN next_reset_at bigint,
+     ADD COLUMN closed_total bigint NOT NULL DEFAULT 0;
+   CREATE INDEX counters_by_next_reset ON counters (next_reset_at) WHERE next_reset_at IS NOT NULL;
+   ALTER TABLE counter_groups ADD COLUMN time_zone text NOT NULL DEFAULT 'UTC',
+     ADD COLUMN week_start integer NOT NULL DEFAULT 1, ADD COLUMN section_limits text;
+   ALTER TABLE activity ADD COLUMN increments bigint, ADD COLUMN decrements bigint;
+   CREATE TABLE counter_periods (
+     counter_id text NOT NULL,
+     group_id text NOT NULL,
+     start_at bigint NOT NULL,
+     end_at bigint NOT NULL,
+     final_value bigint NOT NULL,
+     PRIMARY KEY (counter_id, start_at)
+   );
+   CREATE INDEX counter_periods_by_group ON counter_periods (group_id, start_at);`,
 ];
 
 /** What BATCH_READ answers: one row of JSON arrays. */
@@ -183,8 +220,15 @@ const BATCH_READ = `SELECT
      FROM (SELECT ${ACTIVITY_FIELDS} FROM activity JOIN unnest($3::bigint[]) AS q(id) USING (id)) a)
      AS entries,
   (SELECT coalesce(json_agg(c), '[]'::json)
-     FROM (SELECT group_id, created_seq, ${COUNTER_FIELDS} FROM counters
-           JOIN unnest($4::text[]) AS q(id) USING (id)) c) AS counters,
+     FROM (SELECT ${STORED_COUNTER_FIELDS} FROM counters
+           JOIN unnest($4::text[]) AS q(id) USING (id)
+           UNION ALL
+           SELECT ${STORED_COUNTER_FIELDS} FROM counters
+           JOIN unnest($7::text[]) AS w(gid) ON counters.group_id = w.gid
+           UNION ALL
+           SELECT ${STORED_COUNTER_FIELDS} FROM counters
+           JOIN unnest($8::text[], $9::text[]) AS s(gid, sec)
+             ON counters.group_id = s.gid AND counters.section = s.sec) c) AS counters,
   (SELECT coalesce(json_agg(json_build_object('g', g.id, 'n',
        (SELECT count(*) FROM (SELECT 1 FROM counters c WHERE c.group_id = g.id LIMIT $6) x))),
      '[]'::json)
@@ -200,42 +244,68 @@ const BATCH_READ = `SELECT
  */
 const BATCH_WRITE = `WITH
   deleted AS (DELETE FROM counters WHERE id = ANY($1::text[])),
+  deleted_periods AS (DELETE FROM counter_periods WHERE counter_id = ANY($1::text[])),
   counter_rows AS MATERIALIZED (
     SELECT * FROM json_to_recordset($2::json) AS v(id text, group_id text, name text,
       description text, value bigint, increment_step bigint, decrement_step bigint,
       thumbnail_url text, created_at timestamptz, created_seq bigint, version bigint,
-      existed boolean)),
+      goal bigint, min_value bigint, max_value bigint, reset_period text, start_value bigint,
+      section text, position bigint, period_start bigint, next_reset_at bigint,
+      closed_total bigint, existed boolean)),
   updated AS (
     UPDATE counters c SET name = v.name, description = v.description, value = v.value,
       increment_step = v.increment_step, decrement_step = v.decrement_step,
       thumbnail_url = v.thumbnail_url, created_at = v.created_at, created_seq = v.created_seq,
-      version = v.version
+      version = v.version, goal = v.goal, min_value = v.min_value, max_value = v.max_value,
+      reset_period = v.reset_period, start_value = v.start_value, section = v.section,
+      position = v.position, period_start = v.period_start, next_reset_at = v.next_reset_at,
+      closed_total = v.closed_total
     FROM counter_rows v WHERE v.existed AND c.id = v.id),
   inserted AS (
     INSERT INTO counters (id, group_id, name, description, value, increment_step,
-      decrement_step, thumbnail_url, created_at, created_seq, version)
+      decrement_step, thumbnail_url, created_at, created_seq, version, goal, min_value,
+      max_value, reset_period, start_value, section, position, period_start, next_reset_at,
+      closed_total)
     SELECT id, group_id, name, description, value, increment_step, decrement_step,
-      thumbnail_url, created_at, created_seq, version
+      thumbnail_url, created_at, created_seq, version, goal, min_value, max_value,
+      reset_period, start_value, section, position, period_start, next_reset_at, closed_total
     FROM counter_rows WHERE NOT existed),
   groups_written AS (
     UPDATE counter_groups g SET display_name = v.display_name,
       profile_image_url = v.profile_image_url, access_key_hash = v.access_key_hash,
-      view_key_hash = v.view_key_hash, seq = v.seq
+      view_key_hash = v.view_key_hash, seq = v.seq, time_zone = v.time_zone,
+      week_start = v.week_start, section_limits = v.section_limits
     FROM json_to_recordset($3::json) AS v(id text, display_name text, profile_image_url text,
-      access_key_hash text, view_key_hash text, seq bigint)
+      access_key_hash text, view_key_hash text, seq bigint, time_zone text, week_start integer,
+      section_limits text)
     WHERE g.id = v.id),
+  period_rows AS MATERIALIZED (
+    SELECT * FROM json_to_recordset($11::json) AS p(counter_id text, group_id text,
+      start_at bigint, end_at bigint, final_value bigint)),
+  periods_written AS (
+    INSERT INTO counter_periods (counter_id, group_id, start_at, end_at, final_value)
+    SELECT counter_id, group_id, start_at, end_at, final_value FROM period_rows
+    ON CONFLICT (counter_id, start_at)
+    DO UPDATE SET end_at = excluded.end_at, final_value = excluded.final_value),
+  periods_trimmed AS (
+    -- The statement's snapshot does not hold the row just inserted: keep one fewer old ones.
+    DELETE FROM counter_periods o USING period_rows p
+    WHERE o.counter_id = p.counter_id AND o.start_at <= (
+      SELECT start_at FROM counter_periods k WHERE k.counter_id = p.counter_id
+      ORDER BY start_at DESC OFFSET ${PERIODS_KEPT_PER_COUNTER - 2} LIMIT 1)),
   ids AS MATERIALIZED (
     SELECT id, row_number() OVER (ORDER BY id) AS n
     FROM (SELECT nextval('activity_id_seq') AS id FROM generate_series(1, $4::int)) s),
   entries_written AS (
     INSERT INTO activity (id, group_id, seq, at, actor, kind, counter_id, counter_name,
-      value_after, delta, detail, undo_of, undone_by)
+      value_after, delta, detail, undo_of, undone_by, increments, decrements)
     SELECT i.id, e.group_id, e.seq, to_timestamp($5::double precision / 1000), e.actor, e.kind,
       e.counter_id, e.counter_name, e.value_after, e.delta, e.detail,
-      coalesce(e.undo_of, u.id), b.id
+      coalesce(e.undo_of, u.id), b.id, e.increments, e.decrements
     FROM json_to_recordset($6::json) AS e(n bigint, group_id text, seq bigint, actor text,
       kind text, counter_id text, counter_name text, value_after bigint, delta bigint,
-      detail text, undo_of bigint, undo_of_new bigint, undone_by_new bigint)
+      detail text, undo_of bigint, undo_of_new bigint, undone_by_new bigint, increments bigint,
+      decrements bigint)
     JOIN ids i ON i.n = e.n
     LEFT JOIN ids u ON u.n = e.undo_of_new
     LEFT JOIN ids b ON b.n = e.undone_by_new),
@@ -250,7 +320,15 @@ const BATCH_WRITE = `WITH
     LEFT JOIN ids i ON i.n = o.e)
 SELECT pg_notify($9, payload) FROM unnest($10::text[]) AS payload`;
 
-const counterJson = ({ groupId, createdSeq, existed, counter }: CounterWrite) => ({
+const counterJson = ({
+  groupId,
+  createdSeq,
+  existed,
+  counter,
+  position,
+  nextResetAt,
+  closedTotal,
+}: CounterWrite) => ({
   id: counter.id,
   group_id: groupId,
   name: counter.name,
@@ -262,7 +340,25 @@ const counterJson = ({ groupId, createdSeq, existed, counter }: CounterWrite) =>
   created_at: counter.createdAt,
   created_seq: createdSeq,
   version: counter.version,
+  goal: counter.goal,
+  min_value: counter.min,
+  max_value: counter.max,
+  reset_period: counter.reset,
+  start_value: counter.startValue,
+  section: counter.section,
+  position,
+  period_start: counter.periodStart === null ? null : Date.parse(counter.periodStart),
+  next_reset_at: nextResetAt,
+  closed_total: closedTotal,
   existed,
+});
+
+const periodJson = (period: PeriodWrite) => ({
+  counter_id: period.counterId,
+  group_id: period.groupId,
+  start_at: period.start,
+  end_at: period.end,
+  final_value: period.value,
 });
 
 const groupJson = ({ record, seq }: StoredGroup) => ({
@@ -272,6 +368,9 @@ const groupJson = ({ record, seq }: StoredGroup) => ({
   access_key_hash: record.keyHash,
   view_key_hash: record.viewKeyHash,
   seq,
+  time_zone: record.timeZone,
+  week_start: record.weekStart,
+  section_limits: sectionLimitsText(record.sectionLimits),
 });
 
 /** An entry as BATCH_WRITE reads it; positions of new entries are 1-based. */
@@ -422,7 +521,7 @@ export class PostgresStore implements Store {
         return null;
       }
       const counters = await client.query<CounterRow>(
-        `SELECT ${COUNTER_FIELDS} FROM counters WHERE group_id = $1 ORDER BY created_at, created_seq`,
+        `SELECT ${COUNTER_FIELDS} FROM counters WHERE group_id = $1 ORDER BY ${COUNTER_ORDER}`,
         [groupId],
       );
       await client.query('COMMIT');
@@ -615,6 +714,63 @@ export class PostgresStore implements Store {
     return result.rowCount ?? 0;
   }
 
+  async tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]> {
+    const where = ['group_id = $1', TALLY_ENTRIES];
+    const values: unknown[] = [groupId];
+    if (query.counterId !== undefined) {
+      values.push(query.counterId);
+      where.push(`counter_id = $${values.length}`);
+    }
+    if (query.since !== undefined) {
+      values.push(query.since);
+      where.push(`at >= to_timestamp($${values.length}::double precision / 1000)`);
+    }
+    values.push(query.limit);
+    // float8 sums: exact to 2^53, and a bigint sum's numeric result would arrive as text.
+    const { rows } = await this.pool.query<TallyRow>(
+      `SELECT actor, counter_id, sum(${INCREMENTS})::float8 AS increments,
+         sum(${DECREMENTS})::float8 AS decrements
+       FROM activity WHERE ${where.join(' AND ')}
+       GROUP BY actor, counter_id
+       ORDER BY sum(${INCREMENTS})::float8 - sum(${DECREMENTS})::float8 DESC, actor, counter_id
+       LIMIT $${values.length}`,
+      values,
+    );
+    return rows.map(toTally);
+  }
+
+  async counterPeriods(
+    groupId: string,
+    counterId: string,
+    limit: number,
+  ): Promise<CounterPeriod[] | null> {
+    if (!(await this.loadCounter(groupId, counterId))) return null;
+    const { rows } = await this.pool.query<PeriodRow>(
+      `SELECT ${PERIOD_FIELDS} FROM counter_periods WHERE counter_id = $1 AND group_id = $2
+       ORDER BY start_at DESC LIMIT $3`,
+      [counterId, groupId, limit],
+    );
+    return rows.map(toPeriod);
+  }
+
+  async groupPeriods(groupId: string): Promise<CounterPeriod[]> {
+    const { rows } = await this.pool.query<PeriodRow>(
+      `SELECT ${PERIOD_FIELDS} FROM counter_periods WHERE group_id = $1
+       ORDER BY start_at, counter_id`,
+      [groupId],
+    );
+    return rows.map(toPeriod);
+  }
+
+  async duePeriods(now: number, limit: number): Promise<DuePeriod[]> {
+    const { rows } = await this.pool.query<{ group_id: string; id: string }>(
+      `SELECT group_id, id FROM counters WHERE next_reset_at IS NOT NULL AND next_reset_at <= $1
+       ORDER BY next_reset_at LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map((row) => ({ groupId: row.group_id, counterId: row.id }));
+  }
+
   async groupSeq(groupId: string): Promise<number | null> {
     const { rows } = await this.pool.query<{ seq: number }>(
       'SELECT seq FROM counter_groups WHERE id = $1',
@@ -680,8 +836,16 @@ export class PostgresStore implements Store {
       counters: [],
       counts: new Map(),
     };
-    const { operationIds, entries, counters, countGroups } = request;
-    if (operationIds.length + entries.length + counters.length + countGroups.length === 0) {
+    const { operationIds, entries, counters, countGroups, groupCounters, sections } = request;
+    if (
+      operationIds.length +
+        entries.length +
+        counters.length +
+        countGroups.length +
+        groupCounters.length +
+        sections.length ===
+      0
+    ) {
       return answer;
     }
     const { rows } = await client.query<BatchReadRow>({
@@ -694,6 +858,9 @@ export class PostgresStore implements Store {
         counters,
         countGroups,
         request.countCap,
+        groupCounters,
+        sections.map((key) => key.groupId),
+        sections.map((key) => key.section),
       ],
     });
     const row = rows[0];
@@ -731,6 +898,7 @@ export class PostgresStore implements Store {
         writes.groups.length +
         writes.entries.length +
         writes.operationIds.length +
+        writes.periods.length +
         payloads.length ===
       0
     ) {
@@ -750,6 +918,7 @@ export class PostgresStore implements Store {
         operationIdsJson(writes.operationIds),
         this.notifyChannel,
         payloads,
+        JSON.stringify(writes.periods.map(periodJson)),
       ],
     });
   }

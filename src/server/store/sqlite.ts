@@ -11,14 +11,17 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
-import type { Counter } from '../../shared/api.js';
+import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../shared/activity.js';
+import type { Counter, Tally } from '../../shared/api.js';
+import { PERIODS_KEPT_PER_COUNTER } from '../../shared/limits.js';
 import type { SqliteSynchronous } from '../config.js';
 import {
   StorageUnavailableError,
   StoreBusyError,
   type ActivityListQuery,
+  type DuePeriod,
   type GroupRecord,
+  type TalliesListQuery,
   type GroupState,
   type Operation,
   type OperationOutcome,
@@ -26,6 +29,9 @@ import {
 } from './types.js';
 import {
   COUNTER_FIELDS,
+  COUNTER_ORDER,
+  STORED_COUNTER_FIELDS,
+  sectionLimitsText,
   toCounter,
   toGroup,
   toStoredCounter,
@@ -39,6 +45,7 @@ import {
   runSync,
   type BatchResult,
   type BatchWrites,
+  type PeriodWrite,
   type ReadAnswer,
   type ReadRequest,
 } from './commit-io.js';
@@ -51,6 +58,16 @@ import {
   type ActivityRow,
 } from './activity.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import {
+  DECREMENTS,
+  INCREMENTS,
+  PERIOD_FIELDS,
+  TALLY_ENTRIES,
+  toPeriod,
+  toTally,
+  type PeriodRow,
+  type TallyRow,
+} from './tallies.js';
 import { lockDatabaseFile, type FileLock } from './file-lock.js';
 import { sqliteDatabase } from './sqlite-driver.js';
 import {
@@ -124,6 +141,33 @@ const MIGRATIONS: readonly string[] = [
   // 5: a counter's history as index seeks by time (issue 14: one seek per chart bucket, never a
   // scan of every entry of the counter).
   `CREATE INDEX activity_by_counter_time ON activity (counter_id, at, id) WHERE counter_id IS NOT NULL;`,
+  // 6: (issue 17) goals, limits, periods, order and sections; tallies' amounts; ended periods.
+  // ADR 19. Every new column is nullable or has a default: existing counters stay as they were.
+  `ALTER TABLE counters ADD COLUMN goal INTEGER;
+   ALTER TABLE counters ADD COLUMN min_value INTEGER;
+   ALTER TABLE counters ADD COLUMN max_value INTEGER;
+   ALTER TABLE counters ADD COLUMN reset_period TEXT;
+   ALTER TABLE counters ADD COLUMN start_value INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE counters ADD COLUMN section TEXT;
+   ALTER TABLE counters ADD COLUMN position INTEGER;
+   ALTER TABLE counters ADD COLUMN period_start INTEGER;
+   ALTER TABLE counters ADD COLUMN next_reset_at INTEGER;
+   ALTER TABLE counters ADD COLUMN closed_total INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX counters_by_next_reset ON counters (next_reset_at) WHERE next_reset_at IS NOT NULL;
+   ALTER TABLE counter_groups ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';
+   ALTER TABLE counter_groups ADD COLUMN week_start INTEGER NOT NULL DEFAULT 1;
+   ALTER TABLE counter_groups ADD COLUMN section_limits TEXT;
+   ALTER TABLE activity ADD COLUMN increments INTEGER;
+   ALTER TABLE activity ADD COLUMN decrements INTEGER;
+   CREATE TABLE counter_periods (
+     counter_id TEXT NOT NULL,
+     group_id TEXT NOT NULL,
+     start_at INTEGER NOT NULL,
+     end_at INTEGER NOT NULL,
+     final_value INTEGER NOT NULL,
+     PRIMARY KEY (counter_id, start_at)
+   ) STRICT, WITHOUT ROWID;
+   CREATE INDEX counter_periods_by_group ON counter_periods (group_id, start_at);`,
 ];
 
 /**
@@ -307,7 +351,7 @@ export class SqliteStore implements Store {
         GroupRow | undefined;
       if (!row) return null;
       const counters = this.prepare(
-        `SELECT ${COUNTER_FIELDS} FROM counters WHERE group_id = ? ORDER BY created_at, created_seq`,
+        `SELECT ${COUNTER_FIELDS} FROM counters WHERE group_id = ? ORDER BY ${COUNTER_ORDER}`,
       ).all(groupId) as CounterRow[];
       return { group: toGroup(row), counters: counters.map(toCounter), seq: row.seq };
     });
@@ -541,6 +585,56 @@ export class SqliteStore implements Store {
     ).run(groupId, upTo, limit).changes;
   }
 
+  tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]> {
+    const where = ['group_id = ?', TALLY_ENTRIES];
+    const params: unknown[] = [groupId];
+    if (query.counterId !== undefined) {
+      where.push('counter_id = ?');
+      params.push(query.counterId);
+    }
+    if (query.since !== undefined) {
+      where.push('at >= ?');
+      params.push(query.since);
+    }
+    const index = query.counterId === undefined ? 'activity_by_group' : 'activity_by_counter';
+    // TOTAL sums as a double: SUM would fail past 2^63 (alternating ±10^15 taps get there).
+    const rows = this.prepare(
+      `SELECT actor, counter_id, TOTAL(${INCREMENTS}) AS increments,
+         TOTAL(${DECREMENTS}) AS decrements
+       FROM activity INDEXED BY ${index} WHERE ${where.join(' AND ')}
+       GROUP BY actor, counter_id ORDER BY increments - decrements DESC, actor, counter_id LIMIT ?`,
+    ).all(...params, query.limit) as TallyRow[];
+    return Promise.resolve(rows.map(toTally));
+  }
+
+  counterPeriods(
+    groupId: string,
+    counterId: string,
+    limit: number,
+  ): Promise<CounterPeriod[] | null> {
+    if (!this.readCounter(groupId, counterId)) return Promise.resolve(null);
+    const rows = this.prepare(
+      `SELECT ${PERIOD_FIELDS} FROM counter_periods WHERE counter_id = ? AND group_id = ?
+       ORDER BY start_at DESC LIMIT ?`,
+    ).all(counterId, groupId, limit) as PeriodRow[];
+    return Promise.resolve(rows.map(toPeriod));
+  }
+
+  groupPeriods(groupId: string): Promise<CounterPeriod[]> {
+    const rows = this.prepare(
+      `SELECT ${PERIOD_FIELDS} FROM counter_periods WHERE group_id = ? ORDER BY start_at, counter_id`,
+    ).all(groupId) as PeriodRow[];
+    return Promise.resolve(rows.map(toPeriod));
+  }
+
+  duePeriods(now: number, limit: number): Promise<DuePeriod[]> {
+    const rows = this.prepare(
+      `SELECT group_id, id FROM counters INDEXED BY counters_by_next_reset
+       WHERE next_reset_at IS NOT NULL AND next_reset_at <= ? ORDER BY next_reset_at LIMIT ?`,
+    ).all(now, limit) as { group_id: string; id: string }[];
+    return Promise.resolve(rows.map((row) => ({ groupId: row.group_id, counterId: row.id })));
+  }
+
   groupSeq(groupId: string): Promise<number | null> {
     const row = this.prepare('SELECT seq FROM counter_groups WHERE id = ?').get(groupId) as
       { seq: number } | undefined;
@@ -592,13 +686,27 @@ export class SqliteStore implements Store {
       const row = entryRow.get(id) as ActivityRow | undefined;
       return row ? [{ groupId: row.group_id, entry: toActivityEntry(row) }] : [];
     });
-    const counterRow = this.prepare(
-      `SELECT group_id, created_seq, ${COUNTER_FIELDS} FROM counters WHERE id = ?`,
-    );
+    const counterRow = this.prepare(`SELECT ${STORED_COUNTER_FIELDS} FROM counters WHERE id = ?`);
     const counters = request.counters.flatMap((id) => {
       const row = counterRow.get(id) as StoredCounterRow | undefined;
       return row ? [toStoredCounter(row)] : [];
     });
+    const groupRows = this.prepare(
+      `SELECT ${STORED_COUNTER_FIELDS} FROM counters WHERE group_id = ?`,
+    );
+    for (const groupId of request.groupCounters) {
+      for (const row of groupRows.all(groupId) as StoredCounterRow[]) {
+        counters.push(toStoredCounter(row));
+      }
+    }
+    const sectionRows = this.prepare(
+      `SELECT ${STORED_COUNTER_FIELDS} FROM counters WHERE group_id = ? AND section = ?`,
+    );
+    for (const { groupId, section } of request.sections) {
+      for (const row of sectionRows.all(groupId, section) as StoredCounterRow[]) {
+        counters.push(toStoredCounter(row));
+      }
+    }
     // Counts at most `countCap` index entries (counters_by_group), so a group already over a
     // lowered quota costs no more.
     const count = this.prepare(
@@ -616,20 +724,29 @@ export class SqliteStore implements Store {
   /** Writes a batch's final rows, one prepared statement per row (in-process, no round trips). */
   private write(writes: BatchWrites, now: number): void {
     const remove = this.prepare('DELETE FROM counters WHERE id = ?');
-    for (const id of writes.deletedCounters) remove.run(id);
+    const removePeriods = this.prepare('DELETE FROM counter_periods WHERE counter_id = ?');
+    for (const id of writes.deletedCounters) {
+      remove.run(id);
+      removePeriods.run(id);
+    }
     const update = this.prepare(
       `UPDATE counters SET name = ?, description = ?, value = ?, increment_step = ?,
-         decrement_step = ?, thumbnail_url = ?, created_at = ?, created_seq = ?, version = ?
+         decrement_step = ?, thumbnail_url = ?, created_at = ?, created_seq = ?, version = ?,
+         goal = ?, min_value = ?, max_value = ?, reset_period = ?, start_value = ?, section = ?,
+         position = ?, period_start = ?, next_reset_at = ?, closed_total = ?
        WHERE id = ?`,
     );
     const insert = this.prepare(
       `INSERT INTO counters (name, description, value, increment_step, decrement_step,
-         thumbnail_url, created_at, created_seq, version, id, group_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         thumbnail_url, created_at, created_seq, version, goal, min_value, max_value,
+         reset_period, start_value, section, position, period_start, next_reset_at,
+         closed_total, id, group_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const updateValue = this.prepare('UPDATE counters SET value = ?, version = ? WHERE id = ?');
-    for (const { counter, createdSeq, existed, onlyValue, groupId } of writes.counters) {
-      // Taps, most writes under load: two columns instead of nine.
+    for (const write of writes.counters) {
+      const { counter, createdSeq, existed, onlyValue, groupId } = write;
+      // Taps, most writes under load: two columns instead of twenty.
       if (existed && onlyValue) {
         updateValue.run(counter.value, counter.version, counter.id);
         continue;
@@ -644,6 +761,16 @@ export class SqliteStore implements Store {
         Date.parse(counter.createdAt),
         createdSeq,
         counter.version,
+        counter.goal,
+        counter.min,
+        counter.max,
+        counter.reset,
+        counter.startValue,
+        counter.section,
+        write.position,
+        counter.periodStart === null ? null : Date.parse(counter.periodStart),
+        write.nextResetAt,
+        write.closedTotal,
         counter.id,
       ];
       if (existed) update.run(values);
@@ -651,7 +778,8 @@ export class SqliteStore implements Store {
     }
     const updateGroup = this.prepare(
       `UPDATE counter_groups SET display_name = ?, profile_image_url = ?, access_key_hash = ?,
-         view_key_hash = ?, seq = ? WHERE id = ?`,
+         view_key_hash = ?, seq = ?, time_zone = ?, week_start = ?, section_limits = ?
+       WHERE id = ?`,
     );
     for (const { record, seq } of writes.groups) {
       updateGroup.run(
@@ -660,9 +788,13 @@ export class SqliteStore implements Store {
         record.keyHash,
         record.viewKeyHash,
         seq,
+        record.timeZone,
+        record.weekStart,
+        sectionLimitsText(record.sectionLimits),
         record.id,
       );
     }
+    this.writePeriods(writes.periods);
     const ids = this.writeEntries(writes, now);
     const rows: (string | number | null)[] = [];
     for (const { groupId, opId, result, entry, fingerprint } of writes.operationIds) {
@@ -678,11 +810,31 @@ export class SqliteStore implements Store {
     this.insertOperationIds(rows);
   }
 
+  /** Keeps ended periods, each counter's newest PERIODS_KEPT_PER_COUNTER. */
+  private writePeriods(periods: readonly PeriodWrite[]): void {
+    if (periods.length === 0) return;
+    const insert = this.prepare(
+      `INSERT INTO counter_periods (counter_id, group_id, start_at, end_at, final_value)
+       VALUES (?, ?, ?, ?, ?) ON CONFLICT (counter_id, start_at)
+       DO UPDATE SET end_at = excluded.end_at, final_value = excluded.final_value`,
+    );
+    const trim = this.prepare(
+      `DELETE FROM counter_periods WHERE counter_id = ? AND start_at <= (
+         SELECT start_at FROM counter_periods WHERE counter_id = ?
+         ORDER BY start_at DESC LIMIT 1 OFFSET ?)`,
+    );
+    for (const period of periods) {
+      insert.run(period.counterId, period.groupId, period.start, period.end, period.value);
+      trim.run(period.counterId, period.counterId, PERIODS_KEPT_PER_COUNTER);
+    }
+  }
+
   /** Inserts the batch's activity entries and links undos; returns their ids in order. */
   private writeEntries(writes: BatchWrites, now: number): number[] {
     const insert = this.prepare(
       `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
-         value_after, delta, detail, undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         value_after, delta, detail, undo_of, increments, decrements)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const ids: number[] = [];
     for (const { draft, undoOf } of writes.entries) {
@@ -699,6 +851,8 @@ export class SqliteStore implements Store {
         draft.delta,
         detailText(draft),
         target ?? null,
+        draft.increments,
+        draft.decrements,
       );
       ids.push(Number(info.lastInsertRowid));
     }

@@ -3,8 +3,15 @@
  * only talk to this, so SQLite and PostgreSQL are interchangeable; test/integration/store.suite.ts
  * is the contract every implementation passes.
  */
-import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
-import type { Counter, ErrorCode, Group, Mutation, MutationResult } from '../../shared/api.js';
+import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../shared/activity.js';
+import type {
+  Counter,
+  ErrorCode,
+  Group,
+  Mutation,
+  MutationResult,
+  Tally,
+} from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { DomainError } from '../errors.js';
@@ -49,14 +56,19 @@ export type AccessMutation =
   /** A new access key; an existing view-only link moves to the key derived from the new one. */
   | { kind: 'rotateKey'; keyHash: string; viewKeyHash: string }
   /** Turns the view-only link on (its key's hash) or off (null). */
-  | { kind: 'setViewKey'; viewKeyHash: string | null };
+  | { kind: 'setViewKey'; viewKeyHash: string | null }
+  /**
+   * Ends the periods of these counters that are due (issue 17's reset scheduler). Any batch ends
+   * a due period of a counter it reads; this names counters nobody touches at midnight.
+   */
+  | { kind: 'resetPeriods'; counterIds: string[] };
 
 /** What the store applies: a client's mutation, or an access change. */
 export type StoreMutation = Mutation | AccessMutation;
 
 export interface GroupState {
   group: GroupRecord;
-  /** Ordered by createdAt ascending (ties by creation order). */
+  /** In the group's order: reordered counters by position, the others after them by age. */
   counters: Counter[];
   /** The group's latest change number; every change carries the next one. */
   seq: number;
@@ -84,6 +96,19 @@ export interface ActivityListQuery {
   order: 'newest' | 'oldest';
 }
 
+export interface TalliesListQuery {
+  counterId?: string | undefined;
+  /** Epoch ms: only entries at or after it. */
+  since?: number | undefined;
+  limit: number;
+}
+
+/** A counter whose current period is over. */
+export interface DuePeriod {
+  groupId: string;
+  counterId: string;
+}
+
 export type OperationOutcome =
   | {
       ok: true;
@@ -92,7 +117,16 @@ export type OperationOutcome =
       changes: Change[];
       replayed: boolean;
     }
-  | { ok: false; code: ErrorCode; message: string };
+  | {
+      ok: false;
+      code: ErrorCode;
+      message: string;
+      /**
+       * What subscribers must hear although this operation was refused: the batch ended a
+       * period it found due (store/commit.ts) and announces it with the group's first outcome.
+       */
+      changes?: Change[];
+    };
 
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
@@ -122,6 +156,17 @@ export interface Store {
   ): Promise<HistoryPoint[] | null>;
   /** Each counter's last `points` values, oldest first (sparklines). */
   recentValues(groupId: string, points: number): Promise<Record<string, HistoryPoint[]>>;
+  /**
+   * Each member's taps per counter from the activity log (undone taps and undos left out),
+   * largest net first, at most `limit` rows.
+   */
+  tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]>;
+  /** A counter's ended periods, newest first; null if the group has no such counter. */
+  counterPeriods(groupId: string, counterId: string, limit: number): Promise<CounterPeriod[] | null>;
+  /** Every ended period of the group's counters, oldest first (the export). */
+  groupPeriods(groupId: string): Promise<CounterPeriod[]>;
+  /** Counters whose period is over at `now` (epoch ms), soonest first, at most `limit`. */
+  duePeriods(now: number, limit: number): Promise<DuePeriod[]>;
   /** Forgets activity entries older than the given age. */
   pruneActivity(olderThanMs: number): Promise<number>;
   /** Forgets operation ids older than the given age, so the table stays bounded. */
@@ -146,9 +191,10 @@ export function changesByGroup(
   const byGroup = new Map<string, Change[]>();
   outcomes.forEach((outcome, index) => {
     const groupId = operations[index]?.groupId;
-    if (!outcome.ok || outcome.changes.length === 0 || groupId === undefined) return;
+    const changes = outcome.changes ?? [];
+    if (changes.length === 0 || groupId === undefined) return;
     const list = byGroup.get(groupId) ?? [];
-    list.push(...outcome.changes);
+    list.push(...changes);
     byGroup.set(groupId, list);
   });
   // Coalesced steps take their change number when they are applied, after singles that came

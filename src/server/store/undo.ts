@@ -26,7 +26,12 @@ export type Inverse =
     }
   | { kind: 'delete'; counterId: string }
   | { kind: 'restore'; counter: CounterSnapshot }
-  | { kind: 'group'; patch: GroupPatch };
+  /** Group fields set back, and section maximums set back (null: none). */
+  | { kind: 'group'; patch: GroupPatch; sections: { section: string; max: number | null }[] }
+  /** The order before (counters since created or deleted keep their places after it). */
+  | { kind: 'reorder'; counterIds: string[] }
+  /** Nothing to apply: an automatic reset is not a member's change. */
+  | { kind: 'none' };
 
 export function inverseOf(entry: ActivityEntry): Inverse {
   switch (entry.kind) {
@@ -59,9 +64,20 @@ export function inverseOf(entry: ActivityEntry): Inverse {
       return { kind: 'restore', counter: entry.counter };
     case 'group.updated': {
       const patch: Record<string, unknown> = {};
-      for (const change of entry.changes) patch[change.field] = change.from;
-      return { kind: 'group', patch };
+      const sections: { section: string; max: number | null }[] = [];
+      for (const change of entry.changes) {
+        if (change.field === 'sectionMax') {
+          sections.push({ section: change.section ?? '', max: nullableNumber(change.from) });
+        } else {
+          patch[change.field] = change.from;
+        }
+      }
+      return { kind: 'group', patch, sections };
     }
+    case 'counters.reordered':
+      return { kind: 'reorder', counterIds: entry.from };
+    case 'counter.reset':
+      return { kind: 'none' };
   }
 }
 
@@ -69,3 +85,6 @@ export function inverseOf(entry: ActivityEntry): Inverse {
 function exact(value: unknown): bigint {
   return BigInt(Number(value));
 }
+
+const nullableNumber = (value: unknown): number | null =>
+  typeof value === 'number' ? value : null;

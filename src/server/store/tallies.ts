@@ -1,0 +1,56 @@
+/**
+ * Per-member tallies and ended periods (issue 17), as both SQL stores read them. Tallies come
+ * from the activity log: each `counter.adjusted` entry is one member's taps on one counter in
+ * one batch, with how much they added and took away. Undone taps and the undos themselves are
+ * left out, so a tally is what a member's taps still contribute.
+ */
+import type { CounterPeriod } from '../../shared/activity.js';
+import type { Tally } from '../../shared/api.js';
+import { MAX_VALUE } from '../../shared/limits.js';
+
+/** The entries a tally adds up (SQL condition on the activity table). */
+export const TALLY_ENTRIES =
+  "kind = 'counter.adjusted' AND undo_of IS NULL AND undone_by IS NULL";
+
+/** An entry's amounts; entries older than issue 17 carry only their delta. */
+export const INCREMENTS = 'coalesce(increments, CASE WHEN delta > 0 THEN delta ELSE 0 END)';
+export const DECREMENTS = 'coalesce(decrements, CASE WHEN delta < 0 THEN -delta ELSE 0 END)';
+
+export interface TallyRow {
+  actor: string;
+  counter_id: string;
+  /** Sums as doubles (SQLite TOTAL, PostgreSQL float8): exact to 2^53, never overflowing. */
+  increments: number;
+  decrements: number;
+}
+
+/** A sum held at the largest exact integer (only reachable by hostile alternating taps). */
+const exact = (sum: number): number => Math.min(Math.round(Number(sum)), MAX_VALUE);
+
+export function toTally(row: TallyRow): Tally {
+  const increments = exact(row.increments);
+  const decrements = exact(row.decrements);
+  return {
+    member: row.actor,
+    counterId: row.counter_id,
+    increments,
+    decrements,
+    net: increments - decrements,
+  };
+}
+
+export const PERIOD_FIELDS = 'counter_id, start_at, end_at, final_value';
+
+export interface PeriodRow {
+  counter_id: string;
+  start_at: number;
+  end_at: number;
+  final_value: number;
+}
+
+export const toPeriod = (row: PeriodRow): CounterPeriod => ({
+  counterId: row.counter_id,
+  start: new Date(Number(row.start_at)).toISOString(),
+  end: new Date(Number(row.end_at)).toISOString(),
+  value: Number(row.final_value),
+});
