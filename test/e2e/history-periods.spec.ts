@@ -80,8 +80,9 @@ test.describe('periods in history', () => {
   test('a weekly counter follows the group’s time zone and first day of the week', async ({
     page,
   }) => {
-    const { name, key } = await seedGroup([{ name: 'Laps', reset: 'weekly', startValue: 10 }]);
+    const { name, key } = await seedGroup([]);
     await api.updateGroup(name, key, { timeZone: 'Europe/Berlin', weekStart: 7 });
+    await api.createCounter(name, key, { name: 'Laps', reset: 'weekly', startValue: 10 });
     await openGroup(page, name, key);
     const dialog = await openHistory(page, 'Laps');
     await expect(dialog.getByRole('heading', { name: 'Per week' })).toBeVisible();

@@ -384,65 +384,61 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
         {counter.startValue.toLocaleString('en-GB')}.
         {since !== null && ` The current period began ${sinceText(kind, since, timeZone)}.`}
       </p>
+      <ol
+        aria-label={`Totals per ${PERIOD_NAME[kind]}, newest first`}
+        // Scrolls past 8 rows: reachable from the keyboard then (arrow keys scroll it).
+        tabIndex={rows.length > 8 ? 0 : undefined}
+        className="mt-3 max-h-64 space-y-1 overflow-y-auto pr-1"
+      >
+        {rows.map((row) => (
+          <li
+            key={row.key}
+            aria-current={row.current ? 'true' : undefined}
+            className={`grid grid-cols-[minmax(7.5rem,auto)_1fr_auto] items-center gap-3 rounded-lg px-2 py-1.5 text-sm ${
+              row.current ? 'bg-indigo-50 dark:bg-indigo-950/40' : ''
+            }`}
+          >
+            <span className="min-w-0 truncate">
+              {row.label}
+              {row.current && ' '}
+              {row.current && (
+                <span className="rounded-full bg-indigo-600 px-1.5 py-0.5 text-[11px] font-semibold text-white dark:bg-indigo-400 dark:text-zinc-950">
+                  current
+                </span>
+              )}
+            </span>
+            <span aria-hidden="true" className="h-2 rounded-full bg-zinc-100 dark:bg-zinc-800">
+              <span
+                className={`block h-2 rounded-full ${
+                  row.current
+                    ? 'bg-indigo-600 dark:bg-indigo-400'
+                    : 'bg-indigo-300 dark:bg-indigo-700'
+                }`}
+                style={{ width: `${(row.share * 100).toFixed(1)}%` }}
+              />
+            </span>
+            <span className="text-right font-semibold tabular-nums">
+              <span className="sr-only">: </span>
+              {row.value.toLocaleString('en-GB')}
+            </span>
+          </li>
+        ))}
+      </ol>
       {error !== null ? (
-        <p role="alert" className="mt-3 error-text">
+        <p role="alert" className="mt-2 error-text">
           {error}
         </p>
+      ) : periods === null ? (
+        <p role="status" className="muted mt-2 flex items-center gap-2 text-sm">
+          <Loader className="size-4 animate-spin" />
+          Loading ended periods…
+        </p>
       ) : (
-        <>
-          <ol
-            aria-label={`Totals per ${PERIOD_NAME[kind]}, newest first`}
-            // Scrolls past 8 rows: reachable from the keyboard then (arrow keys scroll it).
-            tabIndex={rows.length > 8 ? 0 : undefined}
-            className="mt-3 max-h-64 space-y-1 overflow-y-auto pr-1"
-          >
-            {rows.map((row) => (
-              <li
-                key={row.key}
-                aria-current={row.current ? 'true' : undefined}
-                className={`grid grid-cols-[minmax(7.5rem,auto)_1fr_auto] items-center gap-3 rounded-lg px-2 py-1.5 text-sm ${
-                  row.current ? 'bg-indigo-50 dark:bg-indigo-950/40' : ''
-                }`}
-              >
-                <span className="min-w-0 truncate">
-                  {row.label}
-                  {row.current && ' '}
-                  {row.current && (
-                    <span className="ml-1.5 rounded-full bg-indigo-600 px-1.5 py-0.5 text-[11px] font-semibold text-white dark:bg-indigo-400 dark:text-zinc-950">
-                      current
-                    </span>
-                  )}
-                </span>
-                <span aria-hidden="true" className="h-2 rounded-full bg-zinc-100 dark:bg-zinc-800">
-                  <span
-                    className={`block h-2 rounded-full ${
-                      row.current
-                        ? 'bg-indigo-600 dark:bg-indigo-400'
-                        : 'bg-indigo-300 dark:bg-indigo-700'
-                    }`}
-                    style={{ width: `${(row.share * 100).toFixed(1)}%` }}
-                  />
-                </span>
-                <span className="text-right font-semibold tabular-nums">
-                  <span className="sr-only">: </span>
-                  {row.value.toLocaleString('en-GB')}
-                </span>
-              </li>
-            ))}
-          </ol>
-          {periods === null ? (
-            <p role="status" className="muted mt-2 flex items-center gap-2 text-sm">
-              <Loader className="size-4 animate-spin" />
-              Loading ended periods…
-            </p>
-          ) : (
-            periods.length === 0 && (
-              <p className="muted mt-2 text-sm">
-                No ended periods yet: the first one ends {PERIOD_END[kind]}.
-              </p>
-            )
-          )}
-        </>
+        periods.length === 0 && (
+          <p className="muted mt-2 text-sm">
+            No ended periods yet: the first one ends {PERIOD_END[kind]}.
+          </p>
+        )
       )}
     </section>
   );
