@@ -3,6 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Tally } from '../../src/shared/api.js';
+import { describeRange } from '../../src/web/components/MembersPanel.js';
 import { leaderboard, signedNet } from '../../src/web/lib/tallies.js';
 
 const row = (member: string, counterId: string, increments: number, decrements: number): Tally => ({
@@ -65,5 +66,49 @@ describe('the By member leaderboard', () => {
     expect(signedNet(3)).toBe('+3');
     expect(signedNet(-1200)).toBe('\u22121,200');
     expect(signedNet(0)).toBe('0');
+  });
+});
+
+describe('the board’s caption', () => {
+  const now = Date.parse('2026-11-25T10:00:00Z');
+
+  it('says which range, from when, in the group’s zone', () => {
+    expect(describeRange('all', null, null, 'UTC', now).title).toBe('All time');
+    const today = describeRange(
+      'day',
+      Date.parse('2026-11-24T23:00:00Z'),
+      null,
+      'Europe/Berlin',
+      now,
+    );
+    expect(today.title).toBe('Today');
+    expect(today.detail).toMatch(/^Since 00:00 \(Europe\/Berlin\)\. /);
+    const week = describeRange(
+      'week',
+      Date.parse('2026-11-22T23:00:00Z'),
+      null,
+      'Europe/Berlin',
+      now,
+    );
+    expect(week.title).toBe('This week');
+    expect(week.detail).toMatch(/^Since Mon 23 Nov, 00:00 \(Europe\/Berlin\)\. /);
+  });
+
+  it('a counter’s own period is named after its reset', () => {
+    const since = Date.parse('2026-11-25T00:00:00Z');
+    expect(describeRange('period', since, { name: 'Laps', reset: 'daily' }, 'UTC', now)).toEqual({
+      title: 'This period (today)',
+      detail:
+        'Since 00:00 (UTC). Added and taken away, steps included; undone changes do not count.',
+    });
+    expect(
+      describeRange(
+        'period',
+        Date.parse('2026-11-01T00:00:00Z'),
+        { name: 'Laps', reset: 'monthly' },
+        'UTC',
+        now,
+      ).title,
+    ).toBe('This period (this month)');
   });
 });
