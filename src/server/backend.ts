@@ -13,6 +13,7 @@ import {
   POSTGRES_COMMIT_LANES,
   SQLITE_COMMIT_LANES,
 } from './batcher.js';
+import { PeriodEnds } from './core/period-ends.js';
 import { MemoryBus } from './bus/memory.js';
 import type { Bus } from './bus/types.js';
 import { DEFAULT_ACTIVITY_RETENTION_DAYS, limitsOf, type Config } from './config.js';
@@ -60,12 +61,22 @@ export async function openBackend(
       : SQLITE_COMMIT_LANES;
   const batcher = new Batcher(store, bus, DEFAULT_ADMISSION, lanes, observers?.commits);
   const stopUpkeep = startUpkeep(store, config, log);
+  // Counters' periods end at their midnights even when nobody taps then (core/period-ends.ts).
+  const periodEnds = new PeriodEnds({
+    store,
+    submit: (operation) => batcher.submit(operation),
+    onError: (error) => {
+      log.warn({ err: error }, 'ending counters’ periods failed (retried in a minute)');
+    },
+  });
+  periodEnds.start();
   return {
     store,
     bus,
     batcher,
     async close() {
       stopUpkeep();
+      await periodEnds.stop();
       await batcher.drain();
       await bus.close();
       await store.close();

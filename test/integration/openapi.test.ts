@@ -288,6 +288,26 @@ describe.each(backends)('real answers match the document on %s', (_label, databa
     await call('decrementCounter', { params: counter, key, body: { opId: 'tap-2' } }, 200);
     await call('counterHistory', { params: counter, key, query: 'points=5' }, 200);
     await call('groupHistory', { params: { name }, key }, 200);
+    // Issue 17: order, sections, limits, tallies and periods.
+    await call(
+      'reorderCounters',
+      { params: { name }, key, body: { counterIds: [defaults.id, coffees.id] } },
+      200,
+    );
+    await call(
+      'updateCounter',
+      { params: counter, key, body: { section: 'Entrances', goal: 50, max: 100, reset: 'daily' } },
+      200,
+    );
+    await call(
+      'updateSection',
+      { params: { name, section: 'Entrances' }, key, body: { max: 500 } },
+      200,
+    );
+    await call('tallies', { params: { name }, key }, 200);
+    await call('tallies', { params: { name }, key, query: `counterId=${coffees.id}&since=0` }, 200);
+    await call('counterPeriods', { params: counter, key, query: 'limit=5' }, 200);
+    await call('exportGroup', { params: { name }, key, query: 'format=csv&data=periods' }, 200);
 
     const page = (await call('listActivity', { params: { name }, key }, 200)).json as ActivityPage;
     const tap = page.entries.find((entry) => entry.kind === 'counter.adjusted');
@@ -306,6 +326,7 @@ describe.each(backends)('real answers match the document on %s', (_label, databa
         'counter.created',
         'counter.deleted',
         'group.updated',
+        'counters.reordered',
       ]),
     );
     await call('listActivity', { params: { name }, key, query: `before=${tap.id}&limit=1` }, 200);
@@ -327,7 +348,12 @@ describe.each(backends)('real answers match the document on %s', (_label, databa
 
   it('every operation’s key, body and query errors', async () => {
     const group = await groupWithEverything();
-    const params = { name: group.name, id: group.counterId, entryId: group.entryId };
+    const params = {
+      name: group.name,
+      id: group.counterId,
+      entryId: group.entryId,
+      section: 'Entrances',
+    };
     for (const located of checker.operations) {
       const { operationId } = located.operation;
       const keyed = located.operation.security !== undefined;

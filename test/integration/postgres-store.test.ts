@@ -5,17 +5,19 @@ import { encodeAnnouncements } from '../../src/server/bus/notify.js';
 import type { Store } from '../../src/server/store/types.js';
 import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
 import { describeActivityContract } from './activity.suite.js';
+import { describePurposeContract } from './purpose.suite.js';
 import { describeStoreContract } from './store.suite.js';
 
 const schemas = new Map<Store, string>();
 
-async function open(schema: string): Promise<Store> {
+async function open(schema: string, clock?: () => number): Promise<Store> {
   const database = postgresDatabase(schema);
   if (database.kind !== 'postgres') throw new Error('not postgres');
   const store = new PostgresStore({
     connection: parsePostgresUrl(database.url),
     poolSize: 4,
     encodeAnnouncements: (groupId, changes) => encodeAnnouncements('store-suite', groupId, changes),
+    ...(clock ? { clock } : {}),
   });
   await store.migrate();
   schemas.set(store, schema);
@@ -28,6 +30,11 @@ describe.skipIf(postgresUrl === undefined)('on PostgreSQL', () => {
   });
 
   describeActivityContract('PostgreSQL', () => open(uniqueSchema()));
+
+  // One schema for these tests (their groups have unique names): a second store opened in a
+  // test stands for a second instance on the same database.
+  const purposeSchema = uniqueSchema();
+  describePurposeContract('PostgreSQL', (clock) => open(purposeSchema, clock));
 
   describeStoreContract('PostgreSQL', {
     create: () => open(uniqueSchema()),

@@ -7,6 +7,7 @@ import { SAFETY_NET_PAGES } from '../../src/server/store/checkpointer.js';
 import { SqliteStore } from '../../src/server/store/sqlite.js';
 import type { Store } from '../../src/server/store/types.js';
 import { describeActivityContract } from './activity.suite.js';
+import { describePurposeContract } from './purpose.suite.js';
 import { describeStoreContract } from './store.suite.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-sqlite-'));
@@ -34,6 +35,12 @@ describeStoreContract('SQLite', {
 });
 
 describeActivityContract('SQLite', () => open(path.join(dir, `activity-${++count}.sqlite`)));
+
+describePurposeContract('SQLite', async (clock) => {
+  const store = new SqliteStore(path.join(dir, `purpose-${++count}.sqlite`), { clock });
+  await store.migrate();
+  return store;
+});
 
 describe('SQLite store with ACTIVITY_LOG=off', () => {
   it('applies changes and writes no activity entry', async () => {

@@ -9,16 +9,21 @@ import {
   type ActivityPage,
   type ActivityQuery,
   type CounterHistory,
+  type CounterPeriod,
+  type CounterPeriods,
   type GroupHistory,
 } from '../../shared/activity.js';
 import type {
   AccessLevel,
+  Tally,
+  TalliesQuery,
   GroupPreview,
   GroupView,
   Mutation,
   MutationResult,
   ViewKey,
 } from '../../shared/api.js';
+import { TALLIES_MAX_ROWS } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import type { Batcher } from '../batcher.js';
@@ -268,6 +273,23 @@ export class TallyService {
 
   async recentValues(groupId: string, points: number): Promise<GroupHistory> {
     return { series: await this.store.recentValues(groupId, points) };
+  }
+
+  /** Each member's taps per counter (GET …/tallies), largest net first. */
+  async tallies(groupId: string, query: TalliesQuery): Promise<Tally[]> {
+    return this.store.tallies(groupId, { ...query, limit: TALLIES_MAX_ROWS });
+  }
+
+  /** A counter's ended periods, newest first (GET …/counters/{id}/periods). */
+  async counterPeriods(groupId: string, counterId: string, limit: number): Promise<CounterPeriods> {
+    const periods = await this.store.counterPeriods(groupId, counterId, limit);
+    if (!periods) throw errors.counterNotFound();
+    return { counterId, periods };
+  }
+
+  /** Every ended period of the group's counters, oldest first (exports). */
+  groupPeriods(groupId: string): Promise<CounterPeriod[]> {
+    return this.store.groupPeriods(groupId);
   }
 
   /** Every activity entry of a group, oldest first, read in pages (exports stream this). */

@@ -4,7 +4,7 @@
  */
 import { stringify } from 'csv-stringify';
 import type { Readable } from 'node:stream';
-import type { ActivityEntry, FieldChange } from '../../shared/activity.js';
+import type { ActivityEntry, CounterPeriod, FieldChange } from '../../shared/activity.js';
 import type { Counter } from '../../shared/api.js';
 import { COUNTER_FIELDS } from '../../shared/fields.js';
 
@@ -21,7 +21,13 @@ type Cell = string | number | null;
 const cell = (value: Cell): Cell => (typeof value === 'string' ? neutraliseFormula(value) : value);
 
 /** The counters table: its id, the editable fields in display order, when it was made. */
-export const COUNTER_COLUMNS = ['id', ...COUNTER_FIELDS, 'createdAt'] as const;
+export const COUNTER_COLUMNS = [
+  'id',
+  ...COUNTER_FIELDS,
+  'periodStart',
+  'allTime',
+  'createdAt',
+] as const;
 
 export function counterRecord(counter: Counter): Cell[] {
   return COUNTER_COLUMNS.map((column) => cell(counter[column]));
@@ -42,7 +48,7 @@ export const ACTIVITY_COLUMNS = [
 ] as const;
 
 const describeChange = (change: FieldChange): string =>
-  `${change.field}: ${String(change.from ?? '')} → ${String(change.to ?? '')}`;
+  `${change.field}${change.section === undefined ? '' : ` (${change.section})`}: ${String(change.from ?? '')} → ${String(change.to ?? '')}`;
 
 export function activityRecord(entry: ActivityEntry): Cell[] {
   const changes =
@@ -57,10 +63,37 @@ export function activityRecord(entry: ActivityEntry): Cell[] {
     entry.counterId,
     entry.counterName,
     entry.kind === 'counter.adjusted' ? entry.delta : null,
-    changes,
+    entryDetail(entry, changes),
     entry.value,
     entry.undoOf,
     entry.undoneBy,
+  ].map(cell);
+}
+
+/** The `changes` cell: field changes, or what the kinds without them did. */
+function entryDetail(entry: ActivityEntry, changes: string): string {
+  switch (entry.kind) {
+    case 'counters.reordered':
+      return `order: ${entry.to.join(' ')}`;
+    case 'counter.reset':
+      return `period ${entry.periodStart} → ${entry.periodEnd} ended at ${entry.final}`;
+    case 'counter.adjusted':
+      return entry.reachedGoal === null ? '' : `reached goal ${entry.reachedGoal}`;
+    default:
+      return changes;
+  }
+}
+
+/** The ended periods table (data=periods): one row per period of each counter that resets. */
+export const PERIOD_COLUMNS = ['counterId', 'counterName', 'start', 'end', 'value'] as const;
+
+export function periodRecord(period: CounterPeriod, names: ReadonlyMap<string, string>): Cell[] {
+  return [
+    period.counterId,
+    names.get(period.counterId) ?? '',
+    period.start,
+    period.end,
+    period.value,
   ].map(cell);
 }
 

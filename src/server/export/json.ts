@@ -3,13 +3,15 @@
  * entry as it is read in pages, so a group with years of history never sits in memory at once.
  */
 import { Readable } from 'node:stream';
-import type { ActivityEntry } from '../../shared/activity.js';
+import type { ActivityEntry, CounterPeriod } from '../../shared/activity.js';
 import type { Counter, Group } from '../../shared/api.js';
 
 export function jsonExportStream(
   group: Group,
   counters: readonly Counter[],
   activity: AsyncIterable<ActivityEntry>,
+  /** Read after the log (bounded: PERIODS_KEPT_PER_COUNTER per counter). */
+  periods: () => Promise<readonly CounterPeriod[]>,
 ): Readable {
   async function* chunks(): AsyncGenerator<string> {
     const head = JSON.stringify({ exportedAt: new Date().toISOString(), group, counters });
@@ -20,7 +22,7 @@ export function jsonExportStream(
       yield `${first ? '' : ','}${JSON.stringify(entry)}`;
       first = false;
     }
-    yield ']}';
+    yield `],"periods":${JSON.stringify(await periods())}}`;
   }
   return Readable.from(chunks());
 }

@@ -7,17 +7,20 @@ import {
   ActivityQuerySchema,
   ExportQuerySchema,
   HistoryQuerySchema,
+  PeriodsQuerySchema,
   UndoOperationBodySchema,
 } from '../../shared/activity.js';
-import type { Mutation } from '../../shared/api.js';
+import { TalliesQuerySchema, type Mutation } from '../../shared/api.js';
 import { SPARKLINE_POINTS } from '../../shared/limits.js';
 import type { TallyService } from '../core/service.js';
 import {
   ACTIVITY_COLUMNS,
   COUNTER_COLUMNS,
+  PERIOD_COLUMNS,
   activityRecord,
   counterRecord,
   csvStream,
+  periodRecord,
 } from '../export/csv.js';
 import { jsonExportStream } from '../export/json.js';
 import type { GroupAccess } from '../core/access-cache.js';
@@ -88,6 +91,20 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
     return service.counterHistory(group.id, request.params.id, points);
   });
 
+  app.get<GroupParams>('/api/groups/:name/tallies', async (request) => {
+    const group = await authorize(request);
+    const query = parseWith(TalliesQuerySchema, request.query);
+    if (query.counterId !== undefined && hasNul(query.counterId)) return [];
+    return service.tallies(group.id, query);
+  });
+
+  app.get<CounterParams>('/api/groups/:name/counters/:id/periods', async (request) => {
+    const group = await authorize(request);
+    const { limit } = parseWith(PeriodsQuerySchema, request.query);
+    if (hasNul(request.params.id)) throw errors.counterNotFound();
+    return service.counterPeriods(group.id, request.params.id, limit);
+  });
+
   app.get<GroupParams>('/api/groups/:name/export', async (request, reply) => {
     const group = await authorize(request);
     const { format, data } = parseWith(ExportQuerySchema, request.query);
@@ -98,13 +115,23 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
       return reply
         .type('application/json; charset=utf-8')
         .header('Content-Disposition', attachment(`${group.name}-export.json`))
-        .send(jsonExportStream(snapshot.group, snapshot.counters, service.allActivity(group.id)));
+        .send(
+          jsonExportStream(snapshot.group, snapshot.counters, service.allActivity(group.id), () =>
+            service.groupPeriods(group.id),
+          ),
+        );
     }
     const table = data ?? 'counters';
+    const names = new Map(snapshot.counters.map((counter) => [counter.id, counter.name]));
     const stream =
       table === 'counters'
         ? csvStream(COUNTER_COLUMNS, snapshot.counters.map(counterRecord))
-        : csvStream(ACTIVITY_COLUMNS, mapAsync(service.allActivity(group.id), activityRecord));
+        : table === 'periods'
+          ? csvStream(
+              PERIOD_COLUMNS,
+              mapAsync(periodsOf(service, group.id), (period) => periodRecord(period, names)),
+            )
+          : csvStream(ACTIVITY_COLUMNS, mapAsync(service.allActivity(group.id), activityRecord));
     return reply
       .type('text/csv; charset=utf-8')
       .header('Content-Disposition', attachment(`${group.name}-${table}.csv`))
@@ -114,6 +141,10 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
 
 /** Group names are slugs (a-z, 0-9, _ and -), so the file name needs no escaping. */
 const attachment = (fileName: string) => `attachment; filename="${fileName}"`;
+
+async function* periodsOf(service: TallyService, groupId: string) {
+  yield* await service.groupPeriods(groupId);
+}
 
 async function* mapAsync<T, U>(source: AsyncIterable<T>, map: (item: T) => U): AsyncGenerator<U> {
   for await (const item of source) yield map(item);

@@ -9,7 +9,12 @@ import {
   CreateCounterBodySchema,
   GroupPatchSchema,
   JoinBodySchema,
+  OrderBodySchema,
   RotateKeyBodySchema,
+  SectionBodySchema,
+  SectionNameSchema,
+  type CounterOrder,
+  type Group,
   type AdjustDirection,
   type Counter,
   type MutationResult,
@@ -23,6 +28,7 @@ import { bearerKey, memberHeader, operationId, parseExact, parseWith } from './p
 
 type GroupParams = { Params: { name: string } };
 type CounterParams = { Params: { name: string; id: string } };
+type SectionParams = { Params: { name: string; section: string } };
 
 export function registerApiRoutes(app: FastifyInstance, service: TallyService): void {
   /** The group, if the request's key may `need` it: writes by default, reads for GETs. */
@@ -103,6 +109,33 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     };
   app.post<CounterParams>('/api/groups/:name/counters/:id/increment', adjust('increment'));
   app.post<CounterParams>('/api/groups/:name/counters/:id/decrement', adjust('decrement'));
+
+  app.put<GroupParams>('/api/groups/:name/order', async (request): Promise<CounterOrder> => {
+    const group = await authorize(request);
+    const { counterIds } = parseWith(OrderBodySchema, request.body);
+    const result = await service.mutate(
+      group.id,
+      { kind: 'reorderCounters', counterIds },
+      operationId(request),
+      memberHeader(request),
+    );
+    if (result.kind !== 'order') throw reusedOperationId();
+    return { counterIds: result.counterIds };
+  });
+
+  app.put<SectionParams>('/api/groups/:name/sections/:section', async (request): Promise<Group> => {
+    const group = await authorize(request);
+    const section = parseWith(SectionNameSchema, request.params.section);
+    const { max } = parseWith(SectionBodySchema, request.body);
+    const result = await service.mutate(
+      group.id,
+      { kind: 'updateSection', section, max },
+      operationId(request),
+      memberHeader(request),
+    );
+    if (result.kind !== 'group') throw reusedOperationId();
+    return result.group;
+  });
 
   app.delete<CounterParams>(
     '/api/groups/:name/counters/:id',

@@ -18,13 +18,21 @@ import {
   HistoryQuerySchema,
   UndoOperationBodySchema,
   ActivityQuerySchema,
+  CounterPeriodsSchema,
+  PeriodsQuerySchema,
 } from '../../shared/activity.js';
 import {
   AdjustBodySchema,
   CounterPatchSchema,
   CounterSchema,
+  CounterOrderSchema,
   CreateCounterBodySchema,
   GroupPatchSchema,
+  OrderBodySchema,
+  SectionBodySchema,
+  SectionNameSchema,
+  TalliesQuerySchema,
+  TalliesSchema,
   GroupPreviewSchema,
   GroupSchema,
   GroupSnapshotSchema,
@@ -38,7 +46,7 @@ import {
 import { GROUP_NAME_MAX_LENGTH, SPARKLINE_POINTS } from '../../shared/limits.js';
 import { MEMBER_HEADER_MAX } from './parse.js';
 
-export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * The key a route checks (`Authorization: Bearer <key>`): none; any key that opens the group,
@@ -122,6 +130,10 @@ export const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: s
   },
   id: { schema: CounterIdParamSchema, description: 'Counter id.' },
   entryId: { schema: EntryIdParamSchema, description: 'Activity entry id.' },
+  section: {
+    schema: SectionNameSchema,
+    description: 'Section name, percent-encoded (cleaned like all text, cut to 60 characters).',
+  },
 };
 
 export const QUERY_DESCRIPTIONS: Record<string, string> = {
@@ -131,7 +143,9 @@ export const QUERY_DESCRIPTIONS: Record<string, string> = {
   counter: 'Only the entries of this counter id.',
   points: 'Most points per counter.',
   format: '`json` (everything) or `csv` (one table).',
-  data: 'CSV only: `counters` (default) or `activity` (the whole log, oldest first).',
+  data: 'CSV only: `counters` (default), `activity` (the whole log, oldest first) or `periods` (every ended period).',
+  counterId: 'Only this counter’s tallies.',
+  since: 'Only changes at or after this time (ISO 8601 or epoch ms).',
 };
 
 export const CHANGE_HEADERS = {
@@ -156,7 +170,9 @@ const counterAnswer = (status: 200 | 201, description: string): SuccessAnswer =>
 const undoErrors: readonly ErrorCode[] = [
   'activity_not_found',
   'already_undone',
+  'cannot_undo',
   'counter_not_found',
+  'limit_reached',
   'value_out_of_range',
   'too_many_counters',
 ];
@@ -298,7 +314,46 @@ export const OPERATIONS: readonly Operation[] = [
     body: { schema: CreateCounterBodySchema, required: false },
     change: true,
     answers: [counterAnswer(201, 'The new counter.')],
-    errors: ['too_many_counters'],
+    errors: ['too_many_counters', 'limit_reached'],
+  },
+  {
+    id: 'reorderCounters',
+    method: 'put',
+    path: '/api/groups/:name/order',
+    tag: 'Counters',
+    summary: 'Put the counters in a new order',
+    description:
+      'List every counter of the group exactly once (anything else is 400 `validation_failed`). Every member sees the new order at once (`counters.reordered`); counters created later go last.',
+    key: 'write',
+    body: { schema: OrderBodySchema, required: true },
+    change: true,
+    answers: [
+      {
+        status: 200,
+        description: 'The counter ids in their new order.',
+        content: { 'application/json': CounterOrderSchema },
+      },
+    ],
+  },
+  {
+    id: 'updateSection',
+    method: 'put',
+    path: '/api/groups/:name/sections/:section',
+    tag: 'Counters',
+    summary: 'Set or clear a section’s maximum',
+    description:
+      'A section is the `section` its counters name. With a maximum, a change that would take the total of its counters past it is refused (409 `limit_reached`), and so is a maximum below the current total. At most 100 sections of a group carry one.',
+    key: 'write',
+    body: { schema: SectionBodySchema, required: true },
+    change: true,
+    answers: [
+      {
+        status: 200,
+        description: 'The group with its section limits.',
+        content: { 'application/json': GroupSchema },
+      },
+    ],
+    errors: ['limit_reached'],
   },
   {
     id: 'updateCounter',
@@ -311,7 +366,7 @@ export const OPERATIONS: readonly Operation[] = [
     body: { schema: CounterPatchSchema, required: true },
     change: true,
     answers: [counterAnswer(200, 'The counter after the change.')],
-    errors: ['counter_not_found', 'value_out_of_range'],
+    errors: ['counter_not_found', 'value_out_of_range', 'limit_reached'],
   },
   {
     id: 'incrementCounter',
@@ -325,7 +380,7 @@ export const OPERATIONS: readonly Operation[] = [
     body: { schema: AdjustBodySchema, required: false },
     change: true,
     answers: [counterAnswer(200, 'The counter after the tap.')],
-    errors: ['counter_not_found', 'value_out_of_range'],
+    errors: ['counter_not_found', 'value_out_of_range', 'limit_reached'],
   },
   {
     id: 'decrementCounter',
@@ -338,7 +393,7 @@ export const OPERATIONS: readonly Operation[] = [
     body: { schema: AdjustBodySchema, required: false },
     change: true,
     answers: [counterAnswer(200, 'The counter after the tap.')],
-    errors: ['counter_not_found', 'value_out_of_range'],
+    errors: ['counter_not_found', 'value_out_of_range', 'limit_reached'],
   },
   {
     id: 'deleteCounter',
@@ -444,13 +499,50 @@ export const OPERATIONS: readonly Operation[] = [
     errors: undoErrors,
   },
   {
+    id: 'tallies',
+    method: 'get',
+    path: '/api/groups/:name/tallies',
+    tag: 'Activity',
+    summary: 'What each member added and took away',
+    description:
+      'From the activity log (what it keeps): one row per member and counter, largest net first, at most 1000. Undone taps and undos do not count. `since` (ISO 8601 or epoch ms) counts only changes at or after it, e.g. a counter’s `periodStart`.',
+    key: 'read',
+    query: TalliesQuerySchema,
+    answers: [
+      {
+        status: 200,
+        description: 'The tallies.',
+        content: { 'application/json': TalliesSchema },
+      },
+    ],
+  },
+  {
+    id: 'counterPeriods',
+    method: 'get',
+    path: '/api/groups/:name/counters/:id/periods',
+    tag: 'Counters',
+    summary: 'A counter’s ended periods',
+    description:
+      'Newest first: each period’s start, end and the value it ended with. The newest 400 periods of each counter are kept.',
+    key: 'read',
+    query: PeriodsQuerySchema,
+    answers: [
+      {
+        status: 200,
+        description: 'The periods.',
+        content: { 'application/json': CounterPeriodsSchema },
+      },
+    ],
+    errors: ['counter_not_found'],
+  },
+  {
     id: 'exportGroup',
     method: 'get',
     path: '/api/groups/:name/export',
     tag: 'Activity',
     summary: 'Download the group',
     description:
-      "JSON: the group, its counters and the whole log. CSV (RFC 4180, UTF-8 with a byte-order mark, CRLF): the counters or the log; cells starting with `= + - @`, tab or CR get a leading `'`. Streamed; never cached.",
+      "JSON: the group, its counters, the whole log and every ended period. CSV (RFC 4180, UTF-8 with a byte-order mark, CRLF): the counters, the log or the ended periods (`data`); cells starting with `= + - @`, tab or CR get a leading `'`. Streamed; never cached.",
     key: 'read',
     query: ExportQuerySchema,
     answers: [

@@ -24,6 +24,10 @@ export const wellFormed = (text: string): string => text.replace(LONE_SURROGATE,
 
 /** The mutation with its text fields well-formed (a copy only when one had to change). */
 export function wellFormedMutation(mutation: Mutation): Mutation {
+  if (mutation.kind === 'updateSection') {
+    const section = wellFormed(mutation.section);
+    return section === mutation.section ? mutation : { ...mutation, section };
+  }
   const fields: object | undefined =
     'patch' in mutation ? mutation.patch : 'fields' in mutation ? mutation.fields : undefined;
   if (fields === undefined) return mutation;
@@ -43,6 +47,12 @@ export function wellFormedMutation(mutation: Mutation): Mutation {
 export function refuseNulCharacters(mutation: Mutation): void {
   // No counter id contains one, so such an id names no counter.
   if ('counterId' in mutation && hasNul(mutation.counterId)) throw errors.counterNotFound();
+  if (mutation.kind === 'reorderCounters' && mutation.counterIds.some(hasNul)) {
+    throw new DomainError('validation_failed', MESSAGES.invalidOrder);
+  }
+  if (mutation.kind === 'updateSection' && hasNul(mutation.section)) {
+    throw new DomainError('validation_failed', `section: ${MESSAGES.textHasNul}`);
+  }
   const fields: object =
     'patch' in mutation ? mutation.patch : 'fields' in mutation ? mutation.fields : {};
   for (const [field, value] of Object.entries(fields)) {

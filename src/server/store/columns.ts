@@ -98,7 +98,7 @@ export const toCounter = (row: CounterRow): Counter => ({
   reset: row.reset_period as ResetPeriod | null,
   startValue: row.start_value,
   section: row.section,
-  periodStart: row.period_start === null ? null : new Date(Number(row.period_start)).toISOString(),
+  periodStart: row.period_start === null ? null : new Date(row.period_start).toISOString(),
   allTime: allTimeOf(row.closed_total, row.value),
   createdAt: new Date(row.created_at).toISOString(),
   version: row.version,
@@ -118,9 +118,9 @@ export const STORED_COUNTER_FIELDS = `group_id, created_seq, position, next_rese
 export const toStoredCounter = (row: StoredCounterRow): StoredCounter => ({
   groupId: row.group_id,
   createdSeq: row.created_seq,
-  position: row.position === null ? null : Number(row.position),
-  nextResetAt: row.next_reset_at === null ? null : Number(row.next_reset_at),
-  closedTotal: Number(row.closed_total),
+  position: row.position,
+  nextResetAt: row.next_reset_at,
+  closedTotal: row.closed_total,
   counter: toCounter(row),
 });
 

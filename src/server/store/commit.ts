@@ -132,13 +132,16 @@ function inverseCounterId(entry: ActivityEntry): string | undefined {
 }
 
 /**
- * Whether a change from `from` to `to` reaches the goal: from below to at or above it, or from
- * above to at or below it. Once there, later changes on the same side reach nothing.
+ * Whether a change from `from` to `to` reaches the counter's goal. A goal at or above the start
+ * value is counted up to (from below it to at or above it); one below is counted down to. Once
+ * there, later changes on the same side reach nothing; moving away and back is a new crossing.
  */
-function reaches(goal: number | null, from: bigint, to: bigint): boolean {
-  if (goal === null) return false;
-  const target = BigInt(goal);
-  return (from < target && to >= target) || (from > target && to <= target);
+function reaches(counter: Counter, from: bigint, to: bigint): boolean {
+  if (counter.goal === null) return false;
+  const target = BigInt(counter.goal);
+  return counter.goal >= counter.startValue
+    ? from < target && to >= target
+    : from > target && to <= target;
 }
 
 /** `value + delta` if it stays in the exact range, else undefined. */
@@ -440,7 +443,7 @@ class BatchState {
       const changes = groupId === undefined ? undefined : pending.get(groupId);
       if (groupId === undefined || changes === undefined) return outcome;
       pending.delete(groupId);
-      return { ...outcome, changes: [...changes, ...(outcome.changes ?? [])] } as OperationOutcome;
+      return { ...outcome, changes: [...changes, ...(outcome.changes ?? [])] };
     });
   }
 
@@ -550,7 +553,7 @@ class BatchState {
         outcomes.set(index, refusal);
         continue;
       }
-      if (reachedBy === undefined && reaches(counter.goal, value, next)) {
+      if (reachedBy === undefined && reaches(counter, value, next)) {
         reachedBy = operation.actor ?? UNKNOWN_MEMBER;
       }
       value = next;
@@ -560,7 +563,7 @@ class BatchState {
     const seq = group.seq + 1;
     this.bump(group, seq);
     // Announced only when the run ends on the goal's far side (a crossing and back is none).
-    if (!reaches(counter.goal, BigInt(counter.value), value)) reachedBy = undefined;
+    if (!reaches(counter, BigInt(counter.value), value)) reachedBy = undefined;
     const after = this.setCounter(state, { ...counter, value: Number(value), version: seq });
     const reference = JSON.stringify({ kind: 'counterRef', counterId } satisfies StoredAnswer);
     for (const draft of adjustDrafts(accepted, this.operations, after, seq, reachedBy)) {
@@ -569,7 +572,13 @@ class BatchState {
         this.rememberId(groupId, opId, reference, entry);
       }
     }
-    for (const [index, outcome] of adjustOutcomes(accepted, this.operations, after, seq, reachedBy)) {
+    for (const [index, outcome] of adjustOutcomes(
+      accepted,
+      this.operations,
+      after,
+      seq,
+      reachedBy,
+    )) {
       outcomes.set(index, outcome);
     }
     return outcomes;
@@ -750,9 +759,9 @@ class BatchState {
     section: string,
     max: number | null,
   ): OperationOutcome | undefined {
-    const limits = { ...group.record.sectionLimits };
+    let limits = { ...group.record.sectionLimits };
     if (max === null) {
-      delete limits[section];
+      limits = Object.fromEntries(Object.entries(limits).filter(([name]) => name !== section));
     } else {
       if (limits[section] === undefined && Object.keys(limits).length >= SECTION_LIMITS_MAX) {
         return invalidChange(MESSAGES.tooManySections(SECTION_LIMITS_MAX));
@@ -950,7 +959,7 @@ class BatchState {
       state.onlyValue = false;
     }
     const after = this.setCounter(state, period.counter);
-    const reached = reaches(after.goal, BigInt(before.value), BigInt(after.value));
+    const reached = reaches(after, BigInt(before.value), BigInt(after.value));
     const draft =
       entryKind === 'counter.adjusted'
         ? deltaDraft(operation, after, seq, Number(valueDelta), reached)

@@ -81,7 +81,6 @@ export function created(operation: Operation, counter: Counter, seq: number): Ap
   };
 }
 
-
 export function groupUpdated(
   operation: Operation,
   before: GroupRecord,

@@ -411,6 +411,8 @@ export interface PostgresStoreOptions {
   quotas?: StoreQuotas;
   /** Told when trimming the activity log fails (it is retried on later writes). */
   onTrimError?: (error: unknown) => void;
+  /** The batches' clock, epoch ms (tests move it across period boundaries); Date.now. */
+  clock?: () => number;
 }
 
 export class PostgresStore implements Store {
@@ -424,7 +426,11 @@ export class PostgresStore implements Store {
   private readonly quotas: StoreQuotas;
   private readonly trimmer: ActivityTrimmer;
 
+  /** The batches' clock, epoch ms. */
+  private readonly clock: () => number;
+
   constructor(options: PostgresStoreOptions) {
+    this.clock = options.clock ?? Date.now;
     this.quotas = options.quotas ?? DEFAULT_LIMITS;
     this.trimmer = new ActivityTrimmer(
       this.quotas.activityEntriesPerGroup,
@@ -797,7 +803,7 @@ export class PostgresStore implements Store {
       const options = {
         activityLog: this.activityLog,
         countersPerGroup: this.quotas.countersPerGroup,
-        now: Date.now(),
+        now: this.clock(),
       };
       const result = await runAsync(commitBatch(operations, options), (request) =>
         this.read(client, request),

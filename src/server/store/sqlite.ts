@@ -229,6 +229,9 @@ export class SqliteStore implements Store {
   /** Whether changes are written to the activity log (ACTIVITY_LOG). */
   private readonly activityLog: boolean;
 
+  /** The batches' clock, epoch ms. */
+  private readonly clock: () => number;
+
   /** Checkpoints the WAL from a worker thread (file databases only). */
   private readonly checkpointer: Checkpointer | undefined;
 
@@ -252,8 +255,11 @@ export class SqliteStore implements Store {
       quotas?: StoreQuotas;
       /** Told when trimming the activity log fails (it is retried on later writes). */
       onTrimError?: (error: unknown) => void;
+      /** The batches' clock, epoch ms (tests move it across period boundaries); Date.now. */
+      clock?: () => number;
     } = {},
   ) {
+    this.clock = options.clock ?? Date.now;
     this.activityLog = options.activityLog ?? true;
     this.quotas = options.quotas ?? DEFAULT_LIMITS;
     this.trimmer = new ActivityTrimmer(
@@ -384,7 +390,7 @@ export class SqliteStore implements Store {
       const options = {
         activityLog: this.activityLog,
         countersPerGroup: this.quotas.countersPerGroup,
-        now: Date.now(),
+        now: this.clock(),
       };
       const result = runSync(commitBatch(operations, options), (request) => this.read(request));
       this.write(result.writes, options.now);

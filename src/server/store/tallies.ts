@@ -9,8 +9,7 @@ import type { Tally } from '../../shared/api.js';
 import { MAX_VALUE } from '../../shared/limits.js';
 
 /** The entries a tally adds up (SQL condition on the activity table). */
-export const TALLY_ENTRIES =
-  "kind = 'counter.adjusted' AND undo_of IS NULL AND undone_by IS NULL";
+export const TALLY_ENTRIES = "kind = 'counter.adjusted' AND undo_of IS NULL AND undone_by IS NULL";
 
 /** An entry's amounts; entries older than issue 17 carry only their delta. */
 export const INCREMENTS = 'coalesce(increments, CASE WHEN delta > 0 THEN delta ELSE 0 END)';
@@ -25,7 +24,7 @@ export interface TallyRow {
 }
 
 /** A sum held at the largest exact integer (only reachable by hostile alternating taps). */
-const exact = (sum: number): number => Math.min(Math.round(Number(sum)), MAX_VALUE);
+const exact = (sum: number): number => Math.min(Math.round(sum), MAX_VALUE);
 
 export function toTally(row: TallyRow): Tally {
   const increments = exact(row.increments);
@@ -50,7 +49,7 @@ export interface PeriodRow {
 
 export const toPeriod = (row: PeriodRow): CounterPeriod => ({
   counterId: row.counter_id,
-  start: new Date(Number(row.start_at)).toISOString(),
-  end: new Date(Number(row.end_at)).toISOString(),
-  value: Number(row.final_value),
+  start: new Date(row.start_at).toISOString(),
+  end: new Date(row.end_at).toISOString(),
+  value: row.final_value,
 });

@@ -162,7 +162,11 @@ export interface Store {
    */
   tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]>;
   /** A counter's ended periods, newest first; null if the group has no such counter. */
-  counterPeriods(groupId: string, counterId: string, limit: number): Promise<CounterPeriod[] | null>;
+  counterPeriods(
+    groupId: string,
+    counterId: string,
+    limit: number,
+  ): Promise<CounterPeriod[] | null>;
   /** Every ended period of the group's counters, oldest first (the export). */
   groupPeriods(groupId: string): Promise<CounterPeriod[]>;
   /** Counters whose period is over at `now` (epoch ms), soonest first, at most `limit`. */
