@@ -249,6 +249,9 @@ test.describe('By member', () => {
       if (process.env.TALLY_SCREENSHOTS === '1') {
         fs.mkdirSync(SCREENSHOTS, { recursive: true });
         await page.mouse.move(0, 0);
+        await page.evaluate(() => {
+          if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
+        });
         await page.screenshot({ path: path.join(SCREENSHOTS, `members-${label}.png`) });
       }
     });

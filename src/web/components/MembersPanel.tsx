@@ -47,6 +47,9 @@ const COUNTER_RANGES: { range: Range; label: string }[] = [
 
 const ALL = '';
 
+/** The number columns take what their content needs; the member's name gets the rest. */
+const NUMBER_HEAD = 'w-px py-2 pl-3 text-right font-medium whitespace-nowrap';
+
 /** A range choice: a radio button drawn as a chip; the chosen one filled and ticked. */
 const RANGE_CHIP =
   'inline-flex cursor-pointer items-center gap-1 rounded-lg border border-zinc-300 px-2.5 py-1.5 text-xs font-semibold text-zinc-800 transition-colors select-none hover:bg-zinc-100 has-[:checked]:border-indigo-600 has-[:checked]:bg-indigo-600 has-[:checked]:text-white has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-indigo-500 dark:border-zinc-700 dark:text-zinc-100 dark:hover:bg-zinc-800 dark:has-[:checked]:border-indigo-400 dark:has-[:checked]:bg-indigo-400 dark:has-[:checked]:text-zinc-950';
@@ -254,20 +257,20 @@ export function MembersPanel({ store }: { store: GroupStore }) {
             </caption>
             <thead>
               <tr className="muted border-b border-zinc-200 text-xs dark:border-zinc-800">
-                <th scope="col" className="w-8 py-2 pr-2 text-left font-medium">
+                <th scope="col" className="w-px py-2 pr-3 text-left font-medium">
                   <span aria-hidden="true">#</span>
                   <span className="sr-only">Rank</span>
                 </th>
-                <th scope="col" className="py-2 pr-2 text-left font-medium">
+                <th scope="col" className="w-full py-2 pr-2 text-left font-medium">
                   Member
                 </th>
-                <th scope="col" className="py-2 pl-2 text-right font-medium">
+                <th scope="col" className={NUMBER_HEAD}>
                   Added
                 </th>
-                <th scope="col" className="py-2 pl-2 text-right font-medium">
+                <th scope="col" className={NUMBER_HEAD}>
                   Taken away
                 </th>
-                <th scope="col" className="py-2 pl-2 text-right font-medium">
+                <th scope="col" className={NUMBER_HEAD}>
                   Net
                 </th>
               </tr>
@@ -285,20 +288,20 @@ export function MembersPanel({ store }: { store: GroupStore }) {
                     key={row.member}
                     className={row.member === me ? 'bg-indigo-50 dark:bg-indigo-950/40' : undefined}
                   >
-                    <td className="py-2 pr-2 font-semibold">{row.rank}</td>
+                    <td className="py-2 pr-3 font-semibold">{row.rank}</td>
                     <th scope="row" className="max-w-0 py-2 pr-2 text-left font-medium">
                       <span className="block truncate" title={row.member}>
                         {row.member || 'Guest'}
                         {row.member === me && <span className="muted font-normal"> (you)</span>}
                       </span>
                     </th>
-                    <td className="py-2 pl-2 text-right">
+                    <td className="py-2 pl-3 text-right">
                       {row.increments.toLocaleString('en-US')}
                     </td>
-                    <td className="py-2 pl-2 text-right">
+                    <td className="py-2 pl-3 text-right">
                       {row.decrements.toLocaleString('en-US')}
                     </td>
-                    <td className="py-2 pl-2 text-right font-semibold">{signedNet(row.net)}</td>
+                    <td className="py-2 pl-3 text-right font-semibold">{signedNet(row.net)}</td>
                   </tr>
                 ))
               )}
