@@ -10,6 +10,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import type { Tally } from '../../src/shared/api.js';
 import {
+  api,
   baseUrl,
   counterCard,
   counterValue,
@@ -18,7 +19,7 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
-import { memberPage, openActivity } from './support/members.js';
+import { activityEntries, memberPage, openActivity } from './support/members.js';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
@@ -199,6 +200,46 @@ test.describe('By member', () => {
       'Laps · This period (today)',
     );
     await expect(memberRow(panel, 'Cy')).toHaveText(['1', '4', '0', '+4']);
+  });
+
+  test('the log says who reached a goal, reordered the counters and changed limits, periods and sections', async ({
+    browser,
+  }) => {
+    const { name, key, counters } = await seedGroup([
+      { name: 'Coffees', goal: 3, value: 1 },
+      { name: 'Teas' },
+    ]);
+    const [coffees, teas] = counters.map((counter) => counter.id);
+    const ada = await memberPage(browser, 'Ada');
+    await openGroup(ada, name, key);
+    const panel = await openActivity(ada);
+    const card = counterCard(ada, 'Coffees');
+    await card.getByRole('button', { name: 'Increment by 1' }).click();
+    await expect(counterValue(card)).toHaveText('2');
+    await card.getByRole('button', { name: 'Increment by 1' }).click();
+    await expect(activityEntries(panel).first()).toContainText(
+      'Ada +1 on Coffees — reached the goal of 3',
+    );
+    // Past the goal: no second crossing.
+    await card.getByRole('button', { name: 'Increment by 1' }).click();
+    await expect(activityEntries(panel).first()).toHaveText(/^Ada \+1 on Coffees ·/);
+
+    const put = await fetch(`${baseUrl()}/api/groups/${name}/order`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ counterIds: [teas, coffees] }),
+    });
+    expect(put.status).toBe(200);
+    await expect(activityEntries(panel).first()).toContainText('reordered the counters');
+    await api.updateCounter(name, key, teas ?? '', { max: 10, section: 'Hot drinks' });
+    await expect(activityEntries(panel).first()).toContainText(
+      'set the maximum of Teas to 10, moved Teas to section Hot drinks',
+    );
+    await api.updateCounter(name, key, teas ?? '', { max: null, reset: 'weekly' });
+    await expect(activityEntries(panel).first()).toContainText(
+      'removed the maximum of Teas, set Teas to reset weekly',
+    );
+    await ada.context().close();
   });
 
   for (const { theme, viewport, label } of [
