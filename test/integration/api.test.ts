@@ -368,6 +368,9 @@ describe('the group itself', () => {
       name: member.group.name,
       displayName: 'Night Owls',
       profileImageUrl: 'http://127.0.0.1:1/owl.png',
+      timeZone: 'UTC',
+      weekStart: 1,
+      sectionLimits: {},
     });
     const preview = await api<GroupPreview>('GET', member.base);
     expect(preview.body.profileImageUrl).toBe('http://127.0.0.1:1/owl.png');

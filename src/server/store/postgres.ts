@@ -177,6 +177,9 @@ const MIGRATIONS: readonly string[] = [
      ADD COLUMN position bigint, ADD COLUMN period_start bigint, ADD COLUMN next_reset_at bigint,
      ADD COLUMN closed_total bigint NOT NULL DEFAULT 0;
    CREATE INDEX counters_by_next_reset ON counters (next_reset_at) WHERE next_reset_at IS NOT NULL;
+   DROP INDEX counters_by_group;
+   CREATE INDEX counters_in_order
+     ON counters (group_id, (position IS NULL), position, created_at, created_seq);
    ALTER TABLE counter_groups ADD COLUMN time_zone text NOT NULL DEFAULT 'UTC',
      ADD COLUMN week_start integer NOT NULL DEFAULT 1, ADD COLUMN section_limits text;
    ALTER TABLE activity ADD COLUMN increments bigint, ADD COLUMN decrements bigint;

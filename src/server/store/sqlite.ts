@@ -154,6 +154,9 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE counters ADD COLUMN next_reset_at INTEGER;
    ALTER TABLE counters ADD COLUMN closed_total INTEGER NOT NULL DEFAULT 0;
    CREATE INDEX counters_by_next_reset ON counters (next_reset_at) WHERE next_reset_at IS NOT NULL;
+   DROP INDEX counters_by_group;
+   CREATE INDEX counters_in_order
+     ON counters (group_id, position IS NULL, position, created_at, created_seq);
    ALTER TABLE counter_groups ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';
    ALTER TABLE counter_groups ADD COLUMN week_start INTEGER NOT NULL DEFAULT 1;
    ALTER TABLE counter_groups ADD COLUMN section_limits TEXT;
@@ -713,7 +716,7 @@ export class SqliteStore implements Store {
         counters.push(toStoredCounter(row));
       }
     }
-    // Counts at most `countCap` index entries (counters_by_group), so a group already over a
+    // Counts at most `countCap` index entries (counters_in_order), so a group already over a
     // lowered quota costs no more.
     const count = this.prepare(
       'SELECT count(*) AS n FROM (SELECT 1 FROM counters WHERE group_id = ? LIMIT ?)',
