@@ -98,8 +98,7 @@ describe('the board’s caption', () => {
     const since = Date.parse('2026-11-25T00:00:00Z');
     expect(describeRange('period', since, { name: 'Laps', reset: 'daily' }, 'UTC', now)).toEqual({
       title: 'This period (today)',
-      detail:
-        'Since 00:00 (UTC). Added and taken away, steps included; undone changes do not count.',
+      detail: 'Since 00:00 (UTC). Taps, steps included; typed values and undone taps do not count.',
     });
     expect(
       describeRange(

@@ -321,7 +321,7 @@ export function describeRange(
   timeZone: string,
   now = Date.now(),
 ): { title: string; detail: string } {
-  const addedUp = 'Added and taken away, steps included; undone changes do not count.';
+  const addedUp = 'Taps, steps included; typed values and undone taps do not count.';
   if (range === 'all' || since === null) {
     return { title: range === 'all' ? 'All time' : 'This period', detail: addedUp };
   }

@@ -16,6 +16,8 @@ export interface LeaderRow {
 /**
  * One row per member: their rows summed (of one counter when `counterId` is given, else of all),
  * largest net first, then most added, then by name; members who did nothing there are left out.
+ * The server answers at most TALLIES_MAX_ROWS (1,000) member × counter rows, largest net first:
+ * a group past that many sees its smallest contributions left out of the whole-group sums.
  */
 export function leaderboard(rows: readonly Tally[], counterId: string | null = null): LeaderRow[] {
   const byMember = new Map<string, Omit<LeaderRow, 'rank'>>();
