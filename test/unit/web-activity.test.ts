@@ -38,11 +38,27 @@ const snapshot: CounterSnapshot = {
   incrementStep: 1,
   decrementStep: 1,
   thumbnailUrl: null,
+  goal: null,
+  min: null,
+  max: null,
+  reset: null,
+  startValue: 0,
+  section: null,
+  periodStart: null,
   createdAt: '2026-03-01T11:00:00.000Z',
 };
 
 const adjusted = (id: number, delta: number, extra: Partial<ActivityEntry> = {}): ActivityEntry =>
-  ({ kind: 'counter.adjusted', id, ...counterBase, delta, ...extra }) as ActivityEntry;
+  ({
+    kind: 'counter.adjusted',
+    id,
+    ...counterBase,
+    delta,
+    increments: Math.max(delta, 0),
+    decrements: Math.max(-delta, 0),
+    reachedGoal: null,
+    ...extra,
+  }) as ActivityEntry;
 
 const none = new Map<number, ActivityEntry>();
 

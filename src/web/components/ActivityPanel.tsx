@@ -3,8 +3,21 @@
  * group that has run for a year still opens with one small answer), older pages on scroll or
  * "Load older", Undo on every entry that can still be taken back, and the exports. A side panel
  * on wide screens, full width on phones; not modal, so the counters stay usable beside it.
+ *
+ * Issue 17: a second tab, "By member" (./MembersPanel.tsx, its own chunk): who counted how much.
+ * A tab here rather than one more header button: the header's row is full on a 360 px phone.
  */
-import { useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
+import {
+  lazy,
+  Suspense,
+  useEffect,
+  useId,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type ReactNode,
+} from 'react';
 import type { ActivityEntry } from '../../shared/activity.js';
 import {
   ACTIVITY_CATCH_UP,
@@ -18,6 +31,18 @@ import type { GroupStore } from '../live/groupStore.js';
 import { CircleAlert, icon, Loader, Minus, Plus, Trash, X } from './icons.js';
 
 const Undo = icon('M9 14 4 9l5-5M4 9h10.5a5.5 5.5 0 0 1 0 11H11');
+const Flag = icon('M4 22V4m0 0h13l-2 4 2 4H4');
+const Rotate = icon('M3 12a9 9 0 1 0 3-6.7L3 8m0-5v5h5');
+const ArrowsUpDown = icon('m7 15 5 5 5-5M7 9l5-5 5 5');
+
+const loadMembersPanel = () => import('./MembersPanel.js');
+const MembersPanel = lazy(() => loadMembersPanel().then((m) => ({ default: m.MembersPanel })));
+
+type Tab = 'log' | 'members';
+const TABS: { tab: Tab; label: string }[] = [
+  { tab: 'log', label: 'Log' },
+  { tab: 'members', label: 'By member' },
+];
 const Pencil = icon('M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4z');
 const Download = icon('M12 3v12m-5-5 5 5 5-5M5 21h14');
 
@@ -29,6 +54,7 @@ const CLOCK_MS = 20_000;
 const EXPORTS: { kind: ExportKind; label: string }[] = [
   { kind: 'counters', label: 'Counters (CSV)' },
   { kind: 'activity', label: 'Activity log (CSV)' },
+  { kind: 'periods', label: 'Periods (CSV)' },
   { kind: 'json', label: 'Everything (JSON)' },
 ];
 
@@ -72,6 +98,9 @@ export function ActivityPanel({
   const [notice, setNotice] = useState<string | null>(null);
   const [undoing, setUndoing] = useState<ReadonlySet<number>>(new Set());
   const [now, setNow] = useState(Date.now);
+  const [tab, setTab] = useState<Tab>('log');
+  const tabsId = useId();
+  const tabButtons = useRef<Partial<Record<Tab, HTMLButtonElement | null>>>({});
   const held = useRef(entries);
   held.current = entries;
   const heading = useRef<HTMLHeadingElement>(null);
@@ -205,7 +234,27 @@ export function ActivityPanel({
     };
   }, []);
 
+  // The By member chunk is small: fetched as the panel opens, so the tab shows at once.
+  useEffect(() => {
+    void loadMembersPanel();
+  }, []);
+
   const byId = useMemo(() => new Map(entries.map((entry) => [entry.id, entry])), [entries]);
+
+  /** WAI-ARIA tabs: arrows (and Home/End) move to the other tab and show it. */
+  const onTabKey = (event: KeyboardEvent<HTMLButtonElement>) => {
+    const index = TABS.findIndex((candidate) => candidate.tab === tab);
+    let to: number | null = null;
+    if (event.key === 'ArrowRight') to = (index + 1) % TABS.length;
+    else if (event.key === 'ArrowLeft') to = (index - 1 + TABS.length) % TABS.length;
+    else if (event.key === 'Home') to = 0;
+    else if (event.key === 'End') to = TABS.length - 1;
+    const target = to === null ? undefined : TABS[to];
+    if (!target) return;
+    event.preventDefault();
+    setTab(target.tab);
+    tabButtons.current[target.tab]?.focus();
+  };
 
   const undo = (entry: ActivityEntry) => {
     setUndoing((current) => new Set(current).add(entry.id));
@@ -269,111 +318,172 @@ export function ActivityPanel({
       </div>
 
       <div
-        role="group"
-        aria-label="Export"
-        className="flex flex-wrap items-center gap-1.5 border-b border-zinc-200 px-4 py-2.5 dark:border-zinc-800"
+        role="tablist"
+        aria-label="Activity views"
+        className="flex gap-1 border-b border-zinc-200 px-4 dark:border-zinc-800"
       >
-        <span className="muted inline-flex w-full items-center gap-1 text-xs font-medium">
-          <Download className="size-3.5" />
-          Export
-        </span>
-        {EXPORTS.map(({ kind, label }) => (
+        {TABS.map(({ tab: which, label }) => (
           <button
-            key={kind}
-            type="button"
-            onClick={() => {
-              download(kind, label);
+            key={which}
+            ref={(element) => {
+              tabButtons.current[which] = element;
             }}
-            className="chip-btn"
+            type="button"
+            role="tab"
+            id={`${tabsId}-${which}`}
+            aria-selected={tab === which}
+            aria-controls={`${tabsId}-${which}-panel`}
+            tabIndex={tab === which ? 0 : -1}
+            onClick={() => {
+              setTab(which);
+            }}
+            onKeyDown={onTabKey}
+            onPointerEnter={which === 'members' ? () => void loadMembersPanel() : undefined}
+            className={`-mb-px border-b-2 px-3 py-2 text-sm font-semibold transition-colors ${
+              tab === which
+                ? 'border-indigo-600 text-indigo-700 dark:border-indigo-400 dark:text-indigo-300'
+                : 'muted border-transparent hover:text-zinc-900 dark:hover:text-zinc-100'
+            }`}
           >
             {label}
           </button>
         ))}
-        {notice !== null && (
-          <p role="status" className="muted w-full truncate text-xs">
-            {notice}
-          </p>
-        )}
       </div>
 
-      {error !== null && (
-        <div role="alert" className="alert-error mx-4 mt-3 flex items-start gap-2 px-3 py-2">
-          <CircleAlert className="mt-0.5 size-4 shrink-0" />
-          <p className="flex-1">{error}</p>
-          <button
-            type="button"
-            aria-label="Dismiss error"
-            onClick={() => {
-              setError(null);
-            }}
-            className="banner-close"
-          >
-            <X className="size-4" />
-          </button>
-        </div>
-      )}
-
-      <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto overscroll-contain">
-        {next === undefined ? (
-          error === null ? (
-            <p role="status" className="muted flex items-center justify-center gap-2 py-10">
-              <Loader className="size-4 animate-spin" />
-              Loading activity…
+      <div
+        role="tabpanel"
+        id={`${tabsId}-log-panel`}
+        aria-labelledby={`${tabsId}-log`}
+        hidden={tab !== 'log'}
+        className={tab === 'log' ? 'flex min-h-0 flex-1 flex-col' : 'hidden'}
+      >
+        <div
+          role="group"
+          aria-label="Export"
+          className="flex flex-wrap items-center gap-1.5 border-b border-zinc-200 px-4 py-2.5 dark:border-zinc-800"
+        >
+          <span className="muted inline-flex w-full items-center gap-1 text-xs font-medium">
+            <Download className="size-3.5" />
+            Export
+          </span>
+          {EXPORTS.map(({ kind, label }) => (
+            <button
+              key={kind}
+              type="button"
+              onClick={() => {
+                download(kind, label);
+              }}
+              className="chip-btn"
+            >
+              {label}
+            </button>
+          ))}
+          {notice !== null && (
+            <p role="status" className="muted w-full truncate text-xs">
+              {notice}
             </p>
-          ) : (
-            <div className="py-10 text-center">
-              <button
-                type="button"
-                onClick={() => {
-                  setError(null);
-                  catchUp.current();
-                }}
-                className="btn btn-secondary"
-              >
-                Try again
-              </button>
-            </div>
-          )
-        ) : entries.length === 0 ? (
-          <p className="muted px-4 py-10 text-center">
-            No activity yet. Changes to the counters will show up here.
-          </p>
-        ) : (
-          <ol aria-label="Activity log" className="divide-y divide-zinc-200 dark:divide-zinc-800">
-            {entries.map((entry) => (
-              <Entry
-                key={entry.id}
-                entry={entry}
-                byId={byId}
-                now={now}
-                busy={undoing.has(entry.id)}
-                onUndo={undo}
-                readOnly={readOnly}
-              />
-            ))}
-          </ol>
-        )}
-        {entries.length > 0 && (
-          <div
-            ref={sentinel}
-            className="border-t border-zinc-200 px-4 py-4 text-center dark:border-zinc-800"
-          >
-            {next === null ? (
-              <span className="muted text-xs">That is the beginning of the log.</span>
-            ) : (
-              <button
-                type="button"
-                onClick={loadOlder}
-                disabled={loadingOlder}
-                className="btn btn-secondary py-1.5"
-              >
-                {loadingOlder && <Loader className="size-4 animate-spin" />}
-                Load older
-              </button>
-            )}
+          )}
+        </div>
+
+        {error !== null && (
+          <div role="alert" className="alert-error mx-4 mt-3 flex items-start gap-2 px-3 py-2">
+            <CircleAlert className="mt-0.5 size-4 shrink-0" />
+            <p className="flex-1">{error}</p>
+            <button
+              type="button"
+              aria-label="Dismiss error"
+              onClick={() => {
+                setError(null);
+              }}
+              className="banner-close"
+            >
+              <X className="size-4" />
+            </button>
           </div>
         )}
+
+        <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto overscroll-contain">
+          {next === undefined ? (
+            error === null ? (
+              <p role="status" className="muted flex items-center justify-center gap-2 py-10">
+                <Loader className="size-4 animate-spin" />
+                Loading activity…
+              </p>
+            ) : (
+              <div className="py-10 text-center">
+                <button
+                  type="button"
+                  onClick={() => {
+                    setError(null);
+                    catchUp.current();
+                  }}
+                  className="btn btn-secondary"
+                >
+                  Try again
+                </button>
+              </div>
+            )
+          ) : entries.length === 0 ? (
+            <p className="muted px-4 py-10 text-center">
+              No activity yet. Changes to the counters will show up here.
+            </p>
+          ) : (
+            <ol aria-label="Activity log" className="divide-y divide-zinc-200 dark:divide-zinc-800">
+              {entries.map((entry) => (
+                <Entry
+                  key={entry.id}
+                  entry={entry}
+                  byId={byId}
+                  now={now}
+                  busy={undoing.has(entry.id)}
+                  onUndo={undo}
+                  readOnly={readOnly}
+                />
+              ))}
+            </ol>
+          )}
+          {entries.length > 0 && (
+            <div
+              ref={sentinel}
+              className="border-t border-zinc-200 px-4 py-4 text-center dark:border-zinc-800"
+            >
+              {next === null ? (
+                <span className="muted text-xs">That is the beginning of the log.</span>
+              ) : (
+                <button
+                  type="button"
+                  onClick={loadOlder}
+                  disabled={loadingOlder}
+                  className="btn btn-secondary py-1.5"
+                >
+                  {loadingOlder && <Loader className="size-4 animate-spin" />}
+                  Load older
+                </button>
+              )}
+            </div>
+          )}
+        </div>
       </div>
+
+      {tab === 'members' && (
+        <div
+          role="tabpanel"
+          id={`${tabsId}-members-panel`}
+          aria-labelledby={`${tabsId}-members`}
+          className="flex min-h-0 flex-1 flex-col"
+        >
+          <Suspense
+            fallback={
+              <p role="status" className="muted flex items-center justify-center gap-2 py-10">
+                <Loader className="size-4 animate-spin" />
+                Loading who counted…
+              </p>
+            }
+          >
+            <MembersPanel store={store} />
+          </Suspense>
+        </div>
+      )}
     </section>
   );
 }
@@ -418,7 +528,7 @@ function Entry({
           </p>
         )}
       </div>
-      {!readOnly && !undone && entry.undoOf === null && (
+      {!readOnly && !undone && entry.undoOf === null && entry.kind !== 'counter.reset' && (
         <button
           type="button"
           onClick={() => {
@@ -445,7 +555,20 @@ function KindBadge({ entry }: { entry: ActivityEntry }) {
     switch (entry.kind) {
       case 'counter.adjusted':
         tone = entry.delta < 0 ? 'kind-down' : 'kind-up';
-        glyph = entry.delta < 0 ? <Minus className="size-3.5" /> : <Plus className="size-3.5" />;
+        glyph =
+          entry.reachedGoal !== null ? (
+            <Flag className="size-3.5" />
+          ) : entry.delta < 0 ? (
+            <Minus className="size-3.5" />
+          ) : (
+            <Plus className="size-3.5" />
+          );
+        break;
+      case 'counter.reset':
+        glyph = <Rotate className="size-3.5" />;
+        break;
+      case 'counters.reordered':
+        glyph = <ArrowsUpDown className="size-3.5" />;
         break;
       case 'counter.created':
         tone = 'kind-up';

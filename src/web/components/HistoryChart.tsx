@@ -7,14 +7,18 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { HistoryPoint } from '../../shared/activity.js';
 import type { Counter } from '../../shared/api.js';
-import { fetchCounterHistory } from '../lib/activity.js';
+import type { CounterPeriod } from '../../shared/activity.js';
+import { fetchCounterHistory, fetchCounterPeriods } from '../lib/activity.js';
 import { ApiRequestError } from '../lib/api.js';
+import { periodRows, RESET_KIND, timeOfDay, dayLabel } from '../lib/periods.js';
 import type { GroupStore } from '../live/groupStore.js';
 import { Dialog } from './Dialog.js';
 import { Loader, X } from './icons.js';
 
 /** Points asked for: enough for a smooth line, few enough for a small answer. */
 export const CHART_POINTS = 200;
+/** Ended periods listed (issue 17): over three months of days, a year of weeks. */
+export const PERIODS_LISTED = 100;
 const HEIGHT = 240;
 const MARGIN = { top: 12, right: 16, bottom: 28 };
 
@@ -147,6 +151,7 @@ export function HistoryChart({
           ) : (
             <Chart points={points} counter={counter} />
           )}
+          {counter.reset !== null && <Periods counter={counter} store={store} />}
         </>
       )}
     </Dialog>
@@ -284,6 +289,7 @@ function Chart({ points: history, counter }: { points: HistoryPoint[]; counter: 
         <Fact label="Now" value={counter.value} />
         <Fact label="Lowest" value={low} />
         <Fact label="Highest" value={high} />
+        {counter.reset !== null && <Fact label="All time" value={counter.allTime} />}
         <div className="flex gap-1">
           <dt>Since</dt>
           <dd className="font-medium text-zinc-900 dark:text-zinc-100">{fullTime(from)}</dd>
@@ -301,5 +307,139 @@ function Fact({ label, value }: { label: string; value: number }) {
         {value.toLocaleString('en-GB')}
       </dd>
     </div>
+  );
+}
+
+const PERIOD_NAME = { day: 'day', week: 'week', month: 'month' } as const;
+const PERIOD_END = {
+  day: 'at midnight',
+  week: 'when the next week starts',
+  month: 'when the next month starts',
+} as const;
+const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+
+/** "Resets every Monday at midnight (Europe/Berlin)." */
+function resetText(reset: NonNullable<Counter['reset']>, weekStart: number, timeZone: string) {
+  const when = {
+    daily: 'every day',
+    weekly: `every ${WEEKDAYS[weekStart - 1] ?? 'week'}`,
+    monthly: 'on the 1st of every month',
+  }[reset];
+  return `Resets ${when} at midnight (${timeZone}).`;
+}
+
+/** "00:00" for a day, "Mon 23 Nov, 00:00" for longer periods. */
+function sinceText(kind: keyof typeof PERIOD_NAME, since: number, timeZone: string) {
+  const time = timeOfDay(since, timeZone);
+  return kind === 'day' ? `at ${time}` : `on ${dayLabel(since, timeZone)}, ${time}`;
+}
+
+/**
+ * Issue 17: a resetting counter's totals per period, newest first: the one running now (the
+ * counter's value, marked "current"), then the ended ones the server keeps, each with a bar.
+ */
+function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
+  const headingId = useId();
+  const [periods, setPeriods] = useState<CounterPeriod[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const { id, reset } = counter;
+  const { timeZone } = store.getState().group;
+
+  useEffect(() => {
+    let current = true;
+    fetchCounterPeriods(store.slug, store.key, id, PERIODS_LISTED).then(
+      (answer) => {
+        if (current) setPeriods(answer.periods);
+      },
+      (reason: unknown) => {
+        if (!current) return;
+        setError(
+          reason instanceof ApiRequestError && reason.serverMessage
+            ? reason.serverMessage
+            : 'The periods could not be loaded.',
+        );
+      },
+    );
+    return () => {
+      current = false;
+    };
+    // A reset ends a period: periodStart moves and the list is asked for again.
+  }, [store, id, counter.periodStart]);
+
+  if (reset === null) return null;
+  const kind = RESET_KIND[reset];
+  const rows = periodRows(counter, periods ?? [], timeZone);
+  const since = counter.periodStart === null ? null : Date.parse(counter.periodStart);
+
+  return (
+    <section
+      aria-labelledby={headingId}
+      className="mt-5 border-t border-zinc-200 pt-4 dark:border-zinc-800"
+    >
+      <h3 id={headingId} className="text-base font-semibold">
+        Per {PERIOD_NAME[kind]}
+      </h3>
+      <p className="muted mt-0.5 text-xs">
+        {resetText(reset, store.getState().group.weekStart, timeZone)} It starts again at{' '}
+        {counter.startValue.toLocaleString('en-GB')}.
+        {since !== null && ` The current period began ${sinceText(kind, since, timeZone)}.`}
+      </p>
+      <ol
+        aria-label={`Totals per ${PERIOD_NAME[kind]}, newest first`}
+        // Scrolls past 8 rows: reachable from the keyboard then (arrow keys scroll it).
+        tabIndex={rows.length > 8 ? 0 : undefined}
+        className="mt-3 max-h-64 space-y-1 overflow-y-auto pr-1"
+      >
+        {rows.map((row) => (
+          <li
+            key={row.key}
+            aria-current={row.current ? 'true' : undefined}
+            className={`grid grid-cols-[minmax(7.5rem,auto)_1fr_auto] items-center gap-3 rounded-lg px-2 py-1.5 text-sm ${
+              row.current ? 'bg-indigo-50 dark:bg-indigo-950/40' : ''
+            }`}
+          >
+            <span className="min-w-0 truncate">
+              {row.label}
+              {row.current && ' '}
+              {row.current && (
+                <span className="rounded-full bg-indigo-600 px-1.5 py-0.5 text-[11px] font-semibold text-white dark:bg-indigo-400 dark:text-zinc-950">
+                  current
+                </span>
+              )}
+            </span>
+            <span aria-hidden="true" className="h-2 rounded-full bg-zinc-100 dark:bg-zinc-800">
+              <span
+                className={`block h-2 rounded-full ${
+                  row.current
+                    ? 'bg-indigo-600 dark:bg-indigo-400'
+                    : 'bg-indigo-300 dark:bg-indigo-700'
+                }`}
+                style={{ width: `${(row.share * 100).toFixed(1)}%` }}
+              />
+            </span>
+            <span className="text-right font-semibold tabular-nums">
+              <span className="sr-only">: </span>
+              {row.value.toLocaleString('en-GB')}
+            </span>
+          </li>
+        ))}
+      </ol>
+      {error !== null ? (
+        <p role="alert" className="mt-2 error-text">
+          {error}
+        </p>
+      ) : periods === null ? (
+        <p role="status" className="muted mt-2 flex items-center gap-2 text-sm">
+          <Loader className="size-4 animate-spin" />
+          Loading ended periods…
+        </p>
+      ) : (
+        periods.length === 0 && (
+          <p className="muted mt-2 text-sm">
+            No ended periods yet: the first one ends {PERIOD_END[kind]}.
+          </p>
+        )
+      )}
+    </section>
   );
 }

@@ -8,7 +8,13 @@
  * ids.ts (or limits.ts together with icons.tsx) moves shared modules out of the entry chunk into
  * extra chunks, +250 B on the first load (rolldown/rolldown#10731).
  */
-import type { ActivityPage, CounterHistory, GroupHistory } from '../../shared/activity.js';
+import type {
+  ActivityPage,
+  CounterHistory,
+  CounterPeriods,
+  GroupHistory,
+} from '../../shared/activity.js';
+import type { Tally } from '../../shared/api.js';
 import { ApiRequestError, groupPath, request } from './api.js';
 
 /** Entries per page of the activity panel: a year-old group still opens with one small answer. */
@@ -46,11 +52,41 @@ export function fetchCounterHistory(slug: string, key: string, id: string, point
   );
 }
 
-export type ExportKind = 'counters' | 'activity' | 'json';
+/**
+ * Issue 17: who counted how much (GET …/tallies), from the activity log: one row per member and
+ * counter; of one counter with `counterId`, of the changes at or after `since` (epoch ms) with it.
+ */
+export function fetchTallies(
+  slug: string,
+  key: string,
+  filter: { counterId?: string | null; since?: number | null },
+  signal?: AbortSignal,
+): Promise<Tally[]> {
+  const query = new URLSearchParams();
+  if (filter.counterId != null) query.set('counterId', filter.counterId);
+  if (filter.since != null) query.set('since', new Date(filter.since).toISOString());
+  const search = query.toString() === '' ? '' : `?${query.toString()}`;
+  return request<Tally[]>('GET', `${groupPath(slug)}/tallies${search}`, {
+    key,
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/** Issue 17: a counter's ended periods, newest first (GET …/counters/{id}/periods). */
+export function fetchCounterPeriods(slug: string, key: string, id: string, limit: number) {
+  return request<CounterPeriods>(
+    'GET',
+    `${groupPath(slug)}/counters/${encodeURIComponent(id)}/periods?limit=${limit}`,
+    { key },
+  );
+}
+
+export type ExportKind = 'counters' | 'activity' | 'periods' | 'json';
 
 const EXPORT_QUERY: Record<ExportKind, string> = {
   counters: 'format=csv&data=counters',
   activity: 'format=csv&data=activity',
+  periods: 'format=csv&data=periods',
   json: 'format=json',
 };
 

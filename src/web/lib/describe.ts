@@ -6,13 +6,30 @@
 import type { ActivityEntry, FieldChange } from '../../shared/activity.js';
 import type { Op } from '../live/ops.js';
 import { ApiRequestError } from './api.js';
+import { periodKind } from './periods.js';
 
 /** "+5" or "−3" (a real minus sign, read as "minus" by screen readers). */
 export function signed(delta: number): string {
   return delta < 0 ? `\u2212${-delta}` : `+${delta}`;
 }
 
-const counterFieldPhrase = (change: FieldChange, name: string): string => {
+const WEEKDAY_NAMES = [
+  'Monday',
+  'Tuesday',
+  'Wednesday',
+  'Thursday',
+  'Friday',
+  'Saturday',
+  'Sunday',
+];
+
+const PERIOD_WORD = { day: 'day', week: 'week', month: 'month' } as const;
+
+/** A section's name as a change carries it (from may be '' in this tab's own patches). */
+const sectionOf = (value: FieldChange['from']) =>
+  value === null || value === '' ? null : String(value);
+
+const fieldPhrase = (change: FieldChange, name: string): string => {
   const { field, from, to } = change;
   switch (field) {
     case 'name':
@@ -30,12 +47,56 @@ const counterFieldPhrase = (change: FieldChange, name: string): string => {
     case 'thumbnailUrl':
       if (to === null) return `removed the thumbnail of ${name}`;
       return from === null ? `added a thumbnail to ${name}` : `changed the thumbnail of ${name}`;
+    case 'goal':
+      return to === null
+        ? `removed the goal of ${name}`
+        : `set the goal of ${name} to ${String(to)}`;
+    case 'min':
+      return to === null
+        ? `removed the minimum of ${name}`
+        : `set the minimum of ${name} to ${String(to)}`;
+    case 'max':
+      return to === null
+        ? `removed the maximum of ${name}`
+        : `set the maximum of ${name} to ${String(to)}`;
+    case 'reset':
+      return to === null
+        ? `stopped the automatic reset of ${name}`
+        : `set ${name} to reset ${String(to)}`;
+    case 'startValue':
+      return `set the start value of ${name} to ${String(to)}`;
+    case 'section': {
+      const left = sectionOf(from);
+      const joined = sectionOf(to);
+      if (joined !== null) return `moved ${name} to section ${joined}`;
+      return left === null
+        ? `took ${name} out of its section`
+        : `took ${name} out of section ${left}`;
+    }
     case 'displayName':
       return `changed the group name to ${String(to)}`;
     case 'profileImageUrl':
       return to === null ? 'removed the group picture' : 'changed the group picture';
+    case 'timeZone':
+      return `set the group's time zone to ${String(to)}`;
+    case 'weekStart': {
+      const day = WEEKDAY_NAMES[Number(to) - 1];
+      return day === undefined ? 'changed the first day of the week' : `made weeks start on ${day}`;
+    }
+    case 'sectionMax': {
+      const section = change.section ?? '';
+      return to === null
+        ? `removed the maximum of section ${section}`
+        : `set the maximum of section ${section} to ${String(to)}`;
+    }
   }
 };
+
+/** "the day", "the week", "the month", "the period" (a period cut short). */
+function periodWord(start: string, end: string): string {
+  const kind = periodKind(start, end);
+  return `the ${kind === null ? 'period' : PERIOD_WORD[kind]}`;
+}
 
 /**
  * What an entry did, without who: "+5 on Coffees", "renamed Coffees → Teas", "deleted Coffees".
@@ -43,8 +104,10 @@ const counterFieldPhrase = (change: FieldChange, name: string): string => {
  */
 export function action(entry: ActivityEntry): string {
   switch (entry.kind) {
-    case 'counter.adjusted':
-      return `${signed(entry.delta)} on ${entry.counterName}`;
+    case 'counter.adjusted': {
+      const tap = `${signed(entry.delta)} on ${entry.counterName}`;
+      return entry.reachedGoal === null ? tap : `${tap} — reached the goal of ${entry.reachedGoal}`;
+    }
     case 'counter.created':
       return `created ${entry.counterName}`;
     case 'counter.deleted':
@@ -56,14 +119,18 @@ export function action(entry: ActivityEntry): string {
           ? 'changed the group'
           : `changed ${entry.counterName}`;
       }
-      return entry.changes
-        .map((change) => counterFieldPhrase(change, entry.counterName ?? ''))
-        .join(', ');
+      return entry.changes.map((change) => fieldPhrase(change, entry.counterName ?? '')).join(', ');
+    case 'counters.reordered':
+      return 'reordered the counters';
+    case 'counter.reset': {
+      const to = entry.value === null || entry.value === 0 ? '' : ` to ${entry.value}`;
+      return `reset ${entry.counterName}${to}: ${periodWord(entry.periodStart, entry.periodEnd)} ended at ${entry.final}`;
+    }
   }
 }
 
 const swap = (changes: FieldChange[]): FieldChange[] =>
-  changes.map(({ field, from, to }) => ({ field, from: to, to: from }));
+  changes.map((change) => ({ ...change, from: change.to, to: change.from }));
 
 /**
  * The entry an undo entry took back, as far as the undo entry itself tells (used when the
@@ -72,7 +139,14 @@ const swap = (changes: FieldChange[]): FieldChange[] =>
 export function originalOf(undo: ActivityEntry): ActivityEntry {
   switch (undo.kind) {
     case 'counter.adjusted':
-      return { ...undo, delta: -undo.delta };
+      // What the goal crossing of the original was is not in the undo: none is named.
+      return {
+        ...undo,
+        delta: -undo.delta,
+        increments: undo.decrements,
+        decrements: undo.increments,
+        reachedGoal: null,
+      };
     case 'counter.created':
       return { ...undo, kind: 'counter.deleted' };
     case 'counter.deleted':
@@ -87,6 +161,11 @@ export function originalOf(undo: ActivityEntry): ActivityEntry {
     }
     case 'group.updated':
       return { ...undo, changes: swap(undo.changes) };
+    case 'counters.reordered':
+      return { ...undo, from: undo.to, to: undo.from };
+    case 'counter.reset':
+      // Resets are made by Tally and cannot be undone: no undo entry is ever one.
+      return undo;
   }
 }
 
@@ -138,7 +217,7 @@ export function describeOp(op: Op): string {
       return capitalise(
         Object.entries(patch)
           .map(([field, to]) =>
-            counterFieldPhrase(
+            fieldPhrase(
               // Only the rename needs the old value; a thumbnail that was there is "changed".
               { field, from: field === 'name' ? name : '', to } as FieldChange,
               name,
@@ -147,6 +226,9 @@ export function describeOp(op: Op): string {
           .join(', '),
       );
     }
+    default:
+      // A kind of change added later (a reorder, a section's maximum) before it has words here.
+      return 'Changed the group';
   }
 }
 
@@ -162,6 +244,14 @@ export function undoErrorMessage(error: unknown): string {
         return 'Cannot undo: the counter no longer exists.';
       case 'value_out_of_range':
         return 'Cannot undo: the value would go out of range.';
+      // Issue 17: the server's sentence says which limit, or why (an automatic reset, an ended
+      // period): it is shown whole.
+      case 'limit_reached':
+        return error.serverMessage
+          ? `Cannot undo. ${error.serverMessage}`
+          : 'Cannot undo: a limit would be crossed.';
+      case 'cannot_undo':
+        return error.serverMessage ?? 'This change cannot be undone.';
       case 'network_error':
         return 'Cannot undo while offline. Please try again.';
       default:

@@ -1,0 +1,220 @@
+/**
+ * Calendar arithmetic in a group's time zone (issue 17), with nothing but Intl: when today, this
+ * week and this month began for the "By member" ranges, what an ended period is called ("Mon
+ * 23 Nov", "Week of Mon 16 Nov", "November 2026") and the rows of a counter's period list. A
+ * date library would cost the lazy chunks ~20 KB gzip for the few lines below. Pure functions:
+ * unit-tested in test/unit/web-periods.test.ts.
+ */
+import type { CounterPeriod } from '../../shared/activity.js';
+import type { Counter } from '../../shared/api.js';
+
+export type PeriodKind = 'day' | 'week' | 'month';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * What kind of period ran from `start` to `end` (ISO or epoch ms), told by its length: a day is
+ * 23 to 25 hours (daylight saving time), a week 7 days ± 1 hour, a month 28 to 31 days ± 1 hour;
+ * anything else (a period cut short when a counter's reset changed) is none of them.
+ */
+export function periodKind(start: string | number, end: string | number): PeriodKind | null {
+  const from = typeof start === 'number' ? start : Date.parse(start);
+  const to = typeof end === 'number' ? end : Date.parse(end);
+  const span = to - from;
+  if (!Number.isFinite(span)) return null;
+  if (span >= 23 * HOUR && span <= 25 * HOUR) return 'day';
+  if (Math.abs(span - 7 * DAY) <= HOUR) return 'week';
+  if (span >= 28 * DAY - HOUR && span <= 31 * DAY + HOUR) return 'month';
+  return null;
+}
+
+/** The kind of period a counter's `reset` makes. */
+export const RESET_KIND = { daily: 'day', weekly: 'week', monthly: 'month' } as const;
+
+interface Wall {
+  year: number;
+  /** 1–12 */
+  month: number;
+  day: number;
+  /** ISO: 1 = Monday … 7 = Sunday. */
+  weekday: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+
+/** The wall clock of instant `t` in `timeZone`. */
+function wallOf(t: number, timeZone: string): Wall {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      weekday: 'short',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timeZone, format);
+  }
+  const parts: Record<string, string> = {};
+  for (const part of format.formatToParts(t)) parts[part.type] = part.value;
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    weekday: WEEKDAYS.indexOf(parts.weekday ?? '') + 1,
+    hour: Number(parts.hour),
+    minute: Number(parts.minute),
+    second: Number(parts.second),
+  };
+}
+
+/** How far `timeZone`'s clock is ahead of UTC at instant `t`, ms. */
+function offsetAt(t: number, timeZone: string): number {
+  const wall = wallOf(t, timeZone);
+  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
+  return asUtc - (t - (((t % 1000) + 1000) % 1000));
+}
+
+/**
+ * The first instant of the calendar day `year-month-day` in `timeZone`: its midnight, or where
+ * daylight saving time skips midnight (clocks jump from 00:00 to 01:00) the moment the day
+ * begins. Tries the offsets in force 12 hours either side and keeps the earliest candidate that
+ * falls on that day.
+ */
+export function startOfDay(year: number, month: number, day: number, timeZone: string): number {
+  const wall = Date.UTC(year, month - 1, day);
+  const candidates = [
+    wall - offsetAt(wall - 12 * HOUR, timeZone),
+    wall - offsetAt(wall + 12 * HOUR, timeZone),
+  ];
+  const onDay = candidates.filter((t) => {
+    const seen = wallOf(t, timeZone);
+    return seen.year === year && seen.month === month && seen.day === day;
+  });
+  return Math.min(...(onDay.length > 0 ? onDay : candidates));
+}
+
+/**
+ * When the day, week (starting on `weekStart`, ISO 1 = Monday … 7 = Sunday) or month that holds
+ * `now` began in `timeZone`: the same midnights the server resets counters at.
+ */
+export function startOfPeriod(
+  now: number,
+  kind: PeriodKind,
+  timeZone: string,
+  weekStart = 1,
+): number {
+  const today = wallOf(now, timeZone);
+  if (kind === 'month') return startOfDay(today.year, today.month, 1, timeZone);
+  const back = kind === 'week' ? (today.weekday - weekStart + 7) % 7 : 0;
+  // Calendar arithmetic on a UTC date: no time zone can make it skip or repeat a day.
+  const date = new Date(Date.UTC(today.year, today.month - 1, today.day - back));
+  return startOfDay(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), timeZone);
+}
+
+/** "Mon 23 Nov" (with the year when it is not `now`'s: "Wed 31 Dec 2025"), in `timeZone`. */
+export function dayLabel(t: number, timeZone: string, now = Date.now()): string {
+  const sameYear = wallOf(t, timeZone).year === wallOf(now, timeZone).year;
+  // From the parts: Intl's punctuation between them differs with the year ("Wed, 31 Dec 2025").
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    ...(sameYear ? {} : { year: 'numeric' }),
+  }).formatToParts(t);
+  const part = (type: Intl.DateTimeFormatPartTypes) =>
+    parts.find((candidate) => candidate.type === type)?.value;
+  return [part('weekday'), part('day'), part('month'), part('year')]
+    .filter((text) => text !== undefined)
+    .join(' ');
+}
+
+/** "14:05" in `timeZone`. */
+export function timeOfDay(t: number, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+  }).format(t);
+}
+
+/**
+ * What an ended period is called: "Mon 23 Nov" for a day, "Week of Mon 16 Nov" for a week,
+ * "November 2026" for a month, "23 Nov – 2 Dec" for anything else (a period cut short).
+ */
+export function periodLabel(period: CounterPeriod, timeZone: string, now = Date.now()): string {
+  const start = Date.parse(period.start);
+  const end = Date.parse(period.end);
+  switch (periodKind(start, end)) {
+    case 'day':
+      return dayLabel(start, timeZone, now);
+    case 'week':
+      return `Week of ${dayLabel(start, timeZone, now)}`;
+    case 'month':
+      return new Intl.DateTimeFormat('en-GB', { timeZone, month: 'long', year: 'numeric' }).format(
+        start,
+      );
+    case null: {
+      // The last instant before the end: a period ending at midnight ends the day before.
+      return `${dayLabel(start, timeZone, now)} – ${dayLabel(end - 1, timeZone, now)}`;
+    }
+  }
+}
+
+/** "Today", "This week", "This month": what the current period of a counter is called. */
+export const CURRENT_PERIOD_LABEL: Record<PeriodKind, string> = {
+  day: 'Today',
+  week: 'This week',
+  month: 'This month',
+};
+
+export interface PeriodRow {
+  key: string;
+  label: string;
+  value: number;
+  /** The period running now (its value is the counter's). */
+  current: boolean;
+  /** |value| as a share of the largest |value| of the list, 0–1 (the bar's length). */
+  share: number;
+}
+
+/**
+ * A counter's period list, newest first: the period running now (the counter's value, since its
+ * periodStart), then the ended ones as the server keeps them (already newest first).
+ */
+export function periodRows(
+  counter: Pick<Counter, 'value' | 'reset' | 'periodStart'>,
+  periods: readonly CounterPeriod[],
+  timeZone: string,
+  now = Date.now(),
+): PeriodRow[] {
+  const rows: Omit<PeriodRow, 'share'>[] = [];
+  if (counter.reset !== null) {
+    rows.push({
+      key: `current-${counter.periodStart ?? ''}`,
+      label: CURRENT_PERIOD_LABEL[RESET_KIND[counter.reset]],
+      value: counter.value,
+      current: true,
+    });
+  }
+  for (const period of periods) {
+    rows.push({
+      key: period.start,
+      label: periodLabel(period, timeZone, now),
+      value: period.value,
+      current: false,
+    });
+  }
+  const largest = Math.max(0, ...rows.map((row) => Math.abs(row.value)));
+  return rows.map((row) => ({ ...row, share: largest === 0 ? 0 : Math.abs(row.value) / largest }));
+}
