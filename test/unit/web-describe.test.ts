@@ -244,6 +244,18 @@ describe('undo entries of the new kinds', () => {
 describe('undo toast texts of the new fields', () => {
   const op = (fields: Partial<Op>): Op => ({ opId: 'x', sent: true, ...fields }) as Op;
 
+  it('describes this tab’s reorders and section maximums', () => {
+    expect(describeOp(op({ kind: 'reorder', counterIds: ['a', 'b'] }))).toBe(
+      'Reordered the counters',
+    );
+    expect(describeOp(op({ kind: 'section', section: 'Entrances', max: 1200 }))).toBe(
+      'Set the maximum of Entrances to 1,200',
+    );
+    expect(describeOp(op({ kind: 'section', section: 'Entrances', max: null }))).toBe(
+      'Removed the maximum of Entrances',
+    );
+  });
+
   it('describes this tab’s own changes of goals, limits, periods and sections', () => {
     expect(describeOp(op({ kind: 'patch', name: 'Coffees', patch: { goal: 100 } }))).toBe(
       'Set the goal of Coffees to 100',

@@ -226,9 +226,12 @@ export function describeOp(op: Op): string {
           .join(', '),
       );
     }
-    default:
-      // A kind of change added later (a reorder, a section's maximum) before it has words here.
-      return 'Changed the group';
+    case 'reorder':
+      return 'Reordered the counters';
+    case 'section':
+      return op.max === null
+        ? `Removed the maximum of ${op.section}`
+        : `Set the maximum of ${op.section} to ${op.max.toLocaleString('en-US')}`;
   }
 }
 

@@ -9,7 +9,7 @@ import { MESSAGES } from '../../../shared/messages.js';
 import { CounterCard } from '../../components/CounterCard.js';
 import { Check, icon, Plus } from '../../components/icons.js';
 import { SectionHeader } from '../../components/SectionHeader.js';
-import { hasSections, layoutBlocks } from '../../lib/sections.js';
+import { hasSections, layoutBlocks, type SectionBlock } from '../../lib/sections.js';
 import { mutedText, primaryButton, secondaryButton } from '../../lib/ui.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
 import { GoalNotices } from './Notices.js';
@@ -119,7 +119,8 @@ function Counters({
     );
   }
   if (counters.length === 0) return <EmptyState onCreate={readOnly ? null : onAddCounter} />;
-  const cards = (list: readonly Counter[]) =>
+  /** The cards of a run or a section; a section's cards block taps past its maximum too. */
+  const cards = (list: readonly Counter[], section?: SectionBlock) =>
     list.map((counter) => (
       <li key={counter.id} className="min-w-0">
         <CounterCard
@@ -127,6 +128,8 @@ function Counters({
           store={store}
           readOnly={readOnly}
           unsent={showPending && state.pendingCounters.has(counter.id)}
+          sectionMax={section?.max ?? null}
+          sectionTotal={section?.total ?? 0}
         />
       </li>
     ));
@@ -168,7 +171,7 @@ function Counters({
               }}
             />
             <ul aria-label={`Counters in ${block.name}`} className={GRID}>
-              {cards(block.counters)}
+              {cards(block.counters, block)}
             </ul>
           </section>
         );
