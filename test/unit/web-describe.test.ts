@@ -284,7 +284,7 @@ describe('undo toast texts of the new fields', () => {
   });
 
   it('a kind of change it has no words for yet still gets a sentence', () => {
-    expect(describeOp({ kind: 'reorder', opId: 'x', sent: true } as unknown as Op)).toBe(
+    expect(describeOp({ kind: 'tidyUp', opId: 'x', sent: true } as unknown as Op)).toBe(
       'Changed the group',
     );
   });
