@@ -320,15 +320,27 @@ test.describe('sections and limits', () => {
       ).toHaveText('Full');
     }
 
-    // Past the section's maximum: refused, the server's words shown, the value back at once.
-    await plus(bob, 'North').click();
-    await expect(bob.getByRole('alert')).toContainText(MESSAGES.sectionFull('Entrances', 5));
+    // At the section's maximum the card says so and a tap does nothing (the server would refuse).
+    const blockedPlus = plus(bob, 'North');
+    await expect(blockedPlus).toHaveAttribute('aria-disabled', 'true');
+    await expect(blockedPlus).toHaveAccessibleDescription(MESSAGES.sectionFull('Entrances', 5));
+    await blockedPlus.click({ force: true });
     await expect(counterValue(counterCard(bob, 'North'))).toHaveText('3');
     await expect(bob.getByTestId('changes-waiting')).toHaveCount(0);
 
-    // Past a counter's own maximum, coalesced taps included: it stops exactly at the limit.
-    for (let tap = 0; tap < 5; tap += 1) await plus(bob, 'Door').click();
-    await expect(bob.getByRole('alert')).toContainText(MESSAGES.limitAbove(3));
+    // Past a counter's own maximum, as the server decides it: Bob taps Door three times while
+    // offline (his page still had room), Ada taps it twice meanwhile; when Bob is back, his first
+    // tap fills Door and the others are refused, the server's words shown, nothing kept.
+    await bob.context().setOffline(true);
+    for (let tap = 0; tap < 3; tap += 1) await plus(bob, 'Door').click();
+    await expect(counterValue(counterCard(bob, 'Door'))).toHaveText('3');
+    await plus(ada, 'Door').click();
+    await plus(ada, 'Door').click();
+    await expect(counterValue(counterCard(ada, 'Door'))).toHaveText('2');
+    await bob.context().setOffline(false);
+    await expect(bob.getByRole('alert')).toContainText(MESSAGES.limitAbove(3), {
+      timeout: 15_000,
+    });
     await expect(counterValue(counterCard(bob, 'Door'))).toHaveText('3');
     await expect(counterValue(counterCard(ada, 'Door'))).toHaveText('3');
     const stored = await api.counters(name, key);

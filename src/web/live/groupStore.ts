@@ -574,7 +574,7 @@ export class GroupStore {
         // unless a later reorder waits (it says what the member wants now).
         if (
           error instanceof ApiRequestError &&
-          error.code === 'validation_failed' &&
+          (error.code === 'invalid_order' || error.code === 'validation_failed') &&
           !this.reorderRetries.has(op.opId)
         ) {
           if (this.lanes.opsOf(ORDER_LANE).length > 0) return;
