@@ -9,7 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hashKey } from '../src/server/core/access.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { SqliteStore } from '../src/server/store/sqlite.js';
+import { sqliteDatabase } from '../src/server/store/sqlite-driver.js';
+import { DECREMENTS, INCREMENTS, TALLY_ENTRIES } from '../src/server/store/tallies.js';
 import type { Operation, Store } from '../src/server/store/types.js';
 import { loadAverage, median } from './stats.js';
 
@@ -98,6 +101,33 @@ async function main(): Promise<void> {
       await timed(() => store.tallies(groupId, { limit: 1_000, since })),
       base,
     );
+    // What the rest of the server feels: the event loop's delay (p99, max) while 20 whole-group
+    // tallies run back to back, read by the worker (as Tally does) or on the event loop.
+    const file = path.join(dir, 'bench.sqlite');
+    const Sqlite = sqliteDatabase();
+    const direct = new Sqlite(file, { readonly: true });
+    const sql = `SELECT actor, counter_id, TOTAL(${INCREMENTS}) AS increments,
+      TOTAL(${DECREMENTS}) AS decrements FROM activity INDEXED BY activity_by_group
+      WHERE group_id = ? AND ${TALLY_ENTRIES} GROUP BY actor, counter_id
+      ORDER BY increments - decrements DESC, actor, counter_id LIMIT 1000`;
+    const statement = direct.prepare(sql);
+    const delayWhile = async (read: () => Promise<unknown>) => {
+      const histogram = monitorEventLoopDelay({ resolution: 1 });
+      histogram.enable();
+      for (let run = 0; run < 20; run += 1) {
+        await read();
+        // A turn of the event loop between reads, as between two requests.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      histogram.disable();
+      return `p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`;
+    };
+    console.log(
+      `event-loop delay during 20 whole-group tallies: read by the worker ${await delayWhile(() =>
+        store.tallies(groupId, { limit: 1_000 }),
+      )}; on the event loop ${await delayWhile(() => Promise.resolve(statement.all(groupId)))}`,
+    );
+    direct.close();
   } finally {
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
