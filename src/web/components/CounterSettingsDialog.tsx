@@ -14,9 +14,9 @@ import {
   type SettingsDraft,
   type SettingsField,
 } from '../lib/counter-settings.js';
-import { errorText, primaryButton, secondaryButton, textInput } from '../lib/ui.js';
+import { errorText, textInput } from '../lib/ui.js';
 import type { CounterPatch } from '../live/ops.js';
-import { Dialog } from './Dialog.js';
+import { Dialog, FormButtons } from './Dialog.js';
 
 export function CounterSettingsDialog({
   counter,
@@ -148,14 +148,7 @@ export function CounterSettingsDialog({
               </p>
             </div>
           </div>
-          <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-            <button type="button" onClick={close} className={secondaryButton}>
-              Cancel
-            </button>
-            <button type="submit" className={primaryButton}>
-              Save
-            </button>
-          </div>
+          <FormButtons onCancel={close} />
         </form>
       )}
     </Dialog>

@@ -3,6 +3,7 @@
  * and focus return for free (and zero kilobytes). Mounted only while open.
  */
 import { useLayoutEffect, useRef, type ReactNode } from 'react';
+import { primaryButton, secondaryButton } from '../lib/ui.js';
 
 interface DialogProps {
   labelledBy: string;
@@ -54,5 +55,36 @@ export function Dialog({
     >
       <div className="p-5 sm:p-6">{children(close)}</div>
     </dialog>
+  );
+}
+
+/**
+ * A form dialog's buttons, alike in every dialog: an optional remove button first (on the left on
+ * wide screens), Cancel, and Save, the form's submit; while `busy` is given, Save shows it and
+ * waits.
+ */
+export function FormButtons({
+  onCancel,
+  remove,
+  busy,
+}: {
+  onCancel: () => void;
+  remove?: { label: string; onRemove: () => void } | undefined;
+  busy?: ReactNode;
+}) {
+  return (
+    <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+      {remove && (
+        <button type="button" onClick={remove.onRemove} className={`${secondaryButton} sm:mr-auto`}>
+          {remove.label}
+        </button>
+      )}
+      <button type="button" onClick={onCancel} className={secondaryButton}>
+        Cancel
+      </button>
+      <button type="submit" disabled={busy !== undefined} className={primaryButton}>
+        {busy ?? 'Save'}
+      </button>
+    </div>
   );
 }

@@ -6,9 +6,9 @@
 import { useId, useState } from 'react';
 import type { Group } from '../../shared/api.js';
 import { timeZoneOptions, WEEKDAYS, zoneLabel } from '../lib/counter-settings.js';
-import { primaryButton, secondaryButton, textInput } from '../lib/ui.js';
+import { textInput } from '../lib/ui.js';
 import type { GroupPatch } from '../live/ops.js';
-import { Dialog } from './Dialog.js';
+import { Dialog, FormButtons } from './Dialog.js';
 
 function supportedZones(): string[] {
   try {
@@ -108,14 +108,7 @@ export function GroupSettingsDialog({
               </option>
             ))}
           </select>
-          <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-            <button type="button" onClick={close} className={secondaryButton}>
-              Cancel
-            </button>
-            <button type="submit" className={primaryButton}>
-              Save
-            </button>
-          </div>
+          <FormButtons onCancel={close} />
         </form>
       )}
     </Dialog>

@@ -3,9 +3,9 @@ import { useId, useState, type ReactNode } from 'react';
 import { MESSAGES } from '../../shared/messages.js';
 import { normaliseUrl } from '../../shared/rules.js';
 import { imageLoads } from '../lib/image.js';
-import { errorText, primaryButton, secondaryButton, textInput } from '../lib/ui.js';
+import { errorText, textInput } from '../lib/ui.js';
 import { Avatar } from './Avatar.js';
-import { Dialog } from './Dialog.js';
+import { Dialog, FormButtons } from './Dialog.js';
 
 interface ImageUrlDialogProps {
   currentUrl: string | null;
@@ -111,27 +111,28 @@ function ImageUrlDialog({
               {error}
             </p>
           )}
-          <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-            {removeLabel !== undefined && currentUrl !== null && (
-              <button
-                type="button"
-                onClick={() => {
-                  onSave(null);
-                  close();
-                }}
-                className={`${secondaryButton} sm:mr-auto`}
-              >
-                {removeLabel}
-              </button>
-            )}
-            <button type="button" onClick={close} className={secondaryButton}>
-              Cancel
-            </button>
-            <button type="submit" disabled={checking} className={primaryButton}>
-              {checking && <Loader className="size-4 animate-spin" />}
-              {checking ? 'Checking image...' : 'Save'}
-            </button>
-          </div>
+          <FormButtons
+            onCancel={close}
+            remove={
+              removeLabel !== undefined && currentUrl !== null
+                ? {
+                    label: removeLabel,
+                    onRemove: () => {
+                      onSave(null);
+                      close();
+                    },
+                  }
+                : undefined
+            }
+            busy={
+              checking ? (
+                <>
+                  <Loader className="size-4 animate-spin" />
+                  Checking image...
+                </>
+              ) : undefined
+            }
+          />
         </form>
       )}
     </Dialog>

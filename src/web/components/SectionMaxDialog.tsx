@@ -5,8 +5,8 @@
 import { useId, useState } from 'react';
 import { MAX_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
-import { errorText, primaryButton, secondaryButton, textInput } from '../lib/ui.js';
-import { Dialog } from './Dialog.js';
+import { errorText, textInput } from '../lib/ui.js';
+import { Dialog, FormButtons } from './Dialog.js';
 
 /** A whole number from 0 up, or null when the text is not one. */
 export function parseSectionMax(text: string): number | null {
@@ -92,26 +92,20 @@ export function SectionMaxDialog({
               {error}
             </p>
           )}
-          <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-            {max !== null && (
-              <button
-                type="button"
-                onClick={() => {
-                  onSave(null);
-                  close();
-                }}
-                className={`${secondaryButton} sm:mr-auto`}
-              >
-                Remove maximum
-              </button>
-            )}
-            <button type="button" onClick={close} className={secondaryButton}>
-              Cancel
-            </button>
-            <button type="submit" className={primaryButton}>
-              Save
-            </button>
-          </div>
+          <FormButtons
+            onCancel={close}
+            remove={
+              max !== null
+                ? {
+                    label: 'Remove maximum',
+                    onRemove: () => {
+                      onSave(null);
+                      close();
+                    },
+                  }
+                : undefined
+            }
+          />
         </form>
       )}
     </Dialog>

@@ -23,20 +23,16 @@ const ArrowsUpDown = icon('M7 20V4M3 8l4-4 4 4M17 4v16M21 16l-4 4-4-4');
 
 const GRID = 'grid grid-cols-1 gap-4 md:grid-cols-2 lg:grid-cols-3';
 
-export function CounterGrid({
-  store,
-  state,
-  readOnly,
-  showPending,
-  onAddCounter,
-}: {
+interface GridProps {
   store: GroupStore;
   state: GroupViewState;
   readOnly: boolean;
   /** Waiting changes are announced: cards with some say so. */
   showPending: boolean;
   onAddCounter: () => void;
-}) {
+}
+
+export function CounterGrid({ store, state, readOnly, showPending, onAddCounter }: GridProps) {
   const { counters } = state;
   const [reordering, setReordering] = useState(false);
   const canReorder = !readOnly && counters !== null && counters.length > 1;
@@ -90,19 +86,7 @@ export function CounterGrid({
   );
 }
 
-function Counters({
-  store,
-  state,
-  readOnly,
-  showPending,
-  onAddCounter,
-}: {
-  store: GroupStore;
-  state: GroupViewState;
-  readOnly: boolean;
-  showPending: boolean;
-  onAddCounter: () => void;
-}) {
+function Counters({ store, state, readOnly, showPending, onAddCounter }: GridProps) {
   const { counters } = state;
   const idPrefix = useId();
   if (counters === null) {
