@@ -396,6 +396,48 @@ export function describePurposeContract(label: string, createStore: PurposeStore
       });
     });
 
+    describe('bounds', () => {
+      it('keeps a counter’s newest 400 ended periods', async () => {
+        const { store, group, commit, create } = await setUp();
+        const counter = await create({ reset: 'daily' });
+        // 402 days, one tap a day: each tap first ends the day before.
+        for (let day = 1; day <= 402; day += 1) {
+          clock.now += 24 * 3_600_000;
+          await commit(tap(counter.id, 'increment'));
+        }
+        const periods = await store.counterPeriods(group.id, counter.id, 400);
+        expect(periods).toHaveLength(400);
+        expect((await store.groupPeriods(group.id)).length).toBe(400);
+        // Newest first (the day before the last tap); the two oldest days are gone.
+        expect(periods[0]?.end).toBe('2027-12-30T00:00:00.000Z');
+        expect(periods[399]?.start).toBe('2026-11-25T00:00:00.000Z');
+      });
+
+      it('refuses a 101st section with a maximum, and takes one back in its place', async () => {
+        const { commit } = await setUp();
+        for (let index = 0; index < 100; index += 1) {
+          expect(
+            await commit({ kind: 'updateSection', section: `S${index}`, max: 10 }),
+          ).toMatchObject({ ok: true });
+        }
+        expect(await commit({ kind: 'updateSection', section: 'S100', max: 10 })).toMatchObject({
+          ok: false,
+          code: 'validation_failed',
+          message: 'This group has reached its limit of 100 sections with a maximum.',
+        });
+        // Changing one that has a maximum, or clearing one, still works.
+        expect(await commit({ kind: 'updateSection', section: 'S5', max: 20 })).toMatchObject({
+          ok: true,
+        });
+        expect(await commit({ kind: 'updateSection', section: 'S5', max: null })).toMatchObject({
+          ok: true,
+        });
+        expect(await commit({ kind: 'updateSection', section: 'S100', max: 10 })).toMatchObject({
+          ok: true,
+        });
+      });
+    });
+
     describe('tallies', () => {
       it('adds up what each member added and took away, from the log, without undone taps', async () => {
         const { store, group, commit, create, log } = await setUp();

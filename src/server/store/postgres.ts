@@ -291,11 +291,12 @@ const BATCH_WRITE = `WITH
     ON CONFLICT (counter_id, start_at)
     DO UPDATE SET end_at = excluded.end_at, final_value = excluded.final_value),
   periods_trimmed AS (
-    -- The statement's snapshot does not hold the row just inserted: keep one fewer old ones.
+    -- The statement's snapshot does not hold the row just inserted: keep one fewer old ones
+    -- (the 400th newest old one and older go).
     DELETE FROM counter_periods o USING period_rows p
     WHERE o.counter_id = p.counter_id AND o.start_at <= (
       SELECT start_at FROM counter_periods k WHERE k.counter_id = p.counter_id
-      ORDER BY start_at DESC OFFSET ${PERIODS_KEPT_PER_COUNTER - 2} LIMIT 1)),
+      ORDER BY start_at DESC OFFSET ${PERIODS_KEPT_PER_COUNTER - 1} LIMIT 1)),
   ids AS MATERIALIZED (
     SELECT id, row_number() OVER (ORDER BY id) AS n
     FROM (SELECT nextval('activity_id_seq') AS id FROM generate_series(1, $4::int)) s),
