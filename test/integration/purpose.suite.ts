@@ -409,8 +409,8 @@ export function describePurposeContract(label: string, createStore: PurposeStore
         expect(periods).toHaveLength(400);
         expect((await store.groupPeriods(group.id)).length).toBe(400);
         // Newest first (the day before the last tap); the two oldest days are gone.
-        expect(periods[0]?.end).toBe('2027-12-30T00:00:00.000Z');
-        expect(periods[399]?.start).toBe('2026-11-25T00:00:00.000Z');
+        expect(periods?.[0]?.end).toBe('2027-12-30T00:00:00.000Z');
+        expect(periods?.[399]?.start).toBe('2026-11-25T00:00:00.000Z');
       });
 
       it('refuses a 101st section with a maximum, and takes one back in its place', async () => {
