@@ -16,6 +16,7 @@ import {
 } from '../lib/capacity.js';
 import { card, iconButton } from '../lib/ui.js';
 import { InlineEdit } from './InlineEdit.js';
+import { PaceLine } from './PaceLine.js';
 
 // Opened rarely: loaded on idle after the group screen shows (see prefetchCardEditors).
 const loadConfirmDialog = () => import('./ConfirmDialog.js');
@@ -244,6 +245,8 @@ export const CounterCard = memo(function CounterCard({
           </AdjustButton>
         )}
       </div>
+
+      <PaceLine counter={counter} store={store} />
 
       <Suspense fallback={<div className="h-9" />}>
         <Sparkline counter={counter} store={store} />

@@ -28,6 +28,7 @@ import { CLOSE_CODES } from '../../shared/live.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { ApiRequestError, fetchCounters, undoEntry, undoOperation } from '../lib/api.js';
 import { newOperationId } from '../lib/ids.js';
+import { PaceTracker, type PaceSample } from '../lib/pace.js';
 import type { LiveConnection, LiveHandlers, LiveStatus } from './connection.js';
 import { GROUP_LANE, Lanes, ORDER_LANE, type LaneClock, type LaneHandlers } from './lanes.js';
 import type { CounterPatch, GroupPatch, Op } from './ops.js';
@@ -133,6 +134,8 @@ export class GroupStore {
   private readonly goalTimers = new Set<number>();
   /** Reorders sent again after the server found them out of date (each is retried once). */
   private readonly reorderRetries = new Set<string>();
+  /** Issue 18: each counter's recent server values, for its pace (lib/pace.ts). */
+  private readonly pace = new PaceTracker();
   private state: GroupViewState;
 
   /**
@@ -311,6 +314,11 @@ export class GroupStore {
     return this.views.get(base, this.lanes.revisionOf(id), this.lanes.opsOf(id));
   }
 
+  /** Issue 18: the counter's recent values (the same array until it changes), for its pace. */
+  paceSamples(counterId: string): readonly PaceSample[] {
+    return this.pace.samplesOf(counterId);
+  }
+
   // ---- user actions ----------------------------------------------------------------------------
 
   adjust(counterId: string, direction: AdjustDirection): void {
@@ -442,11 +450,14 @@ export class GroupStore {
 
   /** Applies what the server says, and retires or drops the pending operations it settles. */
   private dispatch(event: ServerEvent): void {
+    const before = this.server.counters;
     const { state, removed, confirmed, goals } = reduce(this.server, event);
     this.server = state;
+    this.pace.follow(before, state.counters, Date.now(), event.type === 'snapshot');
     for (const id of removed) {
       this.lanes.drop(id);
       this.views.forget(id);
+      this.pace.forget(id);
     }
     for (const opId of confirmed) this.lanes.retire(opId);
     for (const goal of goals) this.announceGoal(goal);
