@@ -38,6 +38,7 @@ const TriangleAlert = icon(
 );
 const Ban = icon('M2 12a10 10 0 1 0 20 0a10 10 0 1 0-20 0M4.9 4.9l14.2 14.2');
 const ArrowDownToLine = icon('M12 3v12m-5-5 5 5 5-5M5 21h14');
+const Maximize = icon('M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5');
 const RotateCcw = icon('M3 12a9 9 0 1 0 3-6.7L3 8m0-5v5h5');
 
 // Issue 7: sparklines and the undo toast (Group.tsx), one chunk loaded right after first paint.
@@ -147,6 +148,20 @@ export const CounterCard = memo(function CounterCard({
             className={`${iconButton} -mt-1 -mr-1`}
           >
             <Sliders className="size-[18px]" />
+          </button>
+        )}
+        {!readOnly && (
+          <button
+            type="button"
+            aria-label="Focus mode"
+            title="Focus mode: count full screen (f)"
+            aria-haspopup="dialog"
+            onClick={() => {
+              window.dispatchEvent(new CustomEvent('tally:focus-mode', { detail: id }));
+            }}
+            className={`${iconButton} -mt-1 -mr-1`}
+          >
+            <Maximize className="size-[18px]" />
           </button>
         )}
         {!readOnly && (

@@ -9,6 +9,7 @@ import { groupUrl, navigate } from '../lib/router.js';
 import { ensureGuestName, ensureMemberId } from '../lib/storage.js';
 import { GroupStore } from '../live/groupStore.js';
 import { CounterGrid } from './group/CounterGrid.js';
+import { KeyboardCounting } from './group/KeyboardCounting.js';
 import { GroupHeader } from './group/GroupHeader.js';
 import { AccessDenied, OfflineOpening } from './group/Notices.js';
 import { Pending, Shell } from './group/Page.js';
@@ -222,6 +223,7 @@ function GroupView({ store }: { store: GroupStore }) {
         showPending={showPending}
         onAddCounter={addCounter}
       />
+      <KeyboardCounting store={store} state={state} readOnly={readOnly} />
 
       {editingPicture && (
         <Suspense fallback={null}>

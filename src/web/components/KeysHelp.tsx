@@ -1,0 +1,65 @@
+/** Issue 18: the `?` overlay, the keys of the group screen. A separate chunk, loaded on demand. */
+import { useId } from 'react';
+import { mutedText, primaryButton } from '../lib/ui.js';
+import { Dialog } from './Dialog.js';
+
+/** The rows of the help overlay, in the order shown. */
+const KEY_HELP: readonly { keys: readonly string[]; does: string }[] = [
+  { keys: ['1', '…', '9'], does: 'Select the counter in that position' },
+  { keys: ['+', '=', '↑', 'Page Up'], does: 'Increment the selected counter by its step' },
+  { keys: ['-', '↓', 'Page Down'], does: 'Decrement the selected counter by its step' },
+  { keys: ['f'], does: 'Open focus mode for the selected counter' },
+  { keys: ['?'], does: 'Show this list of keys' },
+  { keys: ['Esc'], does: 'Close focus mode or this list' },
+];
+
+export function KeysHelp({ readOnly, onClose }: { readOnly: boolean; onClose: () => void }) {
+  const titleId = useId();
+  return (
+    <Dialog labelledBy={titleId} onClose={onClose}>
+      {(close) => (
+        <div data-testid="keys-help">
+          <h2 id={titleId} className="text-lg font-semibold">
+            Keyboard and clickers
+          </h2>
+          <p className={`mt-1 text-sm ${mutedText}`}>
+            {readOnly
+              ? 'This link is view-only: you can select counters, not change them.'
+              : 'Presenter clickers and foot pedals send Page Up and Page Down.'}
+          </p>
+          <dl className="mt-4 flex flex-col gap-3">
+            {KEY_HELP.map((row) => (
+              <div
+                key={row.does}
+                className="grid items-baseline gap-1 sm:grid-cols-[10.5rem_1fr] sm:gap-3"
+              >
+                <dt className="flex flex-wrap gap-1">
+                  {row.keys.map((key) =>
+                    key === '…' ? (
+                      <span key={key} aria-hidden="true">
+                        …
+                      </span>
+                    ) : (
+                      <kbd
+                        key={key}
+                        className="rounded border border-zinc-300 bg-zinc-100 px-1.5 py-0.5 font-mono text-sm dark:border-zinc-700 dark:bg-zinc-800"
+                      >
+                        {key}
+                      </kbd>
+                    ),
+                  )}
+                </dt>
+                <dd className="text-sm">{row.does}</dd>
+              </div>
+            ))}
+          </dl>
+          <div className="mt-6 flex justify-end">
+            <button type="button" onClick={close} className={primaryButton}>
+              Close
+            </button>
+          </div>
+        </div>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,181 @@
+/**
+ * Issue 18: focus mode, one counter full screen. The whole screen increments; a separate, smaller
+ * button decrements. Taps go through the store like the card's buttons (offline queue, coalescing)
+ * and other members' taps arrive live. The screen is kept awake where the browser can.
+ */
+import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { Minus, X } from '../../components/icons.js';
+import { blockedReason } from '../../lib/capacity.js';
+import type { GroupStore } from '../../live/groupStore.js';
+
+interface Sentinel {
+  release: () => Promise<void>;
+}
+interface WakeLockNavigator {
+  wakeLock?: { request: (type: 'screen') => Promise<Sentinel> };
+}
+
+/** Keeps the screen on while mounted and the page is visible (the lock drops when it is hidden). */
+function useWakeLock(): void {
+  useEffect(() => {
+    const wakeLock = (navigator as WakeLockNavigator).wakeLock;
+    if (!wakeLock) return;
+    let sentinel: Sentinel | null = null;
+    let active = true;
+    const request = () => {
+      if (document.visibilityState !== 'visible') return;
+      wakeLock.request('screen').then(
+        (lock) => {
+          if (active) sentinel = lock;
+          else void lock.release();
+        },
+        () => {
+          // Refused (battery saver, no permission): the screen may dim, counting still works.
+        },
+      );
+    };
+    const onVisibility = () => {
+      if (document.visibilityState === 'visible') request();
+    };
+    request();
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      active = false;
+      document.removeEventListener('visibilitychange', onVisibility);
+      if (sentinel) void sentinel.release();
+    };
+  }, []);
+}
+
+let audio: AudioContext | null = null;
+/** A short click, synthesised (no audio file). */
+function click(): void {
+  try {
+    audio ??= new AudioContext();
+    const oscillator = audio.createOscillator();
+    const gain = audio.createGain();
+    oscillator.frequency.value = 1200;
+    gain.gain.setValueAtTime(0.15, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.04);
+    oscillator.connect(gain).connect(audio.destination);
+    oscillator.start();
+    oscillator.stop(audio.currentTime + 0.05);
+  } catch {
+    // No Web Audio: silent.
+  }
+}
+
+export function FocusMode({
+  store,
+  counterId,
+  onClose,
+}: {
+  store: GroupStore;
+  counterId: string;
+  onClose: () => void;
+}) {
+  const state = useSyncExternalStore(store.subscribe, store.getState);
+  const counter = state.counters?.find((c) => c.id === counterId) ?? null;
+  const [sound, setSound] = useState(false);
+  const ref = useRef<HTMLDialogElement>(null);
+  const plusRef = useRef<HTMLButtonElement>(null);
+  useWakeLock();
+
+  useLayoutEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    plusRef.current?.focus();
+    return () => {
+      if (dialog?.open) dialog.close();
+    };
+  }, []);
+
+  // Deleted by someone else: nothing left to count.
+  const gone = state.counters !== null && counter === null;
+  useEffect(() => {
+    if (gone) onClose();
+  }, [gone, onClose]);
+  if (!counter) return null;
+
+  const tap = (direction: 'increment' | 'decrement') => {
+    if (blockedReason(counter, direction) !== null) return;
+    store.adjust(counter.id, direction);
+    if ('vibrate' in navigator) navigator.vibrate(10);
+    if (sound) click();
+  };
+  const incBlocked = blockedReason(counter, 'increment');
+  const decBlocked = blockedReason(counter, 'decrement');
+  const name = counter.name === '' ? 'Counter Name' : counter.name;
+
+  return (
+    <dialog
+      ref={ref}
+      aria-label={`Focus mode: ${name}`}
+      onClose={onClose}
+      data-testid="focus-mode"
+      className="focus-mode fixed inset-0 m-0 flex size-full max-h-none max-w-none flex-col bg-white p-0 text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100"
+    >
+      <div className="flex items-center gap-2 p-3 sm:p-4">
+        <h2 className="min-w-0 flex-1 truncate text-lg font-semibold sm:text-2xl">{name}</h2>
+        <label className="flex min-h-11 cursor-pointer items-center gap-2 px-2 text-sm">
+          <input
+            type="checkbox"
+            checked={sound}
+            onChange={(event) => {
+              setSound(event.currentTarget.checked);
+            }}
+            className="size-4"
+          />
+          Click sound
+        </label>
+        <button
+          type="button"
+          onClick={() => ref.current?.close()}
+          aria-label="Close focus mode"
+          className="icon-btn"
+        >
+          <X className="size-6" />
+        </button>
+      </div>
+      <button
+        ref={plusRef}
+        type="button"
+        aria-label={`Increment ${name} by ${counter.incrementStep}`}
+        aria-disabled={incBlocked !== null || undefined}
+        title={incBlocked ?? undefined}
+        onClick={() => {
+          tap('increment');
+        }}
+        className="flex min-h-0 flex-1 touch-manipulation flex-col items-center justify-center gap-2 select-none focus-visible:outline-4 focus-visible:-outline-offset-4 focus-visible:outline-indigo-500 motion-safe:transition-colors motion-safe:active:bg-indigo-50 dark:motion-safe:active:bg-indigo-950"
+      >
+        <span
+          data-testid="focus-value"
+          className="text-[min(30vw,40vh)] leading-none font-bold tracking-tight tabular-nums"
+        >
+          {counter.value}
+        </span>
+        <span className="text-base text-zinc-600 dark:text-zinc-300">
+          {incBlocked ?? `Tap anywhere to add ${counter.incrementStep}`}
+        </span>
+      </button>
+      <p role="status" className="sr-only">
+        {`${name}, ${counter.value}`}
+      </p>
+      <div className="flex justify-center p-4 pb-[max(1rem,env(safe-area-inset-bottom))]">
+        <button
+          type="button"
+          aria-label={`Decrement ${name} by ${counter.decrementStep}`}
+          aria-disabled={decBlocked !== null || undefined}
+          title={decBlocked ?? undefined}
+          onClick={() => {
+            tap('decrement');
+          }}
+          className="btn btn-secondary min-h-12 min-w-32 touch-manipulation text-lg tabular-nums"
+        >
+          <Minus className="size-5" />
+          {counter.decrementStep}
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,152 @@
+/**
+ * Issue 18: the group screen's keys (src/web/lib/keys.ts): digits select a counter, +/− and the
+ * clicker's Page Up/Down count on it, `?` lists the keys, `f` opens focus mode. The selection is
+ * ringed and announced. The help overlay and focus mode are chunks of their own.
+ */
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import type { Counter } from '../../../shared/api.js';
+import { blockedReason } from '../../lib/capacity.js';
+import { keyAction, selectionAnnouncement } from '../../lib/keys.js';
+import { hasSections, layoutBlocks } from '../../lib/sections.js';
+import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
+
+const KeysHelp = lazy(() =>
+  import('../../components/KeysHelp.js').then((m) => ({ default: m.KeysHelp })),
+);
+const loadFocusMode = () => import('./FocusMode.js');
+const FocusMode = lazy(() => loadFocusMode().then((m) => ({ default: m.FocusMode })));
+
+/** The event a card's focus-mode button sends (no import: the card stays light). */
+export const FOCUS_EVENT = 'tally:focus-mode';
+
+const RING = ['ring-4', 'ring-indigo-500', 'ring-offset-2', 'dark:ring-offset-zinc-950'];
+
+/** The counters in the order they are shown (sections gather theirs where the first one is). */
+function shownOrder(state: GroupViewState): readonly Counter[] {
+  const counters = state.counters ?? [];
+  if (!hasSections(counters)) return counters;
+  return layoutBlocks(counters, state.group.sectionLimits).flatMap((block) => block.counters);
+}
+
+export function KeyboardCounting({
+  store,
+  state,
+  readOnly,
+}: {
+  store: GroupStore;
+  state: GroupViewState;
+  readOnly: boolean;
+}) {
+  const [selected, setSelected] = useState<string | null>(null);
+  const [announcement, setAnnouncement] = useState('');
+  const [helpOpen, setHelpOpen] = useState(false);
+  const [focusId, setFocusId] = useState<string | null>(null);
+  // The handler reads the latest of these without being added again on every change.
+  const latest = useRef({ state, readOnly, selected, focusId, helpOpen });
+  latest.current = { state, readOnly, selected, focusId, helpOpen };
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.defaultPrevented) return;
+      const now = latest.current;
+      const action = keyAction({
+        key: event.key,
+        ctrlKey: event.ctrlKey,
+        metaKey: event.metaKey,
+        altKey: event.altKey,
+        target: event.target instanceof HTMLElement ? event.target : null,
+      });
+      if (action === null) return;
+      // Another dialog (settings, share, help) has the keys; focus mode keeps +/− only.
+      const inFocus = now.focusId !== null;
+      if (!inFocus && document.querySelector('dialog[open]') !== null) return;
+      if (inFocus && action.kind !== 'adjust') return;
+      const counters = shownOrder(now.state);
+      const current = counters.find((c) => c.id === now.selected) ?? null;
+      switch (action.kind) {
+        case 'select': {
+          const counter = counters[action.position - 1];
+          if (!counter) return;
+          event.preventDefault();
+          setSelected(counter.id);
+          setAnnouncement(selectionAnnouncement(counter.name, counter.value));
+          document.getElementById(`counter-${counter.id}`)?.scrollIntoView({ block: 'nearest' });
+          return;
+        }
+        case 'adjust': {
+          if (current === null || now.readOnly) return;
+          event.preventDefault();
+          const reason = blockedReason(current, action.direction);
+          if (reason !== null) {
+            setAnnouncement(reason);
+            return;
+          }
+          store.adjust(current.id, action.direction);
+          return;
+        }
+        case 'help':
+          event.preventDefault();
+          setHelpOpen(true);
+          return;
+        case 'focus':
+          if (current === null || now.readOnly) return;
+          event.preventDefault();
+          setFocusId(current.id);
+          return;
+      }
+    };
+    const onFocusRequest = (event: Event) => {
+      const id = (event as CustomEvent<string>).detail;
+      setSelected(id);
+      setFocusId(id);
+    };
+    window.addEventListener('keydown', onKey);
+    window.addEventListener(FOCUS_EVENT, onFocusRequest);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener(FOCUS_EVENT, onFocusRequest);
+    };
+  }, [store]);
+
+  // The ring on the selected card (the card itself stays unaware of the selection).
+  useEffect(() => {
+    if (selected === null) return;
+    const element = document.getElementById(`counter-${selected}`);
+    if (!element) return;
+    element.classList.add(...RING);
+    element.setAttribute('data-key-selected', '');
+    return () => {
+      element.classList.remove(...RING);
+      element.removeAttribute('data-key-selected');
+    };
+  }, [selected, state.counters]);
+
+  return (
+    <>
+      <p role="status" aria-live="polite" className="sr-only" data-testid="key-announcer">
+        {announcement}
+      </p>
+      {helpOpen && (
+        <Suspense fallback={null}>
+          <KeysHelp
+            readOnly={readOnly}
+            onClose={() => {
+              setHelpOpen(false);
+            }}
+          />
+        </Suspense>
+      )}
+      {focusId !== null && (
+        <Suspense fallback={null}>
+          <FocusMode
+            store={store}
+            counterId={focusId}
+            onClose={() => {
+              setFocusId(null);
+            }}
+          />
+        </Suspense>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,204 @@
+/**
+ * Issue 18, counting without looking: digits select a counter, +/−, arrows and a clicker's Page
+ * Up/Down count on it (checked on the server), never while a field is being edited nor on a
+ * view-only link; `?` lists the keys; focus mode counts full screen and shows other members' taps
+ * live. Real server, Chromium.
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from '@playwright/test';
+import {
+  api,
+  baseUrl,
+  counterCard,
+  counterValue,
+  expect,
+  openGroup,
+  seedGroup,
+  test,
+} from './support/fixtures.js';
+
+const PHONE = { width: 360, height: 780 };
+const DESKTOP = { width: 1280, height: 900 };
+
+async function member(
+  browser: Browser,
+  options: { theme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
+): Promise<Page> {
+  const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP });
+  await context.addInitScript((theme) => {
+    localStorage.setItem('tally:guestName', 'Ada');
+    localStorage.setItem('tally:theme', theme);
+  }, options.theme ?? 'light');
+  return context.newPage();
+}
+
+async function serverValues(name: string, key: string): Promise<Record<string, number>> {
+  const counters = await api.counters(name, key);
+  return Object.fromEntries(counters.map((c) => [c.name, c.value]));
+}
+
+async function seriousA11yFindings(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.id}: ${violation.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
+}
+
+const shots = process.env['TALLY_SCREENSHOTS'] === '1';
+
+test('keys select and count the right counter on the server, not while editing a field', async ({
+  page,
+}) => {
+  const { name, key } = await seedGroup([
+    { name: 'Coffees', value: 12, incrementStep: 2, decrementStep: 1 },
+    { name: 'Teas', value: 5 },
+    { name: 'Waters', value: 0 },
+  ]);
+  await openGroup(page, name, key);
+
+  // Nothing selected yet: counting keys do nothing.
+  await page.keyboard.press('+');
+  await page.keyboard.press('2');
+  await expect(page.getByTestId('key-announcer')).toHaveText('Selected Teas, 5');
+  await expect(counterCard(page, 'Teas')).toHaveAttribute('data-key-selected', '');
+  await page.keyboard.press('+');
+  await page.keyboard.press('=');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('PageUp');
+  await page.keyboard.press('PageDown');
+  await expect.poll(() => serverValues(name, key)).toEqual({ Coffees: 12, Teas: 8, Waters: 0 });
+
+  await page.keyboard.press('1');
+  await expect(page.getByTestId('key-announcer')).toHaveText('Selected Coffees, 12');
+  await expect(counterCard(page, 'Teas')).not.toHaveAttribute('data-key-selected');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('-');
+  await page.keyboard.press('ArrowDown');
+  await expect.poll(() => serverValues(name, key)).toEqual({ Coffees: 12, Teas: 8, Waters: 0 });
+  await page.keyboard.press('PageUp');
+  await expect.poll(() => serverValues(name, key)).toEqual({ Coffees: 14, Teas: 8, Waters: 0 });
+
+  // Editing a field: the keys are the field's.
+  await counterValue(counterCard(page, 'Waters')).click();
+  const field = counterCard(page, 'Waters').getByRole('textbox');
+  await expect(field).toBeFocused();
+  await field.press('3');
+  await field.press('+');
+  await field.press('ArrowUp');
+  await field.press('Escape');
+  await page.keyboard.press('Control+=');
+  // A tap through the buttons proves the page is live, and nothing else arrived meanwhile.
+  await counterCard(page, 'Waters').getByRole('button', { name: 'Increment by 1' }).click();
+  await expect.poll(() => serverValues(name, key)).toEqual({ Coffees: 14, Teas: 8, Waters: 1 });
+});
+
+test('a view-only link can select but not count', async ({ page }) => {
+  const { name, key } = await seedGroup([{ name: 'Coffees', value: 12 }]);
+  const response = await fetch(`${baseUrl()}/api/groups/${name}/view-key`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+  });
+  const { viewKey } = (await response.json()) as { viewKey: string };
+  await openGroup(page, name, viewKey);
+  await page.keyboard.press('1');
+  await expect(page.getByTestId('key-announcer')).toHaveText('Selected Coffees, 12');
+  await page.keyboard.press('+');
+  await page.keyboard.press('f');
+  await expect(page.getByTestId('focus-mode')).toHaveCount(0);
+  await api.increment(name, key, (await api.counters(name, key))[0]?.id ?? '');
+  await expect(counterCard(page, 'Coffees')).toContainText('13');
+  expect(await serverValues(name, key)).toEqual({ Coffees: 13 });
+});
+
+test('focus mode counts on the server and shows another member’s taps live', async ({ page }) => {
+  const { name, key, counters } = await seedGroup([
+    { name: 'Coffees', value: 3 },
+    { name: 'Door', value: 40, incrementStep: 1, decrementStep: 1 },
+  ]);
+  await openGroup(page, name, key);
+  await page.evaluate(() => {
+    (window as unknown as { vibrations: number }).vibrations = 0;
+    navigator.vibrate = () => {
+      (window as unknown as { vibrations: number }).vibrations++;
+      return true;
+    };
+  });
+  await counterCard(page, 'Door').getByRole('button', { name: 'Focus mode' }).click();
+  const focus = page.getByRole('dialog', { name: 'Focus mode: Door' });
+  await expect(focus).toBeVisible();
+  const plus = focus.getByRole('button', { name: 'Increment Door by 1' });
+  await expect(plus).toBeFocused();
+  await plus.click();
+  await plus.click({ position: { x: 10, y: 10 } });
+  await plus.click();
+  await focus.getByRole('button', { name: 'Decrement Door by 1' }).click();
+  await expect(focus.getByTestId('focus-value')).toHaveText('42');
+  await expect.poll(() => serverValues(name, key)).toEqual({ Coffees: 3, Door: 42 });
+  expect(await page.evaluate(() => (window as unknown as { vibrations: number }).vibrations)).toBe(
+    4,
+  );
+  // Keys count on the counter in focus too.
+  await page.keyboard.press('PageUp');
+  await expect.poll(() => serverValues(name, key)).toEqual({ Coffees: 3, Door: 43 });
+
+  // Another member taps: it shows up live.
+  await api.increment(name, key, counters[1]?.id ?? '', 5);
+  await expect(focus.getByTestId('focus-value')).toHaveText('48');
+  expect(await seriousA11yFindings(page)).toEqual([]);
+
+  await page.keyboard.press('Escape');
+  await expect(focus).toHaveCount(0);
+  await expect(counterValue(counterCard(page, 'Door'))).toHaveAccessibleName('Counter value: 48');
+
+  // And by key: 1 selects Coffees, f opens focus mode for it.
+  await page.keyboard.press('1');
+  await page.keyboard.press('f');
+  await expect(page.getByRole('dialog', { name: 'Focus mode: Coffees' })).toBeVisible();
+  await page.getByRole('button', { name: 'Close focus mode' }).click();
+  await expect(page.getByTestId('focus-mode')).toHaveCount(0);
+});
+
+test.describe('help overlay and focus mode at phone and desktop, both themes', () => {
+  for (const [size, viewport] of [
+    ['phone', PHONE],
+    ['desktop', DESKTOP],
+  ] as const) {
+    for (const theme of ['light', 'dark'] as const) {
+      test(`axe clean and laid out: ${size}, ${theme}`, async ({ browser }) => {
+        const { name, key } = await seedGroup([
+          { name: 'Coffees', value: 1284 },
+          { name: 'Teas', value: 5 },
+        ]);
+        const page = await member(browser, { theme, viewport });
+        await openGroup(page, name, key);
+        await page.keyboard.press('?');
+        const help = page.getByRole('dialog', { name: 'Keyboard and clickers' });
+        await expect(help).toBeVisible();
+        await expect(help).toContainText('Page Down');
+        expect(await seriousA11yFindings(page)).toEqual([]);
+        if (shots)
+          await page.screenshot({ path: `docs/screenshots/keys-help-${size}-${theme}.png` });
+        await page.keyboard.press('Escape');
+        await expect(help).toHaveCount(0);
+
+        await page.keyboard.press('1');
+        await page.keyboard.press('f');
+        const focus = page.getByRole('dialog', { name: 'Focus mode: Coffees' });
+        await expect(focus.getByTestId('focus-value')).toHaveText('1284');
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+          viewport.width,
+        );
+        const box = await focus.getByRole('button', { name: /^Increment Coffees/ }).boundingBox();
+        expect((box?.height ?? 0) * (box?.width ?? 0)).toBeGreaterThan(
+          viewport.width * viewport.height * 0.5,
+        );
+        expect(await seriousA11yFindings(page)).toEqual([]);
+        if (shots) await page.screenshot({ path: `docs/screenshots/focus-${size}-${theme}.png` });
+        await page.context().close();
+      });
+    }
+  }
+});
