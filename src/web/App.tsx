@@ -1,9 +1,8 @@
 import { lazy, Suspense } from 'react';
 import { ThemeToggle } from './components/ThemeToggle.js';
 import { accessKeyOf } from './lib/access-key.js';
-import { displayGroupOf } from './lib/display.js';
 import { openEarly } from './lib/opening.js';
-import { useLocation } from './lib/router.js';
+import { displayGroupOf, useLocation } from './lib/router.js';
 
 // Each screen is its own chunk: a visitor downloads Preact plus the one screen they open
 // (issue 5: initial JavaScript within its gzip budget, test/e2e/bundle.spec.ts).

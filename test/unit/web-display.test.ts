@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  displayGroupOf,
-  displayLayout,
-  displayUrl,
-  MIN_VALUE_PX,
-  widestValue,
-} from '../../src/web/lib/display.js';
+import { displayLayout, MIN_VALUE_PX, widestValue } from '../../src/web/lib/display.js';
+import { displayGroupOf, displayUrl } from '../../src/web/lib/router.js';
 
 describe('displayLayout', () => {
   it('fills a TV with few counters: values at least 10 % of the height', () => {

@@ -11,9 +11,8 @@
 import { useEffect, useId, useState } from 'react';
 import type { AccessLevel } from '../../shared/api.js';
 import { ApiRequestError, groupPath, request } from '../lib/api.js';
-import { displayUrl } from '../lib/display.js';
 import { generateAccessKey } from '../lib/ids.js';
-import { groupUrl } from '../lib/router.js';
+import { displayUrl, groupUrl } from '../lib/router.js';
 import { dangerButton, errorText, mutedText, primaryButton, secondaryButton } from '../lib/ui.js';
 import { CopyButton } from './CopyButton.js';
 import { Dialog } from './Dialog.js';

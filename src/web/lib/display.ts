@@ -67,19 +67,3 @@ export function widestValue(values: readonly number[]): number {
   for (const value of values) widest = Math.max(widest, value.toLocaleString('en-US').length);
   return widest;
 }
-
-/** The display link of a group: /{group}/display?key=…. */
-export function displayUrl(slug: string, key: string): string {
-  return `/${encodeURIComponent(slug)}/display?key=${encodeURIComponent(key)}`;
-}
-
-/** The group name of a display path ("/team/display" → "team"), or null for any other path. */
-export function displayGroupOf(pathname: string): string | null {
-  const match = /^\/+([^/]+)\/display\/*$/.exec(pathname);
-  if (!match?.[1]) return null;
-  try {
-    return decodeURIComponent(match[1]);
-  } catch {
-    return match[1];
-  }
-}
