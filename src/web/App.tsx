@@ -2,7 +2,7 @@ import { lazy, Suspense } from 'react';
 import { ThemeToggle } from './components/ThemeToggle.js';
 import { accessKeyOf } from './lib/access-key.js';
 import { openEarly } from './lib/opening.js';
-import { useLocation } from './lib/router.js';
+import { displayGroupOf, useLocation } from './lib/router.js';
 
 // Each screen is its own chunk: a visitor downloads Preact plus the one screen they open
 // (issue 5: initial JavaScript within its gzip budget, test/e2e/bundle.spec.ts).
@@ -10,23 +10,28 @@ const Landing = lazy(() => import('./routes/Landing.js').then((m) => ({ default:
 const GroupScreen = lazy(() =>
   import('./routes/Group.js').then((m) => ({ default: m.GroupScreen })),
 );
+const DisplayScreen = lazy(() =>
+  import('./routes/Display.js').then((m) => ({ default: m.DisplayScreen })),
+);
 
 // A group link: the group and its counters start loading now, while the screen's chunk downloads.
 const first = new URL(window.location.href);
-if (groupNameOf(first.pathname) !== '') {
-  openEarly(groupNameOf(first.pathname), accessKeyOf(first.search));
-}
+const firstName = displayGroupOf(first.pathname) ?? groupNameOf(first.pathname);
+if (firstName !== '') openEarly(firstName, accessKeyOf(first.search));
 
-/** Two routes (SPEC §2): / and /{groupName}?key=…. */
+/** Routes: / and /{groupName}?key=… (SPEC §2), and /{groupName}/display?key=… (issue 18). */
 export function App() {
   const location = useLocation();
   const url = new URL(location, window.location.origin);
+  const displayName = displayGroupOf(url.pathname);
   const rawName = groupNameOf(url.pathname);
   return (
     <>
       <ThemeToggle />
       <Suspense fallback={null}>
-        {rawName === '' ? (
+        {displayName !== null ? (
+          <DisplayScreen key={location} rawName={displayName} accessKey={accessKeyOf(url.search)} />
+        ) : rawName === '' ? (
           <Landing />
         ) : (
           <GroupScreen key={location} rawName={rawName} accessKey={accessKeyOf(url.search)} />

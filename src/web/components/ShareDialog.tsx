@@ -12,7 +12,7 @@ import { useEffect, useId, useState } from 'react';
 import type { AccessLevel } from '../../shared/api.js';
 import { ApiRequestError, groupPath, request } from '../lib/api.js';
 import { generateAccessKey } from '../lib/ids.js';
-import { groupUrl } from '../lib/router.js';
+import { displayUrl, groupUrl } from '../lib/router.js';
 import { dangerButton, errorText, mutedText, primaryButton, secondaryButton } from '../lib/ui.js';
 import { CopyButton } from './CopyButton.js';
 import { Dialog } from './Dialog.js';
@@ -28,6 +28,10 @@ interface ShareLink {
   /** What the link lets its holder do. */
   description: string;
   url: string;
+  /** Offer to open the link in a new tab (the display). */
+  openLabel?: string;
+  /** The copy button's label, when the dialog has more than one 'Copy link'. */
+  copyLabel?: string;
 }
 
 /** Modules of quiet zone around the code: the QR standard asks for 4, scanners rely on it. */
@@ -100,6 +104,17 @@ export function ShareDialog({
           {links.map((link) => (
             <LinkSection key={link.id} link={link} />
           ))}
+          <LinkSection
+            link={{
+              id: 'display',
+              label: 'Display',
+              description:
+                'Show every counter in large type on a projector or TV. Nothing can be changed there.',
+              url: window.location.origin + displayUrl(slug, accessKey),
+              openLabel: 'Open display',
+              copyLabel: 'Copy display link',
+            }}
+          />
           {access === 'full' && (
             <>
               <ViewLinkSection slug={slug} accessKey={accessKey} />
@@ -134,7 +149,14 @@ function LinkSection({ link }: { link: ShareLink }) {
       <p className="mt-4 rounded-xl border border-zinc-200 bg-zinc-50 px-3 py-2 font-mono text-xs leading-5 break-all text-zinc-800 select-all dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">
         {link.url}
       </p>
-      <CopyButton text={link.url} label="Copy link" Icon={Copy} className="mt-2" />
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        <CopyButton text={link.url} label={link.copyLabel ?? 'Copy link'} Icon={Copy} />
+        {link.openLabel !== undefined && (
+          <a href={link.url} target="_blank" rel="noopener" className={secondaryButton}>
+            {link.openLabel}
+          </a>
+        )}
+      </div>
     </section>
   );
 }

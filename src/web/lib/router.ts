@@ -34,3 +34,19 @@ export function useLocation(): string {
 export function groupUrl(slug: string, key: string): string {
   return `/${encodeURIComponent(slug)}?key=${encodeURIComponent(key)}`;
 }
+
+/** The display link of a group: /{group}/display?key=…. */
+export function displayUrl(slug: string, key: string): string {
+  return `/${encodeURIComponent(slug)}/display?key=${encodeURIComponent(key)}`;
+}
+
+/** The group name of a display path ("/team/display" → "team"), or null for any other path. */
+export function displayGroupOf(pathname: string): string | null {
+  const match = /^\/+([^/]+)\/display\/*$/.exec(pathname);
+  if (!match?.[1]) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return match[1];
+  }
+}
