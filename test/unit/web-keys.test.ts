@@ -70,6 +70,15 @@ describe('isTypingTarget', () => {
     expect(isTypingTarget({ tagName: 'BUTTON', closest: () => null })).toBe(false);
     expect(isTypingTarget({ tagName: 'BODY' })).toBe(false);
   });
+
+  it('leaves the arrows to reorder mode: a drag handle inside a region that owns its keys', () => {
+    const handle = {
+      tagName: 'BUTTON',
+      closest: (selector: string) => (selector.includes('[data-owns-keys]') ? {} : null),
+    };
+    expect(isTypingTarget(handle)).toBe(true);
+    expect(keyAction(press('ArrowUp', { target: handle }))).toBeNull();
+  });
 });
 
 describe('selectionAnnouncement', () => {

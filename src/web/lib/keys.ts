@@ -23,13 +23,20 @@ export interface KeyPress {
   } | null;
 }
 
-/** Typing in a field (or an editable region, or a dialog's controls): keys are the field's. */
+/**
+ * Typing in a field (or an editable region, or a region that owns its keys): keys are the
+ * field's.
+ */
 export function isTypingTarget(target: KeyPress['target']): boolean {
   if (target === null) return false;
   const tag = (target.tagName ?? '').toUpperCase();
   if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') return true;
   if (target.isContentEditable === true) return true;
-  return typeof target.closest === 'function' && target.closest('[contenteditable]') != null;
+  // A region that handles its own keys (reorder mode's drag and drop moves with the arrows).
+  return (
+    typeof target.closest === 'function' &&
+    target.closest('[contenteditable], [data-owns-keys]') != null
+  );
 }
 
 export function keyAction(press: KeyPress): KeyAction | null {

@@ -130,7 +130,12 @@ export function ReorderList({
         }}
       >
         <SortableContext items={ids} strategy={verticalListSortingStrategy}>
-          <ol aria-label="Counter order" className="mx-auto flex max-w-2xl flex-col gap-2">
+          {/* Its keys (arrows, Space, Escape) move counters, never count (lib/keys.ts). */}
+          <ol
+            aria-label="Counter order"
+            data-owns-keys=""
+            className="mx-auto flex max-w-2xl flex-col gap-2"
+          >
             {counters.map((counter, index) => (
               <ReorderRow
                 key={counter.id}
