@@ -1,10 +1,11 @@
 /**
- * Issue 5's front-end target: Lighthouse performance score >= 95 on the group screen.
+ * Issue 5's front-end target: Lighthouse performance score >= 95 on the group screen (and issue
+ * 18's on the display, mobile and desktop).
  *
  * End to end: builds the app (`npm run build`), starts the built server on PORT (4321) with a
  * throwaway SQLite file under /tmp/lh, creates a group with a few counters through the API, then
- * runs Lighthouse (performance category only) against the landing page and the group screen
- * (`/{name}?key={key}`) in Debian's chromium, and prints the score with FCP, LCP, TBT and CLS.
+ * runs Lighthouse (performance category only) against the landing page, the group screen
+ * (`/{name}?key={key}`) and the display (`/{name}/display?key={key}`, issue 18) in Debian's chromium, and prints the score with FCP, LCP, TBT and CLS.
  * Each page is measured --runs times (default 3) per form factor; the median run by score is
  * shown (Lighthouse's own advice for a noisy machine).
  *
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
   let chrome: ChildProcess | null = null;
   try {
     const origin = server.origin;
-    const groupUrl = await seedGroup(origin);
+    const { groupUrl, displayUrl } = await seedGroup(origin);
     const userDataDir = fs.mkdtempSync(path.join(WORK_DIR, 'chrome-'));
     const started = await startChrome(userDataDir);
     chrome = started.process;
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
     const pages = [
       { label: 'landing /', file: 'landing', url: `${origin}/` },
       { label: 'group screen /{name}?key=…', file: 'group', url: groupUrl },
+      { label: 'display /{name}/display?key=…', file: 'display', url: displayUrl },
     ];
     const rows: { page: string; form: FormFactor; median: Measurement; scores: number[] }[] = [];
     for (const form of forms) {
@@ -146,8 +148,11 @@ async function main(): Promise<void> {
 
 const ms = (value: number) => `${String(Math.round(value))} ms`;
 
-/** A group with a few counters, created through the API (docs/api.md); returns its page URL. */
-async function seedGroup(origin: string): Promise<string> {
+/**
+ * A group with a few counters, created through the API (docs/api.md); returns the addresses of
+ * its group screen and its display.
+ */
+async function seedGroup(origin: string): Promise<{ groupUrl: string; displayUrl: string }> {
   const name = `lighthouse-${Date.now().toString(36)}`;
   const key = [...crypto.getRandomValues(new Uint8Array(32))]
     .map((byte) => byte.toString(16).padStart(2, '0'))
@@ -167,7 +172,10 @@ async function seedGroup(origin: string): Promise<string> {
   await call('POST', '/join', { key }, false);
   await call('PATCH', '', { displayName: 'Lighthouse Crew' }, true);
   for (const counter of COUNTERS) await call('POST', '/counters', counter, true);
-  return `${origin}/${name}?key=${key}`;
+  return {
+    groupUrl: `${origin}/${name}?key=${key}`,
+    displayUrl: `${origin}/${name}/display?key=${key}`,
+  };
 }
 
 /** Debian's chromium with a DevTools port Lighthouse can drive (no chrome-launcher needed). */

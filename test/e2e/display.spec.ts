@@ -67,11 +67,28 @@ test.describe('display mode', () => {
     await expect(page.getByRole('textbox')).toHaveCount(0);
 
     // Another member taps through the REST API: the display follows without a reload.
-    const [staff] = counters.slice(1);
-    if (!staff) throw new Error('seeded counter missing');
+    const [visitors, staff] = counters;
+    if (!visitors || !staff) throw new Error('seeded counter missing');
+    const valueBox = () => cells.nth(0).getByTestId('display-value').boundingBox();
+    const before = await valueBox();
     await api.increment(name, key, staff.id, 3);
     await expect(cells.nth(1).getByTestId('display-value')).toHaveText('15');
     await expect(page.getByTestId('display-section')).toHaveText('Hall total 199');
+
+    // A pace shows once a counter moves, with a forecast toward its maximum, and nothing shifts.
+    await expect(cells.nth(1).getByTestId('pace')).toHaveText(/\d\/min$/);
+    await api.increment(name, key, visitors.id, 2);
+    await expect(cells.nth(0).getByTestId('pace')).toContainText(
+      /at this pace: reached in about \d+ min/,
+    );
+    expect(await valueBox()).toEqual(before);
+    // Three counters fill a 1280×720 screen without scrolling.
+    const [scrolled, screen] = await page.evaluate(() => [
+      document.documentElement.scrollHeight,
+      window.innerHeight,
+    ]);
+    expect(scrolled).toBeLessThanOrEqual(screen);
+    await expect(cells.nth(2).getByTestId('pace')).toHaveCount(0);
 
     expect(await seriousA11yFindings(page)).toEqual([]);
   });
@@ -148,7 +165,17 @@ test.describe('display mode', () => {
     const link = section.getByRole('link', { name: 'Open display' });
     const href = await link.getAttribute('href');
     expect(href).toMatch(new RegExp(`/${name}/display\\?key=${key}$`));
-    await page.goto(href ?? '');
+
+    // Once the group has a view-only link, the display's link carries that key instead.
+    await dialog.getByRole('button', { name: 'Create view-only link' }).click();
+    const viewLink = dialog.getByRole('region', { name: 'View-only link' });
+    await expect(viewLink).toContainText('?key=');
+    const viewUrl = await viewLink.locator('p', { hasText: '?key=' }).textContent();
+    const viewKey = /key=([0-9a-fA-F]+)$/.exec(viewUrl ?? '')?.[1] ?? '';
+    expect(viewKey).not.toBe(key);
+    await expect(link).toHaveAttribute('href', new RegExp(`/${name}/display\\?key=${viewKey}$`));
+    await expect(section).toContainText('This link has the view-only key');
+    await page.goto((await link.getAttribute('href')) ?? '');
     await expect(page.getByTestId('display-status')).toHaveText('Live', { timeout: 15_000 });
     await expect(page.getByTestId('display-value')).toHaveText('2');
   });
@@ -164,7 +191,7 @@ test.describe('display screenshots', () => {
   for (const theme of ['light', 'dark'] as const) {
     for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       test(`display (${theme}, ${size})`, async ({ page }) => {
-        const { name, key } = await seedGroup([
+        const { name, key, counters } = await seedGroup([
           { name: 'Visitors', value: 184, max: 200, section: 'Hall' },
           { name: 'Staff', value: 12, section: 'Hall' },
           { name: 'Water', value: 6, goal: 8 },
@@ -176,6 +203,16 @@ test.describe('display screenshots', () => {
         await useTheme(page, theme);
         await page.setViewportSize(viewport);
         await openDisplay(page, name, key);
+        // A few arrivals at the door: its pace and forecast show.
+        for (let i = 0; i < 4; i += 1) await api.increment(name, key, counters[0]?.id ?? '', 2);
+        await expect(page.getByTestId('display-value').first()).toHaveText('192');
+        await expect(page.getByTestId('pace')).toContainText('at this pace');
+        if (size !== 'phone') {
+          const overflow = await page.evaluate(
+            () => document.documentElement.scrollHeight - window.innerHeight,
+          );
+          expect(overflow).toBeLessThanOrEqual(0);
+        }
         await page.screenshot({
           path: path.join(SHOTS_DIR, `display-${size}-${theme}.png`),
           fullPage: true,

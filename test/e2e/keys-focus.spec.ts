@@ -19,6 +19,7 @@ import {
 
 const PHONE = { width: 360, height: 780 };
 const DESKTOP = { width: 1280, height: 900 };
+const TV = { width: 1920, height: 1080 };
 
 async function member(
   browser: Browser,
@@ -161,15 +162,16 @@ test('focus mode counts on the server and shows another member’s taps live', a
   await expect(page.getByTestId('focus-mode')).toHaveCount(0);
 });
 
-test.describe('help overlay and focus mode at phone and desktop, both themes', () => {
+test.describe('help overlay and focus mode at phone, desktop and TV sizes, both themes', () => {
   for (const [size, viewport] of [
     ['phone', PHONE],
     ['desktop', DESKTOP],
+    ['tv', TV],
   ] as const) {
     for (const theme of ['light', 'dark'] as const) {
       test(`axe clean and laid out: ${size}, ${theme}`, async ({ browser }) => {
-        const { name, key } = await seedGroup([
-          { name: 'Coffees', value: 1284 },
+        const { name, key, counters } = await seedGroup([
+          { name: 'Coffees', value: 1284, goal: 1500 },
           { name: 'Teas', value: 5 },
         ]);
         const page = await member(browser, { theme, viewport });
@@ -195,6 +197,10 @@ test.describe('help overlay and focus mode at phone and desktop, both themes', (
         expect((box?.height ?? 0) * (box?.width ?? 0)).toBeGreaterThan(
           viewport.width * viewport.height * 0.5,
         );
+        // Another member's burst: the pace and the forecast toward the goal show in focus mode.
+        for (let i = 0; i < 6; i += 1) await api.increment(name, key, counters[0]?.id ?? '', 2);
+        await expect(focus.getByTestId('focus-value')).toHaveText('1296');
+        await expect(focus.getByTestId('pace')).toContainText('at this pace: reached in about');
         expect(await seriousA11yFindings(page)).toEqual([]);
         if (shots) await page.screenshot({ path: `docs/screenshots/focus-${size}-${theme}.png` });
         await page.context().close();

@@ -1,6 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { displayLayout, MIN_VALUE_PX, widestValue } from '../../src/web/lib/display.js';
+import {
+  CELL_PADDING_PX,
+  DETAIL_LINE,
+  detailLines,
+  displayLayout,
+  GAP_PX,
+  HEADER_PX,
+  MIN_VALUE_PX,
+  NAME_LINE,
+  VALUE_LINE,
+  widestValue,
+} from '../../src/web/lib/display.js';
 import { displayGroupOf, displayUrl } from '../../src/web/lib/router.js';
+import {
+  REOPEN_BASE_MS,
+  REOPEN_MAX_MS,
+  reopenDelay,
+} from '../../src/web/routes/group/useGroupAccess.js';
 
 describe('displayLayout', () => {
   it('fills a TV with few counters: values at least 10 % of the height', () => {
@@ -34,8 +50,59 @@ describe('displayLayout', () => {
     );
   });
 
+  it('fits the name, the value and every detail line in the cell, at each size', () => {
+    for (const [width, height] of [
+      [1920, 1080],
+      [1280, 720],
+      [390, 844],
+    ] as const) {
+      for (const count of [1, 3, 6, 12]) {
+        for (const lines of [1, 3, 4.5]) {
+          const layout = displayLayout(count, width, height, 3, lines);
+          if (layout.valueSize === MIN_VALUE_PX) continue; // the page scrolls instead
+          const cellHeight = (height - HEADER_PX - GAP_PX) / layout.rows - GAP_PX - CELL_PADDING_PX;
+          const used =
+            layout.valueSize * VALUE_LINE +
+            layout.nameSize * NAME_LINE +
+            lines * layout.detailSize * DETAIL_LINE;
+          expect(used, `${count} counters, ${lines} lines at ${width}×${height}`).toBeLessThan(
+            cellHeight + 1,
+          );
+          // A detail line of 38 characters fits the cell's width (the smallest size may not, on
+          // a phone with one column: nothing narrower is possible there).
+          const cellWidth = (width - GAP_PX) / layout.columns - GAP_PX - CELL_PADDING_PX;
+          expect(layout.detailSize).toBeLessThanOrEqual(Math.max(14, cellWidth / (38 * 0.55)));
+          if (lines > 1 && layout.columns > 1) {
+            expect(14 * 38 * 0.55).toBeLessThanOrEqual(cellWidth);
+          }
+        }
+      }
+    }
+  });
+
+  it('uses one column on a phone when cells have details, so they are never cut short', () => {
+    expect(displayLayout(6, 390, 844, 3, 3).columns).toBe(1);
+    expect(displayLayout(6, 390, 844, 3, 1).columns).toBe(2);
+  });
+
+  it('gives the value less room when a cell has more detail lines', () => {
+    expect(displayLayout(6, 1920, 1080, 3, 4.5).valueSize).toBeLessThan(
+      displayLayout(6, 1920, 1080, 3, 1).valueSize,
+    );
+  });
+
   it('treats zero counters as one', () => {
     expect(displayLayout(0, 1280, 720)).toEqual(displayLayout(1, 1280, 720));
+  });
+});
+
+describe('detailLines', () => {
+  it('counts the goal with its bar, the capacity and the pace (two lines with a target)', () => {
+    expect(detailLines({ goal: null, min: null, max: null })).toBe(1);
+    expect(detailLines({ goal: 10, min: null, max: null })).toBe(3.5);
+    expect(detailLines({ goal: null, min: 0, max: null })).toBe(2);
+    expect(detailLines({ goal: null, min: null, max: 200 })).toBe(3);
+    expect(detailLines({ goal: 10, min: 0, max: 20 })).toBe(4.5);
   });
 });
 
@@ -54,5 +121,14 @@ describe('display paths', () => {
     expect(displayGroupOf('/team')).toBeNull();
     expect(displayGroupOf('/display')).toBeNull();
     expect(displayGroupOf('/a/b/display')).toBeNull();
+  });
+});
+
+describe('reopening a screen while offline (group screen and display)', () => {
+  it('waits twice as long after each failed try, up to the cap', () => {
+    expect([0, 1, 2, 3].map(reopenDelay)).toEqual([1_000, 2_000, 4_000, 8_000]);
+    expect(reopenDelay(0)).toBe(REOPEN_BASE_MS);
+    expect(reopenDelay(4)).toBe(REOPEN_MAX_MS);
+    expect(reopenDelay(40)).toBe(REOPEN_MAX_MS);
   });
 });

@@ -80,6 +80,7 @@ export function ShareDialog({
   onClose: () => void;
 }) {
   const links = groupLinks(slug, accessKey, access);
+  const viewKeyState = useViewKey(slug, accessKey, access);
   const titleId = useId();
   const descriptionId = useId();
   return (
@@ -104,20 +105,10 @@ export function ShareDialog({
           {links.map((link) => (
             <LinkSection key={link.id} link={link} />
           ))}
-          <LinkSection
-            link={{
-              id: 'display',
-              label: 'Display',
-              description:
-                'Show every counter in large type on a projector or TV. Nothing can be changed there.',
-              url: window.location.origin + displayUrl(slug, accessKey),
-              openLabel: 'Open display',
-              copyLabel: 'Copy display link',
-            }}
-          />
+          <LinkSection link={displayLink(slug, accessKey, viewKeyState.viewKey)} />
           {access === 'full' && (
             <>
-              <ViewLinkSection slug={slug} accessKey={accessKey} />
+              <ViewLinkSection slug={slug} state={viewKeyState} />
               <ChangeKeySection
                 slug={slug}
                 accessKey={accessKey}
@@ -166,16 +157,29 @@ function problem(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The view-only link: off until created; one per group, the same every time it is asked for. */
-function ViewLinkSection({ slug, accessKey }: { slug: string; accessKey: string }) {
-  // undefined: not known yet.
-  const [viewKey, setViewKey] = useState<string | null | undefined>(undefined);
+interface ViewKeyState {
+  /** undefined: not known yet; null: there is none. */
+  viewKey: string | null | undefined;
+  busy: boolean;
+  error: string | null;
+  /** Creates the view-only link (POST) or turns it off (DELETE). */
+  run: (method: 'POST' | 'DELETE') => void;
+}
+
+/**
+ * The group's view-only key, for a tab with the full key (a view-only tab holds it already):
+ * asked for once when the dialog opens, then created or turned off from the dialog.
+ */
+function useViewKey(slug: string, accessKey: string, access: AccessLevel): ViewKeyState {
+  const [viewKey, setViewKey] = useState<string | null | undefined>(
+    access === 'view' ? accessKey : undefined,
+  );
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const headingId = useId();
   const path = `${groupPath(slug)}/view-key`;
 
   useEffect(() => {
+    if (access === 'view') return;
     let cancelled = false;
     request<{ viewKey: string | null }>('GET', path, { key: accessKey }).then(
       (answer) => {
@@ -190,7 +194,7 @@ function ViewLinkSection({ slug, accessKey }: { slug: string; accessKey: string 
     return () => {
       cancelled = true;
     };
-  }, [path, accessKey]);
+  }, [path, accessKey, access]);
 
   const run = (method: 'POST' | 'DELETE') => {
     setBusy(true);
@@ -206,6 +210,41 @@ function ViewLinkSection({ slug, accessKey }: { slug: string; accessKey: string 
       },
     );
   };
+  return { viewKey, busy, error, run };
+}
+
+/**
+ * The display's link: with the view-only key when the group has one, so a screen in a public room
+ * (and a photo of its QR code) cannot change anything; else with this tab's key.
+ */
+function displayLink(
+  slug: string,
+  accessKey: string,
+  viewKey: string | null | undefined,
+): ShareLink {
+  const key = viewKey ?? accessKey;
+  const viewOnly = key === viewKey;
+  return {
+    id: 'display',
+    label: 'Display',
+    description: viewOnly
+      ? 'Show every counter in large type on a projector or TV. This link has the view-only key: nothing can be changed with it.'
+      : 'Show every counter in large type on a projector or TV. Nothing can be changed there, but this link has the full key: create a view-only link below to share one that cannot change anything.',
+    url: window.location.origin + displayUrl(slug, key),
+    openLabel: 'Open display',
+    copyLabel: 'Copy display link',
+  };
+}
+
+/** The view-only link: off until created; one per group, the same every time it is asked for. */
+function ViewLinkSection({
+  slug,
+  state: { viewKey, busy, error, run },
+}: {
+  slug: string;
+  state: ViewKeyState;
+}) {
+  const headingId = useId();
 
   if (viewKey) {
     return (

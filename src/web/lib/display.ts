@@ -11,6 +11,8 @@ export interface DisplayLayout {
   valueSize: number;
   /** Font size of each counter's name, px. */
   nameSize: number;
+  /** Font size of the lines under the value (goal, capacity, pace), px. */
+  detailSize: number;
 }
 
 /** Values are never set smaller than this, px (readable across a room even with many counters). */
@@ -25,30 +27,71 @@ export const GAP_PX = 16;
 export const CELL_PADDING_PX = 24;
 /** Width of one digit of a tabular value as a share of its font size (a little generous). */
 const DIGIT_WIDTH = 0.62;
+/** The name's and the details' font sizes as shares of the value's. */
+const NAME_SHARE = 0.3;
+const DETAIL_SHARE = 0.21;
+/** Line heights, as multiples of the font size: the value's, the name's, the details'. */
+export const VALUE_LINE = 1.05;
+export const NAME_LINE = 1.2;
+export const DETAIL_LINE = 1.3;
+/**
+ * The longest detail line ("at this pace: reached in about 12 min", "Nearly full · 8 left ·
+ * 192 / 200") in characters, and a character's width as a share of the font size: details are
+ * made small enough to fit their cell's width on one line.
+ */
+const DETAIL_CHARS = 38;
+const TEXT_CHAR_WIDTH = 0.55;
+const MIN_DETAIL_PX = 14;
+const MIN_NAME_PX = 18;
+
+/**
+ * What a display cell shows under its value, in detail lines: the pace always has its line (two
+ * when a forecast can follow it), so that nothing moves when it appears.
+ */
+export function detailLines(counter: {
+  goal: number | null;
+  min: number | null;
+  max: number | null;
+}): number {
+  const goal = counter.goal === null ? 0 : 1.5; // its text and its bar
+  const capacity = counter.min === null && counter.max === null ? 0 : 1;
+  const pace = counter.goal === null && counter.max === null ? 1 : 2;
+  return goal + capacity + pace;
+}
 
 /**
  * The grid for `count` counters in a `width`×`height` viewport: the columns that give the largest
- * value font (each cell's value fits its width with `digits` characters and takes about half its
- * height), never below MIN_VALUE_PX — with many counters the page scrolls instead.
+ * value font. Each cell's value fits its width with `digits` characters, and its name, value and
+ * `lines` detail lines (the most any cell has) fit its height; with details, a cell is never too
+ * narrow for them at MIN_DETAIL_PX. Never below MIN_VALUE_PX: with many counters the page scrolls
+ * instead.
  */
 export function displayLayout(
   count: number,
   width: number,
   height: number,
   digits = 3,
+  lines = 1,
 ): DisplayLayout {
   const n = Math.max(1, Math.floor(count));
   const chars = Math.max(1, digits);
   const usableWidth = Math.max(1, width - GAP_PX);
   const usableHeight = Math.max(1, height - HEADER_PX - GAP_PX);
-  let best = { columns: 1, rows: n, size: 0 };
+  let best = { columns: 1, rows: n, size: 0, cellWidth: 1 };
   for (let columns = 1; columns <= n; columns++) {
     const rows = Math.ceil(n / columns);
     const cellWidth = usableWidth / columns - GAP_PX - CELL_PADDING_PX;
     const cellHeight = usableHeight / rows - GAP_PX - CELL_PADDING_PX;
     if (cellWidth <= 0 || cellHeight <= 0) continue;
-    const size = Math.min(cellHeight * 0.5, (cellWidth * 0.9) / (chars * DIGIT_WIDTH));
-    if (size > best.size) best = { columns, rows, size };
+    // Details (a forecast, a capacity) read whole at the smallest size, or fewer columns.
+    if (columns > 1 && lines > 1 && cellWidth < DETAIL_CHARS * TEXT_CHAR_WIDTH * MIN_DETAIL_PX) {
+      continue;
+    }
+    const size = Math.min(
+      tallestValue(cellHeight, cellWidth, lines),
+      (cellWidth * 0.9) / (chars * DIGIT_WIDTH),
+    );
+    if (size > best.size) best = { columns, rows, size, cellWidth };
   }
   const valueSize = Math.floor(
     Math.max(MIN_VALUE_PX, Math.min(best.size, height * MAX_VALUE_SHARE)),
@@ -57,8 +100,36 @@ export function displayLayout(
     columns: best.columns,
     rows: best.rows,
     valueSize,
-    nameSize: Math.max(18, Math.round(valueSize * 0.3)),
+    ...textSizes(valueSize, best.cellWidth),
   };
+}
+
+/** The name's and the details' font sizes for a value of `valueSize` in a cell `cellWidth` wide. */
+function textSizes(valueSize: number, cellWidth: number): { nameSize: number; detailSize: number } {
+  const fitsWidth = cellWidth / (DETAIL_CHARS * TEXT_CHAR_WIDTH);
+  return {
+    nameSize: Math.max(MIN_NAME_PX, Math.round(valueSize * NAME_SHARE)),
+    detailSize: Math.max(MIN_DETAIL_PX, Math.floor(Math.min(valueSize * DETAIL_SHARE, fitsWidth))),
+  };
+}
+
+/**
+ * The largest value font whose cell (the value, the name and `lines` detail lines, at their
+ * sizes and minimums) fits `cellHeight`, px: bisection, the height grows with the value.
+ */
+function tallestValue(cellHeight: number, cellWidth: number, lines: number): number {
+  const heightOf = (valueSize: number) => {
+    const { nameSize, detailSize } = textSizes(valueSize, cellWidth);
+    return valueSize * VALUE_LINE + nameSize * NAME_LINE + lines * detailSize * DETAIL_LINE;
+  };
+  let low = 0;
+  let high = cellHeight;
+  for (let step = 0; step < 24; step++) {
+    const middle = (low + high) / 2;
+    if (heightOf(middle) <= cellHeight) low = middle;
+    else high = middle;
+  }
+  return low;
 }
 
 /** The characters the widest value takes ("-1,234" is 6), at least 1. */

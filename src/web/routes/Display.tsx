@@ -8,22 +8,27 @@
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import type { Counter } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
-import { ApiRequestError } from '../lib/api.js';
+import { PaceLine } from '../components/PaceLine.js';
 import { capacityOf, goalProgress } from '../lib/capacity.js';
-import { displayLayout, GAP_PX, HEADER_PX, widestValue } from '../lib/display.js';
-import { takeOpening } from '../lib/opening.js';
+import {
+  DETAIL_LINE,
+  detailLines,
+  displayLayout,
+  GAP_PX,
+  HEADER_PX,
+  NAME_LINE,
+  VALUE_LINE,
+  widestValue,
+  type DisplayLayout,
+} from '../lib/display.js';
 import { capacityText, layoutBlocks, totalText, type SectionBlock } from '../lib/sections.js';
-import { GroupStore } from '../live/groupStore.js';
+import type { GroupStore } from '../live/groupStore.js';
 import { AccessDenied } from './group/Notices.js';
 import { Pending, Shell } from './group/Page.js';
+import { useGroupAccess } from './group/useGroupAccess.js';
 
-type Access =
-  | { phase: 'loading' }
-  | { phase: 'offline' }
-  | { phase: 'denied'; message: string }
-  | { phase: 'granted'; store: GroupStore };
-
-const RETRY_MS = 3_000;
+/** The display joins the live channel without a member entry: it is not listed in 'Here now'. */
+const noMember = () => null;
 
 export function DisplayScreen({
   rawName,
@@ -32,58 +37,7 @@ export function DisplayScreen({
   rawName: string;
   accessKey: string | null;
 }) {
-  const [access, setAccess] = useState<Access>({ phase: 'loading' });
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    if (access.phase !== 'offline') return;
-    const retry = () => {
-      setAttempt((n) => n + 1);
-    };
-    const timer = setTimeout(retry, RETRY_MS);
-    window.addEventListener('online', retry);
-    return () => {
-      clearTimeout(timer);
-      window.removeEventListener('online', retry);
-    };
-  }, [access.phase, attempt]);
-
-  useEffect(() => {
-    let store: GroupStore | null = null;
-    let cancelled = false;
-    const opening = takeOpening(rawName, accessKey);
-    if (!opening.ok) {
-      setAccess({ phase: 'denied', message: opening.message });
-      return;
-    }
-    opening.group.then(
-      (snapshot) => {
-        if (cancelled) return;
-        // No member: the display is not listed under 'Here now'.
-        store = new GroupStore(
-          snapshot.group.name,
-          opening.key,
-          snapshot.group,
-          snapshot.seq,
-          opening.counters,
-          snapshot.access,
-          null,
-        );
-        store.start();
-        setAccess({ phase: 'granted', store });
-      },
-      (error: unknown) => {
-        if (cancelled) return;
-        if (error instanceof ApiRequestError && error.status === 0) setAccess({ phase: 'offline' });
-        else setAccess({ phase: 'denied', message: accessError(error) });
-      },
-    );
-    return () => {
-      cancelled = true;
-      store?.dispose();
-    };
-  }, [rawName, accessKey, attempt]);
-
+  const access = useGroupAccess(rawName, accessKey, noMember);
   if (access.phase === 'loading' || access.phase === 'offline') {
     return (
       <Shell>
@@ -93,16 +47,6 @@ export function DisplayScreen({
   }
   if (access.phase === 'denied') return <AccessDenied message={access.message} />;
   return <DisplayView store={access.store} />;
-}
-
-function accessError(error: unknown): string {
-  if (error instanceof ApiRequestError) {
-    if (error.code === 'missing_key') return MESSAGES.missingNameOrKey;
-    if (error.code === 'invalid_key_format') return MESSAGES.invalidKeyFormat;
-    if (error.code === 'wrong_key') return MESSAGES.wrongKey;
-    return error.serverMessage || error.message || MESSAGES.accessDenied;
-  }
-  return error instanceof Error && error.message ? error.message : MESSAGES.accessDenied;
 }
 
 function useViewport(): { width: number; height: number } {
@@ -144,6 +88,7 @@ function DisplayView({ store }: { store: GroupStore }) {
     viewport.width,
     viewport.height - (sections.length > 0 ? 48 : 0),
     widestValue(counters.map((counter) => counter.value)),
+    Math.max(1, ...counters.map(detailLines)),
   );
 
   return (
@@ -197,12 +142,7 @@ function DisplayView({ store }: { store: GroupStore }) {
           }}
         >
           {counters.map((counter) => (
-            <DisplayCell
-              key={counter.id}
-              counter={counter}
-              valueSize={layout.valueSize}
-              nameSize={layout.nameSize}
-            />
+            <DisplayCell key={counter.id} counter={counter} store={store} layout={layout} />
           ))}
         </ul>
       )}
@@ -218,16 +158,18 @@ function toneText(level: string): string {
 
 function DisplayCell({
   counter,
-  valueSize,
-  nameSize,
+  store,
+  layout: { valueSize, nameSize, detailSize },
 }: {
   counter: Counter;
-  valueSize: number;
-  nameSize: number;
+  store: GroupStore;
+  layout: DisplayLayout;
 }) {
   const name = counter.name === '' ? 'Counter Name' : counter.name;
   const goal = goalProgress(counter);
   const capacity = capacityOf(counter);
+  const detail = { fontSize: `${detailSize}px`, lineHeight: DETAIL_LINE };
+  const paceLines = counter.goal === null && counter.max === null ? 1 : 2;
   return (
     <li
       data-testid="display-counter"
@@ -235,20 +177,20 @@ function DisplayCell({
     >
       <span
         className="max-w-full truncate font-semibold text-zinc-700 dark:text-zinc-300"
-        style={{ fontSize: `${nameSize}px`, lineHeight: 1.2 }}
+        style={{ fontSize: `${nameSize}px`, lineHeight: NAME_LINE }}
       >
         {name}
       </span>
       <span
         data-testid="display-value"
         className="font-bold tabular-nums"
-        style={{ fontSize: `${valueSize}px`, lineHeight: 1.05 }}
+        style={{ fontSize: `${valueSize}px`, lineHeight: VALUE_LINE }}
       >
         {format(counter.value)}
       </span>
       {goal !== null && (
-        <span className="w-full max-w-md" style={{ fontSize: `${Math.max(16, nameSize * 0.7)}px` }}>
-          <span className="tabular-nums">
+        <span className="w-full max-w-md" style={detail}>
+          <span className="block truncate tabular-nums">
             {goal.reached ? 'Goal reached · ' : 'Goal '}
             {goal.label}
           </span>
@@ -271,12 +213,25 @@ function DisplayCell({
       {capacity !== null && (
         <span
           data-testid="display-capacity"
-          className={`font-semibold tabular-nums ${toneText(capacity.level)}`}
-          style={{ fontSize: `${Math.max(16, nameSize * 0.7)}px` }}
+          className={`max-w-full truncate font-semibold tabular-nums ${toneText(capacity.level)}`}
+          style={detail}
         >
           {capacity.label} · {format(counter.value)} / {format(capacity.max)}
         </span>
       )}
+      {/* The pace's lines are always there, so a value does not move when a pace appears. */}
+      <span
+        className="block w-full overflow-hidden"
+        style={{ height: `${paceLines * DETAIL_LINE * detailSize}px` }}
+      >
+        <PaceLine
+          counter={counter}
+          store={store}
+          stacked
+          className="text-zinc-700 dark:text-zinc-300"
+          style={detail}
+        />
+      </span>
     </li>
   );
 }

@@ -1,18 +1,18 @@
 import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from 'react';
+import type { GroupSnapshot } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { prefetchCardEditors } from '../components/CounterCard.js';
 import { CircleAlert, X } from '../components/icons.js';
-import { ApiRequestError } from '../lib/api.js';
 import { whenIdle } from '../lib/idle.js';
-import { takeOpening } from '../lib/opening.js';
 import { groupUrl, navigate } from '../lib/router.js';
 import { ensureGuestName, ensureMemberId } from '../lib/storage.js';
-import { GroupStore } from '../live/groupStore.js';
+import type { GroupStore } from '../live/groupStore.js';
 import { CounterGrid } from './group/CounterGrid.js';
 import { KeyboardCounting } from './group/KeyboardCounting.js';
 import { GroupHeader } from './group/GroupHeader.js';
 import { AccessDenied, OfflineOpening } from './group/Notices.js';
 import { Pending, Shell } from './group/Page.js';
+import { useGroupAccess } from './group/useGroupAccess.js';
 
 const loadImageUrlDialog = () => import('../components/ImageUrlDialog.js');
 const ProfilePictureDialog = lazy(() =>
@@ -25,78 +25,20 @@ const ShareDialog = lazy(() => loadShareDialog().then((m) => ({ default: m.Share
 /** Set by a key change in this tab: the screen opened with the new key shows its link. */
 let keyJustChanged: string | null = null;
 
-type Access =
-  | { phase: 'loading' }
-  | { phase: 'offline' }
-  | { phase: 'denied'; message: string }
-  | { phase: 'granted'; store: GroupStore };
+/** The member this tab is in 'Here now'. */
+const thisMember = () => ({ id: ensureMemberId(), name: ensureGuestName() });
 
-/** Opening again while offline: first delay and cap, ms (doubling), and at once when online. */
-const REOPEN_BASE_MS = 1_000;
-const REOPEN_MAX_MS = 15_000;
+/** Canonical address (the slug), so Share URL and reloads use it. */
+function showCanonicalAddress(snapshot: GroupSnapshot, key: string): void {
+  const canonical = groupUrl(snapshot.group.name, key);
+  if (window.location.pathname + window.location.search !== canonical) {
+    window.history.replaceState(null, '', canonical);
+  }
+}
 
 /** SPEC §2 route /{groupName}?key=…: loading, then access denied or the group. */
 export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey: string | null }) {
-  const [access, setAccess] = useState<Access>({ phase: 'loading' });
-  // Bumped to open again after the network failed (a reload while offline).
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    if (access.phase !== 'offline') return;
-    const retry = () => {
-      setAttempt((n) => n + 1);
-    };
-    const timer = setTimeout(retry, Math.min(REOPEN_MAX_MS, REOPEN_BASE_MS * 2 ** attempt));
-    window.addEventListener('online', retry);
-    return () => {
-      clearTimeout(timer);
-      window.removeEventListener('online', retry);
-    };
-  }, [access.phase, attempt]);
-
-  useEffect(() => {
-    let store: GroupStore | null = null;
-    let cancelled = false;
-    const opening = takeOpening(rawName, accessKey);
-    if (!opening.ok) {
-      setAccess({ phase: 'denied', message: opening.message });
-      return;
-    }
-    // While offline, the offline screen stays up during each new try.
-    setAccess((current) => (current.phase === 'offline' ? current : { phase: 'loading' }));
-    opening.group.then(
-      (snapshot) => {
-        if (cancelled) return;
-        const { group, seq } = snapshot;
-        store = new GroupStore(
-          group.name,
-          opening.key,
-          group,
-          seq,
-          opening.counters,
-          snapshot.access,
-          { id: ensureMemberId(), name: ensureGuestName() },
-        );
-        store.start();
-        // Canonical address (the slug), so Share URL and reloads use it.
-        const canonical = groupUrl(group.name, opening.key);
-        if (window.location.pathname + window.location.search !== canonical) {
-          window.history.replaceState(null, '', canonical);
-        }
-        setAccess({ phase: 'granted', store });
-      },
-      (error: unknown) => {
-        if (cancelled) return;
-        // No answer at all: the network is down, not the key wrong. Try again, keep what waits.
-        if (error instanceof ApiRequestError && error.status === 0) setAccess({ phase: 'offline' });
-        else setAccess({ phase: 'denied', message: accessError(error) });
-      },
-    );
-    return () => {
-      cancelled = true;
-      store?.dispose();
-    };
-  }, [rawName, accessKey, attempt]);
+  const access = useGroupAccess(rawName, accessKey, thisMember, showCanonicalAddress);
 
   useEffect(() => {
     if (access.phase === 'loading') document.title = `${MESSAGES.loadingGroup} · Tally`;
@@ -113,25 +55,6 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
   if (access.phase === 'offline') return <OfflineOpening rawName={rawName} />;
   if (access.phase === 'denied') return <AccessDenied message={access.message} />;
   return <GroupView store={access.store} />;
-}
-
-/** SPEC §5 group screen messages, else the raw message, else 'Access denied'. */
-function accessError(error: unknown): string {
-  if (error instanceof ApiRequestError) {
-    switch (error.code) {
-      case 'missing_key':
-        return MESSAGES.missingNameOrKey;
-      case 'invalid_key_format':
-        return MESSAGES.invalidKeyFormat;
-      case 'wrong_key':
-        return MESSAGES.wrongKey;
-      case 'network_error':
-        return error.message || MESSAGES.accessDenied;
-      default:
-        return error.serverMessage || MESSAGES.accessDenied;
-    }
-  }
-  return error instanceof Error && error.message ? error.message : MESSAGES.accessDenied;
 }
 
 function GroupView({ store }: { store: GroupStore }) {

@@ -5,6 +5,7 @@
  */
 import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { Minus, X } from '../../components/icons.js';
+import { PaceLine } from '../../components/PaceLine.js';
 import { blockedReason } from '../../lib/capacity.js';
 import type { GroupStore } from '../../live/groupStore.js';
 
@@ -158,6 +159,11 @@ export function FocusMode({
           {incBlocked ?? `Tap anywhere to add ${counter.incrementStep}`}
         </span>
       </button>
+      <PaceLine
+        counter={counter}
+        store={store}
+        className="px-4 text-lg text-zinc-700 sm:text-2xl dark:text-zinc-300"
+      />
       <p role="status" className="sr-only">
         {`${name}, ${counter.value}`}
       </p>

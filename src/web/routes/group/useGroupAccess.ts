@@ -1,0 +1,120 @@
+/**
+ * Opening a group for a screen (the group screen and the display): the opening's two loads
+ * (lib/opening.ts), then a started GroupStore, access denied with SPEC §5's message, or offline.
+ * Offline (no answer at all: the network, not the key) tries again with a growing delay, and at
+ * once when the browser says it is online; the store is disposed when the screen goes.
+ */
+import { useEffect, useState } from 'react';
+import type { GroupSnapshot } from '../../../shared/api.js';
+import { MESSAGES } from '../../../shared/messages.js';
+import { ApiRequestError } from '../../lib/api.js';
+import { takeOpening } from '../../lib/opening.js';
+import type { PresenceMember } from '../../../shared/protocol.js';
+import { GroupStore } from '../../live/groupStore.js';
+
+export type GroupAccess =
+  | { phase: 'loading' }
+  | { phase: 'offline' }
+  | { phase: 'denied'; message: string }
+  | { phase: 'granted'; store: GroupStore };
+
+/** Opening again while offline: first delay and cap, ms (doubling), and at once when online. */
+export const REOPEN_BASE_MS = 1_000;
+export const REOPEN_MAX_MS = 15_000;
+
+/** The delay before try number `attempt` (0 first) opens again while offline, ms. */
+export function reopenDelay(attempt: number): number {
+  return Math.min(REOPEN_MAX_MS, REOPEN_BASE_MS * 2 ** attempt);
+}
+
+/**
+ * `member`: who this tab is in 'Here now' (read once per opening), or null to join the live
+ * channel without a member entry (the display). `onGranted` runs with the snapshot once the store
+ * is up (the group screen puts the canonical address in the location bar).
+ */
+export function useGroupAccess(
+  rawName: string,
+  accessKey: string | null,
+  member: () => PresenceMember | null,
+  onGranted?: (snapshot: GroupSnapshot, key: string) => void,
+): GroupAccess {
+  const [access, setAccess] = useState<GroupAccess>({ phase: 'loading' });
+  // Bumped to open again after the network failed (a reload while offline).
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    if (access.phase !== 'offline') return;
+    const retry = () => {
+      setAttempt((n) => n + 1);
+    };
+    const timer = setTimeout(retry, reopenDelay(attempt));
+    window.addEventListener('online', retry);
+    return () => {
+      clearTimeout(timer);
+      window.removeEventListener('online', retry);
+    };
+  }, [access.phase, attempt]);
+
+  useEffect(() => {
+    let store: GroupStore | null = null;
+    let cancelled = false;
+    const opening = takeOpening(rawName, accessKey);
+    if (!opening.ok) {
+      setAccess({ phase: 'denied', message: opening.message });
+      return;
+    }
+    // While offline, the offline screen stays up during each new try.
+    setAccess((current) => (current.phase === 'offline' ? current : { phase: 'loading' }));
+    opening.group.then(
+      (snapshot) => {
+        if (cancelled) return;
+        const { group, seq } = snapshot;
+        store = new GroupStore(
+          group.name,
+          opening.key,
+          group,
+          seq,
+          opening.counters,
+          snapshot.access,
+          member(),
+        );
+        store.start();
+        onGranted?.(snapshot, opening.key);
+        setAccess({ phase: 'granted', store });
+      },
+      (error: unknown) => {
+        if (cancelled) return;
+        // No answer at all: the network is down, not the key wrong. Try again, keep what waits.
+        if (error instanceof ApiRequestError && error.status === 0) setAccess({ phase: 'offline' });
+        else setAccess({ phase: 'denied', message: accessError(error) });
+      },
+    );
+    return () => {
+      cancelled = true;
+      store?.dispose();
+    };
+    // `member` and `onGranted` are read once per opening: a new function each render must not
+    // open the group again.
+  }, [rawName, accessKey, attempt]);
+
+  return access;
+}
+
+/** SPEC §5 group screen messages, else the raw message, else 'Access denied'. */
+export function accessError(error: unknown): string {
+  if (error instanceof ApiRequestError) {
+    switch (error.code) {
+      case 'missing_key':
+        return MESSAGES.missingNameOrKey;
+      case 'invalid_key_format':
+        return MESSAGES.invalidKeyFormat;
+      case 'wrong_key':
+        return MESSAGES.wrongKey;
+      case 'network_error':
+        return error.message || MESSAGES.accessDenied;
+      default:
+        return error.serverMessage || MESSAGES.accessDenied;
+    }
+  }
+  return error instanceof Error && error.message ? error.message : MESSAGES.accessDenied;
+}
