@@ -93,6 +93,20 @@ test.describe('display mode', () => {
     expect(await seriousA11yFindings(page)).toEqual([]);
   });
 
+  test('is axe clean in the dark theme, with goals, capacities and a pace', async ({ page }) => {
+    const { name, key, counters } = await seedGroup([
+      { name: 'Visitors', value: 184, max: 200, section: 'Hall' },
+      { name: 'Water', value: 6, goal: 8 },
+      { name: 'Tickets left', value: 50, min: 0, max: 50 },
+    ]);
+    await useTheme(page, 'dark');
+    await openDisplay(page, name, key);
+    await expect(page.locator('html')).toHaveClass(/dark/);
+    await api.increment(name, key, counters[0]?.id ?? '', 3);
+    await expect(page.getByTestId('pace')).toContainText('at this pace');
+    expect(await seriousA11yFindings(page)).toEqual([]);
+  });
+
   test('is not listed under Here now on the group screen', async ({ browser }) => {
     const { name, key } = await seedGroup([{ name: 'Cups' }]);
     const display = await (await browser.newContext()).newPage();
