@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     );
     console.log(
       ['form', 'page', 'score', 'FCP', 'LCP', 'TBT', 'CLS', 'SI', 'all scores']
-        .map((cell, i) => cell.padEnd(i === 1 ? 28 : 8))
+        .map((cell, i) => cell.padEnd(i === 1 ? 34 : 8))
         .join(''),
     );
     for (const { page, form, median, scores } of rows) {
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
           ms(median.speedIndexMs),
           scores.join(' '),
         ]
-          .map((cell, i) => cell.padEnd(i === 1 ? 28 : 8))
+          .map((cell, i) => cell.padEnd(i === 1 ? 34 : 8))
           .join(''),
       );
     }
