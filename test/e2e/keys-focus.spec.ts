@@ -162,6 +162,24 @@ test('focus mode counts on the server and shows another member’s taps live', a
   await expect(page.getByTestId('focus-mode')).toHaveCount(0);
 });
 
+test('focus mode counts with touch on a 360 px phone', async ({ browser }) => {
+  const { name, key } = await seedGroup([{ name: 'Door', value: 7 }]);
+  const context = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  await openGroup(page, name, key);
+  await counterCard(page, 'Door').getByRole('button', { name: 'Focus mode' }).tap();
+  const focus = page.getByRole('dialog', { name: 'Focus mode: Door' });
+  const plus = focus.getByRole('button', { name: 'Increment Door by 1' });
+  // Taps anywhere on the big area count, near its corners too; the smaller button takes away.
+  await plus.tap({ position: { x: 20, y: 20 } });
+  await plus.tap();
+  await plus.tap({ position: { x: 300, y: 400 } });
+  await focus.getByRole('button', { name: 'Decrement Door by 1' }).tap();
+  await expect(focus.getByTestId('focus-value')).toHaveText('9');
+  await expect.poll(() => serverValues(name, key)).toEqual({ Door: 9 });
+  await context.close();
+});
+
 test.describe('help overlay and focus mode at phone, desktop and TV sizes, both themes', () => {
   for (const [size, viewport] of [
     ['phone', PHONE],
