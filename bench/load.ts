@@ -4,6 +4,7 @@
  * end-to-end latency without a lookup table. On a target of several instances the tappers connect
  * to other instances than the watchers, and only watchers measure: every sample crosses instances.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { Histogram } from './histogram.js';
 import { cpuCores, sampleProcesses } from './proc.js';
@@ -256,6 +257,16 @@ export interface LoadResult {
    * not the server.
    */
   generatorCpuCores: number;
+  /**
+   * The load generator's event-loop delay during the load, p99 µs: when it is high, latency
+   * includes the generator's own queueing (it sends and reads late).
+   */
+  generatorLoopDelayP99Micros: number;
+  /**
+   * The tapping window on the monotonic clock (µs, as `process.hrtime` and V8's CPU profiles
+   * count), to cut a server profile to the window.
+   */
+  window: { startMicros: number; endMicros: number };
   serverRssBytes: number;
   lost: number | null;
   duplicated: number | null;
@@ -291,6 +302,9 @@ export async function openLoop(
   const tappers = tappersOf(population, options.members, options.tappers);
   for (const client of tappers) client.onAck = () => undefined;
   resetStats(population);
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
+  const startMicros = Number(process.hrtime.bigint() / 1_000n);
   const before = sampleProcesses(running.pids);
   const generatorBefore = process.cpuUsage();
   const ackedBefore = population.groups.reduce((sum, group) => sum + group.acked, 0);
@@ -320,6 +334,8 @@ export async function openLoop(
   });
   const after = sampleProcesses(running.pids);
   const generator = process.cpuUsage(generatorBefore);
+  const endMicros = Number(process.hrtime.bigint() / 1_000n);
+  loopDelay.disable();
   clearInterval(rssTimer);
   const seconds = (after.at - before.at) / 1_000;
   // Acks and refusals counted during the load only: a backlog answered later is not throughput.
@@ -334,6 +350,9 @@ export async function openLoop(
     serverCpuCores: cpuCores(before, after),
     // cpuUsage is in µs.
     generatorCpuCores: (generator.user + generator.system) / 1e6 / seconds,
+    // The histogram is in ns.
+    generatorLoopDelayP99Micros: loopDelay.percentile(99) / 1_000,
+    window: { startMicros, endMicros },
     serverRssBytes: after.rssBytes,
     serverPeakRssBytes: Math.max(peakRss, after.rssBytes),
   });
@@ -350,6 +369,8 @@ async function finish(
     | 'deliveriesPerSecond'
     | 'serverCpuCores'
     | 'generatorCpuCores'
+    | 'generatorLoopDelayP99Micros'
+    | 'window'
     | 'serverRssBytes'
     | 'serverPeakRssBytes'
   >,

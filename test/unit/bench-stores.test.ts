@@ -34,6 +34,8 @@ function step(offered: number, acked: number, latencyMs: number, lost = 0): Stor
     latency: latencies(latencyMs),
     serverCpuCores: 0.5,
     generatorCpuCores: 0.5,
+    generatorLoopDelayP99Micros: 1_000,
+    window: { startMicros: 0, endMicros: 1_000_000 },
     serverRssBytes: 0,
     lost,
     duplicated: 0,
