@@ -7,7 +7,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { Histogram } from './histogram.js';
-import { cpuCores, sampleProcesses } from './proc.js';
+import { cpuCores, machineCpuSeconds, sampleProcesses } from './proc.js';
 import type { GroupSetup, RunningTarget, Target } from './targets.js';
 
 /** An operation id anywhere in a frame (`opId` of the baselines, `opIds` of Tally). */
@@ -263,6 +263,11 @@ export interface LoadResult {
    */
   generatorLoopDelayP99Micros: number;
   /**
+   * CPU the rest of the machine used during the load (every process but the server and the load
+   * generator, and the kernel's own work), cores: on a shared machine, others' work competes.
+   */
+  otherCpuCores: number;
+  /**
    * The tapping window on the monotonic clock (µs, as `process.hrtime` and V8's CPU profiles
    * count), to cut a server profile to the window.
    */
@@ -307,6 +312,7 @@ export async function openLoop(
   const startMicros = Number(process.hrtime.bigint() / 1_000n);
   const before = sampleProcesses(running.pids);
   const generatorBefore = process.cpuUsage();
+  const machineBefore = machineCpuSeconds();
   const ackedBefore = population.groups.reduce((sum, group) => sum + group.acked, 0);
   let peakRss = before.rssBytes;
   const rssTimer = setInterval(() => {
@@ -334,6 +340,7 @@ export async function openLoop(
   });
   const after = sampleProcesses(running.pids);
   const generator = process.cpuUsage(generatorBefore);
+  const machine = machineCpuSeconds() - machineBefore;
   const endMicros = Number(process.hrtime.bigint() / 1_000n);
   loopDelay.disable();
   clearInterval(rssTimer);
@@ -352,6 +359,12 @@ export async function openLoop(
     generatorCpuCores: (generator.user + generator.system) / 1e6 / seconds,
     // The histogram is in ns.
     generatorLoopDelayP99Micros: loopDelay.percentile(99) / 1_000,
+    otherCpuCores: Math.max(
+      0,
+      machine / seconds -
+        cpuCores(before, after) -
+        (generator.user + generator.system) / 1e6 / seconds,
+    ),
     window: { startMicros, endMicros },
     serverRssBytes: after.rssBytes,
     serverPeakRssBytes: Math.max(peakRss, after.rssBytes),
@@ -370,6 +383,7 @@ async function finish(
     | 'serverCpuCores'
     | 'generatorCpuCores'
     | 'generatorLoopDelayP99Micros'
+    | 'otherCpuCores'
     | 'window'
     | 'serverRssBytes'
     | 'serverPeakRssBytes'

@@ -35,6 +35,7 @@ function step(offered: number, acked: number, latencyMs: number, lost = 0): Stor
     serverCpuCores: 0.5,
     generatorCpuCores: 0.5,
     generatorLoopDelayP99Micros: 1_000,
+    otherCpuCores: 0,
     window: { startMicros: 0, endMicros: 1_000_000 },
     serverRssBytes: 0,
     lost,
