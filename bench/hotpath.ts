@@ -189,15 +189,22 @@ export function hotpathFailures(runs: HotpathCurve[][], target: Target): number 
     .reduce((sum, step) => sum + step.lost + step.duplicated + step.unanswered, 0);
 }
 
-/** The highest load generator CPU of any step, cores: near 1 it, not the server, is the limit. */
-export function hotpathGeneratorPeak(runs: HotpathCurve[][]): number {
-  return Math.max(
-    0,
-    ...runs
-      .flat()
-      .flatMap((curve) => curve.steps)
-      .map((step) => step.result.generatorCpuCores),
-  );
+/**
+ * The highest load generator CPU (cores) and event-loop delay p99 (µs) of any step: near one
+ * core, or with a delay of milliseconds, it and not the server is (part of) the limit.
+ */
+export function hotpathGeneratorPeak(runs: HotpathCurve[][]): {
+  cores: number;
+  delayMicros: number;
+} {
+  const results = runs
+    .flat()
+    .flatMap((curve) => curve.steps)
+    .map((step) => step.result);
+  return {
+    cores: Math.max(0, ...results.map((result) => result.generatorCpuCores)),
+    delayMicros: Math.max(0, ...results.map((result) => result.generatorLoopDelayP99Micros)),
+  };
 }
 
 /** Steps whose server was not idle when the window opened (something leaked into it). */

@@ -258,8 +258,9 @@ export interface LoadResult {
    */
   generatorCpuCores: number;
   /**
-   * The load generator's event-loop delay during the load, p99 µs: when it is high, latency
-   * includes the generator's own queueing (it sends and reads late).
+   * The load generator's event-loop delay during the load, p99 µs, beyond the monitor's own
+   * sampling period: when it is high, latency includes the generator's own queueing (it sends
+   * and reads late).
    */
   generatorLoopDelayP99Micros: number;
   /**
@@ -291,6 +292,8 @@ function resetStats(population: Population): void {
   population.stats.answerLatency = new Histogram();
 }
 
+/** How often the load generator's event-loop delay is sampled during a load, ms. */
+const LOOP_DELAY_RESOLUTION_MS = 5;
 /** How often server memory is sampled during a load, ms. */
 const RSS_SAMPLE_MS = 250;
 
@@ -307,7 +310,7 @@ export async function openLoop(
   const tappers = tappersOf(population, options.members, options.tappers);
   for (const client of tappers) client.onAck = () => undefined;
   resetStats(population);
-  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   loopDelay.enable();
   const startMicros = Number(process.hrtime.bigint() / 1_000n);
   const before = sampleProcesses(running.pids);
@@ -357,8 +360,11 @@ export async function openLoop(
     serverCpuCores: cpuCores(before, after),
     // cpuUsage is in µs.
     generatorCpuCores: (generator.user + generator.system) / 1e6 / seconds,
-    // The histogram is in ns.
-    generatorLoopDelayP99Micros: loopDelay.percentile(99) / 1_000,
+    // The histogram is in ns, and an idle loop records about its resolution (the timer's period).
+    generatorLoopDelayP99Micros: Math.max(
+      0,
+      loopDelay.percentile(99) / 1_000 - LOOP_DELAY_RESOLUTION_MS * 1_000,
+    ),
     otherCpuCores: Math.max(
       0,
       machine / seconds -

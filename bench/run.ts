@@ -562,7 +562,7 @@ function printHotpath(outcome: HotpathOutcome): void {
   console.log(hotpathTable(outcome.runs, shape.rates, bare));
   const generator = hotpathGeneratorPeak(outcome.runs);
   console.log(
-    `\nload generator (one Node thread): at most ${generator.toFixed(2)} cores${generator > 0.9 ? ': near one core, it may itself be the limit (latency includes its own queueing)' : ''}`,
+    `\nload generator (one Node thread): at most ${generator.cores.toFixed(2)} cores, event-loop delay p99 at most ${(generator.delayMicros / 1_000).toFixed(1)} ms${generator.cores > 0.9 ? ': near one core, it may itself be the limit (latency includes its own queueing)' : ''}`,
   );
   for (const warning of hotpathBusyStarts(outcome.runs)) console.log(`warning: ${warning}`);
 }
