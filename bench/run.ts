@@ -621,15 +621,14 @@ async function main(): Promise<void> {
   const endLoad = loadAverage();
   const hotpathTargets = [tally, patternBaseline];
   const hotpathExact = hotpathTargets.filter((target) => target.name.toLowerCase() === only);
-  const hot = runs('hotpath')
-    ? await compareHotpath(
-        hotpathExact.length > 0
-          ? hotpathExact
-          : hotpathTargets.filter(
-              (target) => only === undefined || target.name.toLowerCase().includes(only),
-            ),
-      )
-    : undefined;
+  const hotpathChosen =
+    hotpathExact.length > 0
+      ? hotpathExact
+      : hotpathTargets.filter(
+          (target) => only === undefined || target.name.toLowerCase().includes(only),
+        );
+  const hot =
+    runs('hotpath') && hotpathChosen.length > 0 ? await compareHotpath(hotpathChosen) : undefined;
   const stores = runs('stores') ? await compareStores() : undefined;
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   console.log(
