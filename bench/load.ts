@@ -4,9 +4,10 @@
  * end-to-end latency without a lookup table. On a target of several instances the tappers connect
  * to other instances than the watchers, and only watchers measure: every sample crosses instances.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { Histogram } from './histogram.js';
-import { cpuCores, sampleProcesses } from './proc.js';
+import { cpuCores, machineCpuSeconds, sampleProcesses } from './proc.js';
 import type { GroupSetup, RunningTarget, Target } from './targets.js';
 
 /** An operation id anywhere in a frame (`opId` of the baselines, `opIds` of Tally). */
@@ -256,6 +257,22 @@ export interface LoadResult {
    * not the server.
    */
   generatorCpuCores: number;
+  /**
+   * The load generator's event-loop delay during the load, p99 µs, beyond the monitor's own
+   * sampling period: when it is high, latency includes the generator's own queueing (it sends
+   * and reads late).
+   */
+  generatorLoopDelayP99Micros: number;
+  /**
+   * CPU the rest of the machine used during the load (every process but the server and the load
+   * generator, and the kernel's own work), cores: on a shared machine, others' work competes.
+   */
+  otherCpuCores: number;
+  /**
+   * The tapping window on the monotonic clock (µs, as `process.hrtime` and V8's CPU profiles
+   * count), to cut a server profile to the window.
+   */
+  window: { startMicros: number; endMicros: number };
   serverRssBytes: number;
   lost: number | null;
   duplicated: number | null;
@@ -275,6 +292,8 @@ function resetStats(population: Population): void {
   population.stats.answerLatency = new Histogram();
 }
 
+/** How often the load generator's event-loop delay is sampled during a load, ms. */
+const LOOP_DELAY_RESOLUTION_MS = 5;
 /** How often server memory is sampled during a load, ms. */
 const RSS_SAMPLE_MS = 250;
 
@@ -291,8 +310,12 @@ export async function openLoop(
   const tappers = tappersOf(population, options.members, options.tappers);
   for (const client of tappers) client.onAck = () => undefined;
   resetStats(population);
+  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
+  loopDelay.enable();
+  const startMicros = Number(process.hrtime.bigint() / 1_000n);
   const before = sampleProcesses(running.pids);
   const generatorBefore = process.cpuUsage();
+  const machineBefore = machineCpuSeconds();
   const ackedBefore = population.groups.reduce((sum, group) => sum + group.acked, 0);
   let peakRss = before.rssBytes;
   const rssTimer = setInterval(() => {
@@ -320,6 +343,9 @@ export async function openLoop(
   });
   const after = sampleProcesses(running.pids);
   const generator = process.cpuUsage(generatorBefore);
+  const machine = machineCpuSeconds() - machineBefore;
+  const endMicros = Number(process.hrtime.bigint() / 1_000n);
+  loopDelay.disable();
   clearInterval(rssTimer);
   const seconds = (after.at - before.at) / 1_000;
   // Acks and refusals counted during the load only: a backlog answered later is not throughput.
@@ -334,6 +360,18 @@ export async function openLoop(
     serverCpuCores: cpuCores(before, after),
     // cpuUsage is in µs.
     generatorCpuCores: (generator.user + generator.system) / 1e6 / seconds,
+    // The histogram is in ns, and an idle loop records about its resolution (the timer's period).
+    generatorLoopDelayP99Micros: Math.max(
+      0,
+      loopDelay.percentile(99) / 1_000 - LOOP_DELAY_RESOLUTION_MS * 1_000,
+    ),
+    otherCpuCores: Math.max(
+      0,
+      machine / seconds -
+        cpuCores(before, after) -
+        (generator.user + generator.system) / 1e6 / seconds,
+    ),
+    window: { startMicros, endMicros },
     serverRssBytes: after.rssBytes,
     serverPeakRssBytes: Math.max(peakRss, after.rssBytes),
   });
@@ -350,6 +388,9 @@ async function finish(
     | 'deliveriesPerSecond'
     | 'serverCpuCores'
     | 'generatorCpuCores'
+    | 'generatorLoopDelayP99Micros'
+    | 'otherCpuCores'
+    | 'window'
     | 'serverRssBytes'
     | 'serverPeakRssBytes'
   >,

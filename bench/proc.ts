@@ -40,3 +40,12 @@ export function sampleProcesses(pids: readonly number[]): ProcSample {
     at: performance.now(),
   };
 }
+
+/** The whole machine's busy CPU time so far (every process and the kernel), seconds. */
+export function machineCpuSeconds(): number {
+  const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  // cpu user nice system idle iowait irq softirq steal …: all but idle and iowait are busy.
+  const fields = line.trim().split(/\s+/).slice(1).map(Number);
+  const busy = [0, 1, 2, 5, 6, 7].reduce((sum, index) => sum + (fields[index] ?? 0), 0);
+  return busy / TICKS_PER_SECOND;
+}

@@ -5,6 +5,10 @@
  * machine described. The overload scenario (Tally only, ADR 13) ramps the offered rate to find
  * the peak, then offers twice the peak, and prints the curve.
  *
+ * `npm run bench -- --scenarios hotpath [--preset full] [--runs 3]`: the hot path of issue 19,
+ * many groups of 5 (1 taps, 4 watch) at a few rates, Tally on SQLite against a bare `ws` server
+ * speaking the same message pattern, server CPU per tap and latency (hotpath.ts).
+ *
  * `npm run bench -- --store postgres --instances 2 [--runs 3]`: the store comparison (stores.ts),
  * Tally on PostgreSQL with tappers and watchers on different instances against Tally on SQLite,
  * one instance, in the same run. `--store postgres` with `--scenarios …` runs those scenarios with
@@ -15,11 +19,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { idleMemory, openLoop, populate, sleep, type LoadResult } from './load.js';
+import {
+  hotpathBusyStarts,
+  hotpathCurve,
+  hotpathFailures,
+  hotpathGeneratorPeak,
+  hotpathTable,
+  type HotpathCurve,
+  type HotpathShape,
+} from './hotpath.js';
 import { DEFAULT_POSTGRES_URL, describePostgres, tallyOnPostgres } from './postgres-target.js';
 import { storeCurve, type StoresShape } from './stores.js';
 import { storeFailures, storesTable, type StoreRuns } from './stores-report.js';
 import {
   naiveBaseline,
+  patternBaseline,
   tally,
   tallyOnSqlite,
   tallyWithoutLog,
@@ -69,14 +83,17 @@ interface Preset {
   overload: OverloadShape;
   /** Store comparison (Tally on PostgreSQL, several instances, against SQLite, one instance). */
   stores: StoresShape;
+  /** Hot path (issue 19): Tally on SQLite against the bare `ws` server of the same pattern. */
+  hotpath: HotpathShape;
 }
 
 const PRESETS: Record<string, Preset> = {
   // Every tapper stays under the live channel's 100 messages/s per socket (security/policy.ts):
   // load is spread over many members, as it is in real groups.
-  // smoke finishes in under 60 s for the three servers: CI's smoke run (no timing assertions).
+  // smoke finishes in about a minute for the three servers and the hot path: CI's smoke run (no
+  // timing assertions). Its loads are small and drained before each check, so 0.5 s pauses do.
   smoke: {
-    settleMs: 1_000,
+    settleMs: 500,
     withoutLog: false,
     idle: { groups: 50, members: 10 },
     throughput: { groups: 20, members: 5, tappers: 5, rate: 3_000, durationMs: 2_000 },
@@ -97,6 +114,15 @@ const PRESETS: Record<string, Preset> = {
       tapsPerTapper: 50,
       ramp: [500, 2_000, 5_000, 10_000, 20_000, 30_000],
       stepMs: 2_000,
+    },
+    // In CI's run: the same shape, fewer groups, two rates and short windows (about 15 s in all).
+    hotpath: {
+      groups: 40,
+      members: 5,
+      tappers: 1,
+      rates: [500, 2_000],
+      durationMs: 1_000,
+      warmUpMs: 300,
     },
   },
   full: {
@@ -120,6 +146,15 @@ const PRESETS: Record<string, Preset> = {
       tapsPerTapper: 50,
       ramp: [500, 2_000, 5_000, 10_000, 20_000, 30_000],
       stepMs: 5_000,
+    },
+    // Issue 19's shape: 400 groups of 5, 1 tapper each (25 taps/s at 10,000/s), 8 s per rate.
+    hotpath: {
+      groups: 400,
+      members: 5,
+      tappers: 1,
+      rates: [1_000, 5_000, 10_000],
+      durationMs: 8_000,
+      warmUpMs: 1_000,
     },
   },
 };
@@ -146,8 +181,8 @@ const { values } = parseArgs({
     /** Only the servers whose name contains this (tally, ws, original). */
     only: { type: 'string' },
     /**
-     * Only these scenarios, comma-separated (idle, throughput, fanout, latency, overload, stores).
-     * Default: all but stores; with --store postgres, stores alone.
+     * Only these scenarios, comma-separated (idle, throughput, fanout, latency, overload, hotpath,
+     * stores). Default: all but stores; with --store postgres, stores alone.
      */
     scenarios: { type: 'string' },
     /** Tally's store in the scenarios other than stores: sqlite (default) or postgres. */
@@ -156,9 +191,12 @@ const { values } = parseArgs({
     instances: { type: 'string' },
     /** The PostgreSQL database; each run uses a fresh schema in it and drops it. */
     postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
-    /** The store comparison's offered rates, taps/s, comma-separated, instead of the preset's. */
+    /**
+     * Offered rates, taps/s, comma-separated, instead of the preset's: the store comparison's
+     * ramp, and the hot path's rates.
+     */
     rates: { type: 'string' },
-    /** Runs of the store comparison (median and range per step; targets count at ≥ 3). */
+    /** Runs of the store comparison or the hot path (median and range; targets count at ≥ 3). */
     runs: { type: 'string', default: '1' },
   },
 });
@@ -167,14 +205,11 @@ const chosen = PRESETS[presetName];
 if (!chosen) {
   throw new Error(`unknown preset ${presetName}: use ${Object.keys(PRESETS).join(' or ')}`);
 }
+const rates = values.rates?.split(',').map((rate) => wholeNumber('rates', rate.trim(), 1));
 const preset: Preset = {
   ...chosen,
-  stores: {
-    ...chosen.stores,
-    ramp:
-      values.rates?.split(',').map((rate) => wholeNumber('rates', rate.trim(), 1)) ??
-      chosen.stores.ramp,
-  },
+  stores: { ...chosen.stores, ramp: rates ?? chosen.stores.ramp },
+  hotpath: { ...chosen.hotpath, rates: rates ?? chosen.hotpath.rates },
 };
 
 /** A whole number from `min`, from a command-line option. */
@@ -198,17 +233,18 @@ if (store === 'sqlite' && values.instances !== undefined && instances !== 1) {
 }
 const repeats = wholeNumber('runs', values.runs, 1);
 
-type Scenario = 'idle' | 'throughput' | 'fanout' | 'latency' | 'overload' | 'stores';
+type Scenario = 'idle' | 'throughput' | 'fanout' | 'latency' | 'overload' | 'hotpath' | 'stores';
 const SCENARIOS: readonly Scenario[] = [
   'idle',
   'throughput',
   'fanout',
   'latency',
   'overload',
+  'hotpath',
   'stores',
 ];
 const defaultScenarios =
-  store === 'postgres' ? 'stores' : 'idle,throughput,fanout,latency,overload';
+  store === 'postgres' ? 'stores' : 'idle,throughput,fanout,latency,overload,hotpath';
 const selected = new Set(
   (values.scenarios ?? defaultScenarios).split(',').map((name) => name.trim()),
 );
@@ -218,16 +254,24 @@ for (const name of selected) {
   }
 }
 const runs = (scenario: Scenario) => selected.has(scenario);
-const serverScenarios = SCENARIOS.filter((scenario) => scenario !== 'stores' && runs(scenario));
+/** The scenarios run by measure(), one server after the other. */
+const serverScenarios = SCENARIOS.filter(
+  (scenario) => scenario !== 'stores' && scenario !== 'hotpath' && runs(scenario),
+);
 if (repeats > 1 && serverScenarios.length > 0) {
-  throw new Error(`--runs repeats the stores scenario only (not ${serverScenarios.join(', ')})`);
+  throw new Error(
+    `--runs repeats the stores and hotpath scenarios only (not ${serverScenarios.join(', ')})`,
+  );
+}
+if (runs('hotpath') && store !== 'sqlite') {
+  throw new Error('the hotpath scenario runs Tally on SQLite: leave out --store postgres');
 }
 
 /** Tally as the scenarios other than stores measure it: on SQLite, or on PostgreSQL. */
 const tallyMain = store === 'postgres' ? tallyOnPostgres(instances, values.postgres) : tally;
 const tallyTargets = new Set<Target>([tallyMain, tallyWithoutLog]);
 
-const LABELS: Record<Exclude<Scenario, 'idle' | 'overload' | 'stores'>, string> = {
+const LABELS: Record<Exclude<Scenario, 'idle' | 'overload' | 'hotpath' | 'stores'>, string> = {
   throughput: 'durable increments',
   fanout: 'fan-out',
   latency: 'latency',
@@ -477,6 +521,52 @@ async function compareStores(): Promise<StoresOutcome> {
   return { candidate, baseline, loads };
 }
 
+interface HotpathOutcome {
+  targets: Target[];
+  runs: HotpathCurve[][];
+  /** Load averages at the start and end of each run. */
+  loads: { start: string; end: string }[];
+}
+
+/**
+ * The hot path, `repeats` times: each target on a fresh server, one after the other, the order
+ * alternating from run to run (as the store comparison's).
+ */
+async function compareHotpath(targets: Target[]): Promise<HotpathOutcome> {
+  const outcome: HotpathOutcome = { targets, runs: [], loads: [] };
+  for (let run = 0; run < repeats; run++) {
+    const start = loadAverage();
+    log(`hot path, run ${run + 1} of ${repeats}, load average ${start}`);
+    const order = run % 2 === 0 ? targets : [...targets].reverse();
+    const curves: HotpathCurve[] = [];
+    // No pause between targets: each is a fresh process, and each window waits for an idle server.
+    for (const target of order) curves.push(await hotpathCurve(target, preset.hotpath, log));
+    outcome.runs.push(targets.flatMap((target) => curves.filter((c) => c.target === target)));
+    outcome.loads.push({ start, end: loadAverage() });
+  }
+  return outcome;
+}
+
+function printHotpath(outcome: HotpathOutcome): void {
+  const shape = preset.hotpath;
+  console.log(
+    `\nHot path (issue 19): ${int(shape.groups)} groups of ${shape.members} (${shape.tappers} taps, ${shape.members - shape.tappers} watch), live taps open loop, ${shape.durationMs / 1_000} s per rate, rates ascending on one fresh server per target and run, server idle again before each window. CPU µs/tap = server CPU time during the tapping window ÷ taps acknowledged in it; ÷ bare = that ratio to ${patternBaseline.name} (baselines/ws-pattern.ts), run by run. answer = tap sent → the tapper's ack; delivery = tap sent → the change at each watcher. ${repeats > 1 ? `Median (range) of ${repeats} runs; lost / dup / unanswered summed over the runs.` : 'One run.'}\n`,
+  );
+  outcome.loads.forEach((load, run) => {
+    console.log(
+      `run ${run + 1}: load average (1, 5, 15 min) ${load.start} at start, ${load.end} at end`,
+    );
+  });
+  console.log('');
+  const bare = outcome.targets.includes(patternBaseline) ? patternBaseline : undefined;
+  console.log(hotpathTable(outcome.runs, shape.rates, bare));
+  const generator = hotpathGeneratorPeak(outcome.runs);
+  console.log(
+    `\nload generator (one Node thread): at most ${generator.cores.toFixed(2)} cores, event-loop delay p99 at most ${(generator.delayMicros / 1_000).toFixed(1)} ms${generator.cores > 0.9 ? ': near one core, it may itself be the limit (latency includes its own queueing)' : ''}`,
+  );
+  for (const warning of hotpathBusyStarts(outcome.runs)) console.log(`warning: ${warning}`);
+}
+
 function printStores(outcome: StoresOutcome): void {
   const shape = preset.stores;
   const watchers = shape.members - shape.tappers;
@@ -529,6 +619,16 @@ async function main(): Promise<void> {
   const results: TargetResult[] = [];
   for (const target of targets) results.push(await measure(target));
   const endLoad = loadAverage();
+  const hotpathTargets = [tally, patternBaseline];
+  const hotpathExact = hotpathTargets.filter((target) => target.name.toLowerCase() === only);
+  const hotpathChosen =
+    hotpathExact.length > 0
+      ? hotpathExact
+      : hotpathTargets.filter(
+          (target) => only === undefined || target.name.toLowerCase().includes(only),
+        );
+  const hot =
+    runs('hotpath') && hotpathChosen.length > 0 ? await compareHotpath(hotpathChosen) : undefined;
   const stores = runs('stores') ? await compareStores() : undefined;
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   console.log(
@@ -543,6 +643,7 @@ async function main(): Promise<void> {
   )
     console.log(table(results));
   if (targets.length > 0 && runs('overload')) console.log(overloadTable(results));
+  if (hot) printHotpath(hot);
   if (stores) printStores(stores);
   const loads = (r: TargetResult) =>
     [
@@ -556,18 +657,21 @@ async function main(): Promise<void> {
         target.runs.flat().map((step) => step.result),
       )
     : [];
-  const errors = [...results.flatMap(loads), ...storeLoads].reduce(
+  const hotLoads = hot ? hot.runs.flat().flatMap((curve) => curve.steps.map((s) => s.result)) : [];
+  const errors = [...results.flatMap(loads), ...storeLoads, ...hotLoads].reduce(
     (sum, load) => sum + load.errors,
     0,
   );
   if (errors > 0) console.log(`\n${errors} client errors`);
   const tallyResults = results.filter((r) => tallyTargets.has(r.target));
-  if (tallyResults.length > 0 || stores) {
+  const tallyHot = hot?.targets.includes(tally) === true;
+  if (tallyResults.length > 0 || stores || tallyHot) {
     const lost =
       tallyResults
         .flatMap(loads)
         .reduce((sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0) + r.unanswered, 0) +
-      (stores ? storeFailures([stores.candidate, stores.baseline]) : 0);
+      (stores ? storeFailures([stores.candidate, stores.baseline]) : 0) +
+      (hot ? hotpathFailures(hot.runs, tally) : 0);
     console.log(
       `\nTally correctness: ${lost === 0 ? 'every counter ends at exactly the increments sent' : `${lost} increments lost, duplicated or never answered`}`,
     );

@@ -288,3 +288,43 @@ export const naiveBaseline = baseline(
   true,
   true,
 );
+
+/**
+ * A bare `ws` server speaking Tally's live message pattern (ws-pattern.ts): a real ack after one
+ * `changes` frame to every socket of the group, the counter kept in memory (so lost and
+ * duplicated taps are counted). Run with the same Node flags as Tally (`npm start`'s), so the
+ * difference is the code, not the garbage collector's settings.
+ */
+export const patternBaseline: Target = {
+  name: 'bare ws, same pattern',
+  keepsState: true,
+  ackIsEcho: false,
+  sendsValue: false,
+  async start() {
+    // BARE_BENCH_NODE_OPTIONS: extra Node flags, as TALLY_BENCH_NODE_OPTIONS for Tally (--cpu-prof).
+    const nodeOptions = process.env.BARE_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
+    const server = await startListening(
+      [...startFlags(), ...nodeOptions, '--import', 'tsx', 'bench/baselines/ws-pattern.ts'],
+      (port) => ({ PORT: String(port) }),
+    );
+    const base = `http://127.0.0.1:${server.port}`;
+    return {
+      pids: [server.child.pid ?? 0],
+      wsUrl: (group) => `ws://127.0.0.1:${server.port}/${encodeURIComponent(group.name)}`,
+      async setupGroup(name) {
+        const counter = await json<{ id: string }>(`${base}/groups/${encodeURIComponent(name)}`, {
+          method: 'POST',
+        });
+        return { name, key: '', counterId: counter.id };
+      },
+      authMessage: () => JSON.stringify({ type: 'auth', protocol: 1, key: 'x'.repeat(64) }),
+      async finalValue(group) {
+        const body = await json<{ value: number | null }>(
+          `${base}/value/${encodeURIComponent(group.name)}`,
+        );
+        return body.value;
+      },
+      stop: () => stopServer(server),
+    };
+  },
+};
