@@ -15,6 +15,7 @@
  * Tally on PostgreSQL instead of SQLite.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +37,7 @@ import {
   patternBaseline,
   tally,
   tallyOnSqlite,
+  tallyTarget,
   tallyWithoutLog,
   wsBaseline,
   type RunningTarget,
@@ -198,8 +200,14 @@ const { values } = parseArgs({
     rates: { type: 'string' },
     /** Runs of the store comparison or the hot path (median and range; targets count at ≥ 3). */
     runs: { type: 'string', default: '1' },
+    /**
+     * Another checkout of Tally, built (`npm run build` there): the hot path also runs its server,
+     * in the same run, as "Tally before" (a change's before and after on the same machine state).
+     */
+    before: { type: 'string' },
   },
 });
+const before = beforeCheckout(values.before);
 const presetName = values.preset;
 const chosen = PRESETS[presetName];
 if (!chosen) {
@@ -211,6 +219,24 @@ const preset: Preset = {
   stores: { ...chosen.stores, ramp: rates ?? chosen.stores.ramp },
   hotpath: { ...chosen.hotpath, rates: rates ?? chosen.hotpath.rates },
 };
+
+/** --before DIR: a built checkout, and its commit for the table's label. */
+function beforeCheckout(dir: string | undefined): { root: string; label: string } | undefined {
+  if (dir === undefined) return undefined;
+  const root = path.resolve(dir);
+  if (!fs.existsSync(path.join(root, 'dist', 'server', 'main.js'))) {
+    throw new Error(`--before ${dir}: no dist/server/main.js there (run npm run build in it)`);
+  }
+  let label = path.basename(root);
+  try {
+    label = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+    }).trim();
+  } catch {
+    // Not a git checkout: its folder's name.
+  }
+  return { root, label };
+}
 
 /** A whole number from `min`, from a command-line option. */
 function wholeNumber(option: string, raw: string, min: number): number {
@@ -619,7 +645,14 @@ async function main(): Promise<void> {
   const results: TargetResult[] = [];
   for (const target of targets) results.push(await measure(target));
   const endLoad = loadAverage();
-  const hotpathTargets = [tally, patternBaseline];
+  // --before DIR: the same scenario on another checkout's build, in the same run (issue 19).
+  const hotpathTargets = [
+    ...(before === undefined
+      ? []
+      : [tallyTarget(`Tally before (${before.label})`, {}, before.root)]),
+    tally,
+    patternBaseline,
+  ];
   const hotpathExact = hotpathTargets.filter((target) => target.name.toLowerCase() === only);
   const hotpathChosen =
     hotpathExact.length > 0

@@ -74,9 +74,9 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
   throw new Error(`server did not open port ${port}`);
 }
 
-function launch(args: string[], env: Record<string, string>): ChildProcess {
+function launch(args: string[], env: Record<string, string>, cwd = ROOT): ChildProcess {
   return spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -145,14 +145,18 @@ export interface ServerProcess {
  * generator's limits lifted; `env` gives its DATABASE_URL and any other setting. Resolves once it
  * listens (it migrates its database before listening).
  */
-export function startTally(env: Record<string, string>): Promise<ServerProcess> {
+export function startTally(env: Record<string, string>, root = ROOT): Promise<ServerProcess> {
   const nodeOptions = process.env.TALLY_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
-  return startListening([...startFlags(), ...nodeOptions, 'dist/server/main.js'], (port) => ({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    ...LIFTED_LIMITS,
-    ...env,
-  }));
+  return startListening(
+    [...startFlags(), ...nodeOptions, 'dist/server/main.js'],
+    (port) => ({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...LIFTED_LIMITS,
+      ...env,
+    }),
+    root,
+  );
 }
 
 /** Starts a baseline server script (TypeScript, through tsx) on loopback; resolves once it listens. */
@@ -164,9 +168,10 @@ export function startBaseline(script: string): Promise<ServerProcess> {
 async function startListening(
   args: string[],
   env: (port: number) => Record<string, string>,
+  cwd = ROOT,
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const child = launch(args, env(port));
+  const child = launch(args, env(port), cwd);
   try {
     await waitForPort(port, child);
   } catch (error) {
@@ -211,8 +216,11 @@ export function tallyApi(
   };
 }
 
-/** Tally built from dist/, on a throwaway SQLite file; `env` adds settings (ACTIVITY_LOG). */
-function tallyTarget(name: string, env: Record<string, string>): Target {
+/**
+ * Tally built from dist/, on a throwaway SQLite file; `env` adds settings (ACTIVITY_LOG). `root`:
+ * another checkout's build instead of this one (the hot path's before-and-after in one run).
+ */
+export function tallyTarget(name: string, env: Record<string, string>, root = ROOT): Target {
   return {
     name,
     keepsState: true,
@@ -222,10 +230,10 @@ function tallyTarget(name: string, env: Record<string, string>): Target {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
       let server: ServerProcess;
       try {
-        server = await startTally({
-          DATABASE_URL: `file:${path.join(dir, 'bench.sqlite')}`,
-          ...env,
-        });
+        server = await startTally(
+          { DATABASE_URL: `file:${path.join(dir, 'bench.sqlite')}`, ...env },
+          root,
+        );
       } catch (error) {
         fs.rmSync(dir, { recursive: true, force: true });
         throw error;

@@ -10,7 +10,10 @@ import {
   Batcher,
   type CommitObserver,
   DEFAULT_ADMISSION,
+  DEFAULT_LINGER,
+  NO_LINGER,
   POSTGRES_COMMIT_LANES,
+  type LingerPolicy,
   SQLITE_COMMIT_LANES,
 } from './batcher.js';
 import { PeriodEnds } from './core/period-ends.js';
@@ -44,6 +47,17 @@ export interface BackendObservers {
 }
 
 /**
+ * How long a batch may wait for more operations (ADR 20): SQLite lingers by default, its commits
+ * being synchronous (nothing gathers while one runs); PostgreSQL gathers operations while a commit
+ * is in flight, so it does not, unless COMMIT_LINGER_MS says otherwise.
+ */
+export function lingerOf(config: Pick<Config, 'database' | 'commitLingerMs'>): LingerPolicy {
+  const maxMs = config.commitLingerMs;
+  if (maxMs === undefined) return config.database.kind === 'sqlite' ? DEFAULT_LINGER : NO_LINGER;
+  return maxMs === 0 ? NO_LINGER : { ...DEFAULT_LINGER, maxMs };
+}
+
+/**
  * Opens the configured database (bringing its schema up to date) and, with PostgreSQL, starts
  * listening to the other instances' changes. With observers (METRICS_TOKEN), tells them about
  * commits and announcements; without, measures nothing.
@@ -59,7 +73,14 @@ export async function openBackend(
     config.database.kind === 'postgres'
       ? Math.max(1, Math.min(POSTGRES_COMMIT_LANES, config.database.poolSize - 1))
       : SQLITE_COMMIT_LANES;
-  const batcher = new Batcher(store, bus, DEFAULT_ADMISSION, lanes, observers?.commits);
+  const batcher = new Batcher(
+    store,
+    bus,
+    DEFAULT_ADMISSION,
+    lanes,
+    observers?.commits,
+    lingerOf(config),
+  );
   const stopUpkeep = startUpkeep(store, config, log);
   // Counters' periods end at their midnights even when nobody taps then (core/period-ends.ts).
   const periodEnds = new PeriodEnds({

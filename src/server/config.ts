@@ -36,6 +36,11 @@ export interface Config {
    * measured. A secret: never logged, never echoed in an error.
    */
   metricsToken?: string | undefined;
+  /**
+   * Longest a commit batch waits for more operations when the arrival rate promises them, ms
+   * (COMMIT_LINGER_MS, batcher.ts LingerPolicy); undefined: the store's default (SQLite 2, PostgreSQL 0).
+   */
+  commitLingerMs?: number | undefined;
 }
 
 /**
@@ -101,6 +106,20 @@ function parseActivityLog(raw: string | undefined): boolean {
   if (raw === undefined || raw === '' || raw.toLowerCase() === 'on') return true;
   if (raw.toLowerCase() === 'off') return false;
   throw new ConfigError(`ACTIVITY_LOG must be on or off (got "${raw}")`);
+}
+
+/** COMMIT_LINGER_MS bound: a batch never waits longer than this for company, ms. */
+export const MAX_COMMIT_LINGER_MS = 50;
+
+function parseCommitLinger(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw) || ms > MAX_COMMIT_LINGER_MS) {
+    throw new ConfigError(
+      `COMMIT_LINGER_MS must be a whole number of milliseconds from 0 to ${MAX_COMMIT_LINGER_MS} (got "${raw}")`,
+    );
+  }
+  return ms;
 }
 
 function parseRetentionDays(raw: string | undefined): number {
@@ -253,5 +272,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxyVariable(env.TRUST_PROXY),
     limits: parseLimits(env),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
+    commitLingerMs: parseCommitLinger(env.COMMIT_LINGER_MS),
   };
 }

@@ -4,8 +4,13 @@
  * and the queue is bounded — past its target delay or its length limit an operation is refused
  * `busy` and never reaches the store.
  */
-import { describe, expect, it } from 'vitest';
-import { Batcher, type AdmissionPolicy, type CommitObserver } from '../../src/server/batcher.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  Batcher,
+  type AdmissionPolicy,
+  type CommitObserver,
+  type LingerPolicy,
+} from '../../src/server/batcher.js';
 import { MemoryBus } from '../../src/server/bus/memory.js';
 import { DomainError } from '../../src/server/errors.js';
 import { restAnswerOf } from '../../src/server/routes/errors.js';
@@ -318,5 +323,96 @@ describe('what the batcher tells its observer (metrics)', () => {
 
     expect(observer.notAppliedOperations).toEqual(['c: busy']);
     expect(observer.committedBatches).toEqual([['a', 'b']]);
+  });
+});
+
+describe('adaptive batching (linger, ADR 20)', () => {
+  const LINGER = { maxMs: 2, minExpected: 4 };
+  const FAKE_CLOCKS: Parameters<typeof vi.useFakeTimers>[0] = {
+    toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance'],
+  };
+
+  function lingering(store: FakeStore, linger?: LingerPolicy, observer?: CommitObserver): Batcher {
+    return new Batcher(store as unknown as Store, new MemoryBus(), undefined, 1, observer, linger);
+  }
+
+  /** Submits `perStep` operations every `stepMs` for `steps` steps on fake clocks. */
+  async function steadyLoad(
+    linger: LingerPolicy | undefined,
+    perStep: number,
+    stepMs: number,
+    steps: number,
+  ): Promise<{ batches: string[][]; waits: number[] }> {
+    vi.useFakeTimers(FAKE_CLOCKS);
+    try {
+      const store = new FakeStore();
+      const observer = new RecordingObserver();
+      const batcher = lingering(store, linger, observer);
+      const submittedAt = new Map<string, number>();
+      const waits: number[] = [];
+      const answers: Promise<unknown>[] = [];
+      for (let step = 0; step < steps; step += 1) {
+        for (let i = 0; i < perStep; i += 1) {
+          const id = `op-${step}-${i}`;
+          submittedAt.set(id, performance.now());
+          answers.push(
+            batcher.submit(operation(id)).then(() => {
+              waits.push(performance.now() - (submittedAt.get(id) ?? 0));
+            }),
+          );
+        }
+        await vi.advanceTimersByTimeAsync(stepMs);
+      }
+      await vi.advanceTimersByTimeAsync(10);
+      await Promise.all(answers);
+      expect(store.committed).toHaveLength(perStep * steps);
+      return { batches: observer.committedBatches, waits };
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  const mean = (batches: string[][]) =>
+    batches.reduce((sum, batch) => sum + batch.length, 0) / batches.length;
+
+  it('gathers a steady stream into larger batches, no operation waiting past the bound', async () => {
+    // 4 operations per ms: about 8 are expected within 2 ms.
+    const without = await steadyLoad(undefined, 2, 0.5, 400);
+    const withLinger = await steadyLoad(LINGER, 2, 0.5, 400);
+    expect(mean(without.batches)).toBeLessThanOrEqual(2);
+    expect(mean(withLinger.batches)).toBeGreaterThanOrEqual(6);
+    expect(withLinger.batches.length).toBeLessThan(without.batches.length / 3);
+    expect(Math.max(...withLinger.waits)).toBeLessThanOrEqual(LINGER.maxMs + 1);
+  });
+
+  it('commits at once when the stream is too thin to fill a batch in time', async () => {
+    // One operation every 2 ms: fewer than 4 expected within 2 ms, so nothing waits.
+    const thin = await steadyLoad(LINGER, 1, 2, 100);
+    expect(mean(thin.batches)).toBe(1);
+    expect(Math.max(...thin.waits)).toBeLessThan(1);
+  });
+
+  it('after a silence, the first operation commits at once', async () => {
+    vi.useFakeTimers(FAKE_CLOCKS);
+    try {
+      const store = new FakeStore();
+      const batcher = lingering(store, LINGER);
+      // A busy spell: 8 operations a ms for 100 ms.
+      for (let step = 0; step < 200; step += 1) {
+        for (let i = 0; i < 4; i += 1) void batcher.submit(operation(`busy-${step}-${i}`));
+        await vi.advanceTimersByTimeAsync(0.5);
+      }
+      await vi.advanceTimersByTimeAsync(1_000);
+      const before = store.commits;
+      let answered = false;
+      void batcher.submit(operation('after')).then(() => {
+        answered = true;
+      });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(answered).toBe(true);
+      expect(store.commits).toBe(before + 1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -8,6 +8,8 @@ import type { GroupRecord } from '../../src/server/store/types.js';
 import type { Counter, GroupView } from '../../src/shared/api.js';
 import type { Change, ServerMessage } from '../../src/shared/protocol.js';
 import { GROUP_CALENDAR_DEFAULTS, noPurpose } from '../helpers/fixtures.js';
+import type { SharedFrame } from '../../src/server/live/corked.js';
+import { frameText } from '../helpers/frames.js';
 
 const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const GROUP = 'g1';
@@ -67,8 +69,8 @@ class RecordingMember implements ChannelMember {
   sendSnapshot(snapshot: GroupView): void {
     this.received.push({ type: 'ready', seq: snapshot.seq });
   }
-  sendFrame(frame: string): void {
-    this.received.push(JSON.parse(frame) as ServerMessage);
+  sendFrame(frame: string | SharedFrame): void {
+    this.received.push(JSON.parse(frameText(frame)) as ServerMessage);
   }
   seqs(): number[] {
     return this.received.flatMap((m) => (m.type === 'changes' ? m.changes.map((c) => c.seq) : []));

@@ -13,6 +13,7 @@ import type { GroupView } from '../../shared/api.js';
 import type { GroupRecord } from '../store/types.js';
 import type { Change, ServerMessage } from '../../shared/protocol.js';
 import type { Bus } from '../bus/types.js';
+import { shareFrame, type SharedFrame } from './corked.js';
 
 /** How long a change waits for an older one before the channel resyncs, ms. */
 export const GAP_TIMEOUT_MS = 1_000;
@@ -20,8 +21,8 @@ export const GAP_TIMEOUT_MS = 1_000;
 export interface ChannelMember {
   /** Sends a `ready` snapshot; the member replaces its state with it. */
   sendSnapshot(snapshot: GroupView): void;
-  /** Sends an already-serialised frame. */
-  sendFrame(frame: string): void;
+  /** Sends an already-serialised frame (text for this member alone, or shared by several). */
+  sendFrame(frame: string | SharedFrame): void;
   /** Whether the key this member joined with still opens the group as it is now. */
   stillOpens(group: GroupRecord): boolean;
   /** Closes the member: its key no longer opens the group (CLOSE_CODES.keyChanged). */
@@ -81,8 +82,11 @@ export class GroupChannel {
   }
 
   /** Sends a frame to every member that has its snapshot (presence lists). */
-  broadcast(frame: string): void {
-    for (const [member, state] of this.members) if (state.since !== null) member.sendFrame(frame);
+  broadcast(text: string): void {
+    let frame: SharedFrame | undefined;
+    for (const [member, state] of this.members) {
+      if (state.since !== null) member.sendFrame((frame ??= shareFrame(text)));
+    }
   }
 
   remove(member: ChannelMember): void {
@@ -186,12 +190,13 @@ export class GroupChannel {
         this.log.error({ err: error }, 'live access check failed');
       });
     }
-    let frame: string | undefined;
+    let frame: SharedFrame | undefined;
     const first = changes[0]?.seq ?? 0;
     for (const [member, state] of this.members) {
       if (state.since === null) state.waiting.push(...changes);
-      else if (state.since < first) member.sendFrame((frame ??= changesFrame(changes)));
-      else {
+      else if (state.since < first) {
+        member.sendFrame((frame ??= shareFrame(changesFrame(changes))));
+      } else {
         const since = state.since;
         const newer = changes.filter((change) => change.seq > since);
         if (newer.length > 0) member.sendFrame(changesFrame(newer));

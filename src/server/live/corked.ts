@@ -19,6 +19,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import { textFrame } from './frames.js';
 
 /** Unread bytes past which a socket gets no more frames and is closed (N). */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -119,21 +120,38 @@ function dropSlowReader(socket: WebSocket): void {
   }, SLOW_READER_GRACE_MS).unref();
 }
 
-export function sendCorked(socket: WebSocket, frame: string): void {
+/**
+ * A text frame written to many sockets (a group's changes, its presence list): its WebSocket
+ * bytes are made once (live/frames.ts) and the same buffer is written to every socket's stream,
+ * instead of ws encoding the text and framing it again for each socket (ADR 20).
+ */
+export interface SharedFrame {
+  readonly bytes: Buffer;
+}
+
+export function shareFrame(text: string): SharedFrame {
+  return { bytes: textFrame(text) };
+}
+
+/** Sends a frame (text for one socket, or a SharedFrame) in the socket's corked turn. */
+export function sendCorked(socket: WebSocket, frame: string | SharedFrame): void {
   if (socket.readyState !== socket.OPEN) return;
   if (socket.bufferedAmount > MAX_BUFFERED_BYTES + (largeFrameOf.get(socket) ?? 0)) {
     dropSlowReader(socket);
     return;
   }
-  if (frame.length >= LARGE_FRAME_BYTES) largeFrameOf.set(socket, frame.length);
+  // Text length in UTF-16 units for one socket's frame, bytes for a shared one: both bound
+  // memory the same way (a unit is at most 3 bytes).
+  const size = typeof frame === 'string' ? frame.length : frame.bytes.length;
+  if (size >= LARGE_FRAME_BYTES) largeFrameOf.set(socket, size);
   const address = addressOf.get(socket);
   if (address !== undefined) {
     const unread = unreadByAddress.get(address) ?? 0;
-    if (frame.length >= LARGE_FRAME_BYTES && unread + frame.length > MAX_UNREAD_BYTES_PER_ADDRESS) {
+    if (size >= LARGE_FRAME_BYTES && unread + size > MAX_UNREAD_BYTES_PER_ADDRESS) {
       dropSlowReader(socket);
       return;
     }
-    unreadByAddress.set(address, unread + frame.length);
+    unreadByAddress.set(address, unread + size);
   }
   const stream = streamOf(socket);
   if (stream && !corked.has(stream)) {
@@ -144,5 +162,9 @@ export function sendCorked(socket: WebSocket, frame: string): void {
       setImmediate(uncorkAll);
     }
   }
-  socket.send(frame);
+  if (typeof frame === 'string') socket.send(frame);
+  // Straight to the stream, in order with what ws wrote before (no compression, so ws never
+  // holds frames back): the socket is open, so ws has sent no close frame yet.
+  else if (stream) stream.write(frame.bytes);
+  else socket.send(frame.bytes, { binary: false });
 }
