@@ -38,7 +38,7 @@ export interface Config {
   metricsToken?: string | undefined;
   /**
    * Longest a commit batch waits for more operations when the arrival rate promises them, ms
-   * (COMMIT_LINGER_MS, batcher.ts LingerPolicy); undefined: the store's default (SQLite 2, PostgreSQL 0).
+   * (COMMIT_LINGER_MS, batcher.ts LingerPolicy); undefined or 0: never (the default).
    */
   commitLingerMs?: number | undefined;
 }

@@ -4,9 +4,9 @@
  * TALLY_SCREENSHOTS=1 also writes docs/screenshots/display-*.png.
  */
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { api, baseUrl, expect, openGroup, seedGroup, test } from './support/fixtures.js';
+import { seriousA11yFindings } from './support/a11y.js';
 
 const SCREENSHOTS = process.env.TALLY_SCREENSHOTS === '1';
 const SHOTS_DIR = path.join(process.cwd(), 'docs', 'screenshots');
@@ -20,16 +20,6 @@ async function useTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
 async function openDisplay(page: Page, name: string, key: string): Promise<void> {
   await page.goto(`/${name}/display?key=${key}`);
   await expect(page.getByTestId('display-status')).toHaveText('Live', { timeout: 15_000 });
-}
-
-async function seriousA11yFindings(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id}: ${violation.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-    );
 }
 
 const twelve = Array.from({ length: 12 }, (_, i) => ({ name: `Gate ${i + 1}`, value: i * 7 }));

@@ -7,7 +7,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import {
   api,
@@ -18,6 +17,7 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+import { seriousA11yFindings } from './support/a11y.js';
 import { openActivity } from './support/members.js';
 
 const PHONE = { width: 390, height: 844 };
@@ -29,16 +29,6 @@ async function openHistory(page: Page, counter: string) {
   const dialog = page.getByRole('dialog', { name: `History of ${counter}` });
   await expect(dialog.getByRole('img')).toBeVisible();
   return dialog;
-}
-
-async function seriousA11yFindings(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-    );
 }
 
 test.describe('periods in history', () => {

@@ -4,7 +4,6 @@
  * view-only link; `?` lists the keys; focus mode counts full screen and shows other members' taps
  * live. Real server, Chromium.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from '@playwright/test';
 import {
   api,
@@ -16,6 +15,7 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+import { seriousA11yFindings } from './support/a11y.js';
 
 const PHONE = { width: 360, height: 780 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -36,16 +36,6 @@ async function member(
 async function serverValues(name: string, key: string): Promise<Record<string, number>> {
   const counters = await api.counters(name, key);
   return Object.fromEntries(counters.map((c) => [c.name, c.value]));
-}
-
-async function seriousA11yFindings(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id}: ${violation.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-    );
 }
 
 const shots = process.env['TALLY_SCREENSHOTS'] === '1';

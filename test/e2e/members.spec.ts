@@ -6,7 +6,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import type { Tally } from '../../src/shared/api.js';
 import {
@@ -19,6 +18,7 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+import { seriousA11yFindings } from './support/a11y.js';
 import { activityEntries, memberPage, openActivity } from './support/members.js';
 
 const PHONE = { width: 390, height: 844 };
@@ -77,16 +77,6 @@ async function tallies(name: string, key: string, query = ''): Promise<Tally[]> 
   });
   expect(response.status).toBe(200);
   return (await response.json()) as Tally[];
-}
-
-async function seriousA11yFindings(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-    );
 }
 
 test.describe('By member', () => {

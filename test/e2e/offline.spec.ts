@@ -3,7 +3,6 @@
  * (kept across a reload and a closed tab), shown as waiting, and sent when the connection
  * returns, each with its operation id so the server applies every one exactly once.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import type { BrowserContext, Page } from '@playwright/test';
 import { MESSAGES } from '../../src/shared/messages.js';
 import {
@@ -17,6 +16,7 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+import { seriousA11yFindings } from './support/a11y.js';
 
 const waiting = (page: Page) => page.getByTestId('changes-waiting');
 const offlineBadge = (page: Page) => page.getByRole('status').filter({ hasText: 'Offline' });
@@ -25,13 +25,6 @@ const serverValue = async (name: string, key: string) => (await api.counters(nam
 const SETTLE_MS = 1_500;
 
 /** axe's serious and critical findings on the page as it is now. */
-async function seriousA11yFindings(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => violation.id);
-}
-
 /** The API's HTTP requests (the live socket is cut by the offline emulation itself). */
 const API_REQUESTS = '**/api/**';
 

@@ -4,7 +4,6 @@
  * a capacity, limits refused by the server with nothing left pending, and goals reached announced
  * to every member present. Two browser contexts on one group, against the real server.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Locator, Page } from '@playwright/test';
 import { MESSAGES } from '../../src/shared/messages.js';
 import {
@@ -17,6 +16,7 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+import { seriousA11yFindings } from './support/a11y.js';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -68,16 +68,6 @@ function rowNames(page: Page): Promise<string[]> {
 
 /** What dnd-kit's live region says (its announcements for screen readers). */
 const dragAnnouncement = (page: Page) => page.locator('[id^="DndLiveRegion"]');
-
-async function seriousA11yFindings(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id}: ${violation.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-    );
-}
 
 /** Drags one row's handle onto another row with the mouse, in small steps like a hand would. */
 async function dragRow(page: Page, from: Locator, to: Locator): Promise<void> {

@@ -4,7 +4,6 @@
  * set through the REST API then brings the forecast. Against the real server.
  * TALLY_SCREENSHOTS=1 also writes docs/screenshots/pace-*.png.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from '@playwright/test';
 import {
   api,
@@ -15,6 +14,7 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+import { seriousA11yFindings } from './support/a11y.js';
 
 const SCREENSHOTS = process.env.TALLY_SCREENSHOTS === '1';
 
@@ -33,16 +33,6 @@ async function member(
     { guestName: name, theme },
   );
   return context.newPage();
-}
-
-async function seriousA11yFindings(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id}: ${violation.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-    );
 }
 
 for (const theme of ['light', 'dark'] as const) {

@@ -7,6 +7,8 @@ import {
   METRICS_TOKEN_MIN_LENGTH,
   loadConfig,
 } from '../../src/server/config.js';
+import { lingerOf } from '../../src/server/backend.js';
+import { DEFAULT_LINGER, NO_LINGER } from '../../src/server/batcher.js';
 
 describe('configuration from the environment', () => {
   it('defaults to port 3000 on all interfaces with SQLite under ./data', () => {
@@ -24,6 +26,21 @@ describe('configuration from the environment', () => {
 
   it('keeps the activity log forever with ACTIVITY_RETENTION_DAYS=0', () => {
     expect(loadConfig({ ACTIVITY_RETENTION_DAYS: '0' }).activityRetentionDays).toBe(0);
+  });
+
+  it('reads COMMIT_LINGER_MS, 0 to 50 ms; without it batches never linger', () => {
+    expect(loadConfig({}).commitLingerMs).toBeUndefined();
+    expect(loadConfig({ COMMIT_LINGER_MS: '0' }).commitLingerMs).toBe(0);
+    expect(loadConfig({ COMMIT_LINGER_MS: '50' }).commitLingerMs).toBe(50);
+    for (const bad of ['51', '-1', '2.5', 'soon']) {
+      expect(() => loadConfig({ COMMIT_LINGER_MS: bad })).toThrow(
+        /^COMMIT_LINGER_MS must be a whole number of milliseconds from 0 to 50/,
+      );
+    }
+    expect(lingerOf({})).toEqual(NO_LINGER);
+    expect(lingerOf({ commitLingerMs: 0 })).toEqual(NO_LINGER);
+    expect(lingerOf({ commitLingerMs: 8 })).toEqual(DEFAULT_LINGER);
+    expect(lingerOf({ commitLingerMs: 3 })).toEqual({ ...DEFAULT_LINGER, maxMs: 3 });
   });
 
   it('turns the activity log off only when ACTIVITY_LOG=off', () => {

@@ -204,33 +204,15 @@ function storageError(error: unknown): unknown {
   return error;
 }
 
-/**
- * Multi-row INSERTs: a batch carries up to thousands of rows per table, and one statement per row
- * was the store's largest cost after the commit itself (CPU profiles of the throughput and hot
- * path benchmarks). Rows go in chunks of powers of two up to a table's maximum, so at most eight
- * statements per table are ever prepared; every maximum keeps the values under SQLite's 32,766.
- */
-interface RowsInsert {
-  /** The INSERT's head, up to VALUES. */
-  head: string;
-  columns: number;
-  /** Most rows per statement (a power of two). */
-  maxRows: number;
+/** Values per operation_ids row, and most rows per INSERT (a power of two). */
+const REMEMBER_COLUMNS = 6;
+const REMEMBER_ROWS = 128;
+
+/** The INSERT of `rows` operation-id rows. */
+function insertOperationIds(rows: number): string {
+  const placeholders = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ');
+  return `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id, fingerprint) VALUES ${placeholders}`;
 }
-
-const OPERATION_ID_ROWS: RowsInsert = {
-  head: 'INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id, fingerprint)',
-  columns: 6,
-  maxRows: 128,
-};
-
-/** Activity entries get their ids from the batch (ids of undos are known before the insert). */
-const ACTIVITY_ROWS: RowsInsert = {
-  head: `INSERT INTO activity (id, group_id, seq, at, actor, kind, counter_id, counter_name,
-     value_after, delta, detail, undo_of, increments, decrements)`,
-  columns: 14,
-  maxRows: 64,
-};
 
 interface ValueRow {
   id: number;
@@ -245,8 +227,8 @@ export class SqliteStore implements Store {
   /** Prepared statements by SQL text; patches have a bounded number of column combinations. */
   private readonly statements = new Map<string, Database.Statement>();
 
-  /** Multi-row INSERTs by table and row count (insertRows). */
-  private readonly rowInserts = new Map<RowsInsert, Map<number, Database.Statement>>();
+  /** The operation-id INSERTs by row count (powers of two up to REMEMBER_ROWS). */
+  private readonly rememberStatements = new Map<number, Database.Statement>();
 
   /** Whether changes are written to the activity log (ACTIVITY_LOG). */
   private readonly activityLog: boolean;
@@ -848,7 +830,7 @@ export class SqliteStore implements Store {
         fingerprint,
       );
     }
-    this.insertRows(OPERATION_ID_ROWS, rows);
+    this.insertOperationIds(rows);
   }
 
   /** Keeps ended periods, each counter's newest PERIODS_KEPT_PER_COUNTER. */
@@ -870,23 +852,17 @@ export class SqliteStore implements Store {
     }
   }
 
-  /**
-   * Inserts the batch's activity entries and links undos; returns their ids in order. The ids are
-   * the next ones AUTOINCREMENT would give (read once per batch from sqlite_sequence, under the
-   * write lock), so the entries go in a few multi-row statements and an undo in the same batch
-   * names its target's id.
-   */
+  /** Inserts the batch's activity entries and links undos; returns their ids in order. */
   private writeEntries(writes: BatchWrites, now: number): number[] {
-    if (writes.entries.length === 0) return [];
-    const last = this.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'activity'`).get() as
-      { seq: number } | undefined;
-    const first = (last?.seq ?? 0) + 1;
-    const ids = writes.entries.map((_, index) => first + index);
-    const values: (string | number | null)[] = [];
-    writes.entries.forEach(({ draft, undoOf }, index) => {
+    const insert = this.prepare(
+      `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
+         value_after, delta, detail, undo_of, increments, decrements)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const ids: number[] = [];
+    for (const { draft, undoOf } of writes.entries) {
       const target = undoOf === null ? null : 'id' in undoOf ? undoOf.id : ids[undoOf.draft];
-      values.push(
-        ids[index] ?? null,
+      const info = insert.run(
         draft.groupId,
         draft.seq,
         now,
@@ -901,8 +877,8 @@ export class SqliteStore implements Store {
         draft.increments,
         draft.decrements,
       );
-    });
-    this.insertRows(ACTIVITY_ROWS, values);
+      ids.push(Number(info.lastInsertRowid));
+    }
     const undone = this.prepare('UPDATE activity SET undone_by = ? WHERE id = ?');
     for (const { entryId, by } of writes.undone) undone.run(ids[by], entryId);
     writes.entries.forEach(({ undoneBy }, index) => {
@@ -911,28 +887,25 @@ export class SqliteStore implements Store {
     return ids;
   }
 
-  /** Inserts `values` (`insert.columns` per row) in chunks of powers of two rows. */
-  private insertRows(insert: RowsInsert, values: readonly (string | number | null)[]): void {
-    let statements = this.rowInserts.get(insert);
-    if (!statements) {
-      statements = new Map();
-      this.rowInserts.set(insert, statements);
-    }
-    const row = `(${Array.from({ length: insert.columns }, () => '?').join(', ')})`;
+  /**
+   * Inserts operation-id rows (REMEMBER_COLUMNS values each), up to REMEMBER_ROWS rows per
+   * statement: under load a batch carries thousands of taps, and one statement per tap was the
+   * store's largest cost after the commit itself (CPU profile of the throughput benchmark).
+   * Chunk sizes are powers of two, so at most eight statements are prepared.
+   */
+  private insertOperationIds(values: readonly (string | number | null)[]): void {
     let offset = 0;
     while (offset < values.length) {
-      const left = (values.length - offset) / insert.columns;
-      let rows = insert.maxRows;
+      const left = (values.length - offset) / REMEMBER_COLUMNS;
+      let rows = REMEMBER_ROWS;
       while (rows > left) rows /= 2;
-      const end = offset + rows * insert.columns;
-      let statement = statements.get(rows);
-      if (!statement) {
-        statement = this.db.prepare(
-          `${insert.head} VALUES ${Array.from({ length: rows }, () => row).join(', ')}`,
-        );
-        statements.set(rows, statement);
+      const end = offset + rows * REMEMBER_COLUMNS;
+      let insert = this.rememberStatements.get(rows);
+      if (!insert) {
+        insert = this.db.prepare(insertOperationIds(rows));
+        this.rememberStatements.set(rows, insert);
       }
-      statement.run(values.slice(offset, end));
+      insert.run(values.slice(offset, end));
       offset = end;
     }
   }
