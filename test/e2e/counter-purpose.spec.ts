@@ -23,6 +23,7 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+import { useTheme } from './support/members.js';
 
 const SCREENSHOTS = process.env.TALLY_SCREENSHOTS === '1';
 const SHOTS_DIR = path.resolve(import.meta.dirname, '../../docs/screenshots');
@@ -31,12 +32,6 @@ const VIEWPORTS = {
   phone: { width: 390, height: 844 },
   desktop: { width: 1280, height: 900 },
 } as const;
-
-async function useTheme(page: Page, theme: 'dark' | 'light'): Promise<void> {
-  await page.addInitScript((value) => {
-    localStorage.setItem('tally:theme', value);
-  }, theme);
-}
 
 async function counterOf(name: string, key: string, id: string): Promise<Counter> {
   const counter = (await api.counters(name, key)).find((c) => c.id === id);

@@ -6,16 +6,11 @@
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { api, baseUrl, expect, openGroup, seedGroup, test } from './support/fixtures.js';
+import { useTheme } from './support/members.js';
 import { seriousA11yFindings } from './support/a11y.js';
 
 const SCREENSHOTS = process.env.TALLY_SCREENSHOTS === '1';
 const SHOTS_DIR = path.join(process.cwd(), 'docs', 'screenshots');
-
-async function useTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
-  await page.addInitScript((value) => {
-    localStorage.setItem('tally:theme', value);
-  }, theme);
-}
 
 async function openDisplay(page: Page, name: string, key: string): Promise<void> {
   await page.goto(`/${name}/display?key=${key}`);

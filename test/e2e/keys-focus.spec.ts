@@ -4,7 +4,6 @@
  * view-only link; `?` lists the keys; focus mode counts full screen and shows other members' taps
  * live. Real server, Chromium.
  */
-import type { Browser, Page } from '@playwright/test';
 import {
   api,
   baseUrl,
@@ -15,23 +14,12 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+import { memberPage } from './support/members.js';
 import { seriousA11yFindings } from './support/a11y.js';
 
 const PHONE = { width: 360, height: 780 };
 const DESKTOP = { width: 1280, height: 900 };
 const TV = { width: 1920, height: 1080 };
-
-async function member(
-  browser: Browser,
-  options: { theme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
-): Promise<Page> {
-  const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP });
-  await context.addInitScript((theme) => {
-    localStorage.setItem('tally:guestName', 'Ada');
-    localStorage.setItem('tally:theme', theme);
-  }, options.theme ?? 'light');
-  return context.newPage();
-}
 
 async function serverValues(name: string, key: string): Promise<Record<string, number>> {
   const counters = await api.counters(name, key);
@@ -182,7 +170,7 @@ test.describe('help overlay and focus mode at phone, desktop and TV sizes, both 
           { name: 'Coffees', value: 1284, goal: 1500 },
           { name: 'Teas', value: 5 },
         ]);
-        const page = await member(browser, { theme, viewport });
+        const page = await memberPage(browser, 'Ada', { theme, viewport });
         await openGroup(page, name, key);
         await page.keyboard.press('?');
         const help = page.getByRole('dialog', { name: 'Keyboard and clickers' });

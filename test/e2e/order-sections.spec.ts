@@ -4,7 +4,7 @@
  * a capacity, limits refused by the server with nothing left pending, and goals reached announced
  * to every member present. Two browser contexts on one group, against the real server.
  */
-import type { Browser, Locator, Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { MESSAGES } from '../../src/shared/messages.js';
 import {
   api,
@@ -16,27 +16,11 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+import { memberPage } from './support/members.js';
 import { seriousA11yFindings } from './support/a11y.js';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
-
-/** A member's page in a browser context of its own, with a chosen name and theme. */
-async function member(
-  browser: Browser,
-  name: string,
-  options: { theme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
-): Promise<Page> {
-  const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP });
-  await context.addInitScript(
-    ({ guestName, theme }) => {
-      localStorage.setItem('tally:guestName', guestName);
-      localStorage.setItem('tally:theme', theme);
-    },
-    { guestName: name, theme: options.theme ?? 'dark' },
-  );
-  return context.newPage();
-}
 
 async function call(method: string, path: string, key: string, body?: unknown): Promise<unknown> {
   const response = await fetch(baseUrl() + path, {
@@ -94,8 +78,8 @@ test.describe('order of the counters', () => {
       { name: 'Bravo' },
       { name: 'Charlie' },
     ]);
-    const ada = await member(browser, 'Ada');
-    const bob = await member(browser, 'Bob');
+    const ada = await memberPage(browser, 'Ada', { theme: 'dark' });
+    const bob = await memberPage(browser, 'Bob', { theme: 'dark' });
     await openGroup(ada, name, key);
     await openGroup(bob, name, key);
     expect(await cardNames(bob)).toEqual(['Alpha', 'Bravo', 'Charlie']);
@@ -174,7 +158,7 @@ test.describe('order of the counters', () => {
     const { viewKey } = (await call('POST', `/api/groups/${name}/view-key`, key)) as {
       viewKey: string;
     };
-    const viewer = await member(browser, 'Viewer');
+    const viewer = await memberPage(browser, 'Viewer', { theme: 'dark' });
     await openGroup(viewer, name, viewKey);
     await expect(viewer.getByRole('heading', { name: 'Hall' })).toBeVisible();
     await expect(viewer.getByRole('button', { name: 'Reorder' })).toHaveCount(0);
@@ -249,8 +233,8 @@ test.describe('sections and limits', () => {
       { name: 'Door', max: 3 },
     ]);
     const [north, , south] = counters;
-    const ada = await member(browser, 'Ada');
-    const bob = await member(browser, 'Bob');
+    const ada = await memberPage(browser, 'Ada', { theme: 'dark' });
+    const bob = await memberPage(browser, 'Bob', { theme: 'dark' });
     await openGroup(ada, name, key);
     await openGroup(bob, name, key);
 
@@ -356,8 +340,8 @@ test.describe('goals', () => {
   }) => {
     const { name, key, counters } = await seedGroup([{ name: 'Laps' }]);
     await api.updateCounter(name, key, counters[0]?.id ?? '', { goal: 3 });
-    const ada = await member(browser, 'Ada');
-    const bob = await member(browser, 'Bob');
+    const ada = await memberPage(browser, 'Ada', { theme: 'dark' });
+    const bob = await memberPage(browser, 'Bob', { theme: 'dark' });
     await openGroup(ada, name, key);
     await openGroup(bob, name, key);
     const text = MESSAGES.goalReached('Ada', 'Laps', 3);
@@ -414,7 +398,7 @@ test.describe('at phone width and on desktop, in both themes', () => {
           await api.updateCounter(name, key, counter?.id ?? '', { section });
         }
         await call('PUT', `/api/groups/${name}/sections/Hall`, key, { max: 200 });
-        const page = await member(browser, 'Ada', { theme, viewport });
+        const page = await memberPage(browser, 'Ada', { theme, viewport });
         await openGroup(page, name, key);
         const entrances = page.getByRole('region', { name: 'Entrances' });
         const hall = page.getByRole('region', { name: 'Hall' });

@@ -4,7 +4,7 @@
  * set through the REST API then brings the forecast. Against the real server.
  * TALLY_SCREENSHOTS=1 also writes docs/screenshots/pace-*.png.
  */
-import type { Browser, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import {
   api,
   counterCard,
@@ -14,26 +14,11 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+import { memberPage } from './support/members.js';
 import { seriousA11yFindings } from './support/a11y.js';
 
 const SCREENSHOTS = process.env.TALLY_SCREENSHOTS === '1';
-
-async function member(
-  browser: Browser,
-  name: string,
-  theme: 'light' | 'dark',
-  viewport = { width: 1280, height: 900 },
-): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  await context.addInitScript(
-    ({ guestName, theme }) => {
-      localStorage.setItem('tally:guestName', guestName);
-      localStorage.setItem('tally:theme', theme);
-    },
-    { guestName: name, theme },
-  );
-  return context.newPage();
-}
+const DESKTOP = { width: 1280, height: 900 };
 
 for (const theme of ['light', 'dark'] as const) {
   test(`another member's burst of taps shows a pace, a goal a forecast (${theme})`, async ({
@@ -42,8 +27,8 @@ for (const theme of ['light', 'dark'] as const) {
     const group = await seedGroup([{ name: 'Door' }, { name: 'Bar' }], 'pace');
     const [door] = group.counters;
     if (!door) throw new Error('no counter');
-    const watcher = await member(browser, 'Watcher', theme);
-    const tapper = await member(browser, 'Tapper', theme);
+    const watcher = await memberPage(browser, 'Watcher', { theme, viewport: DESKTOP });
+    const tapper = await memberPage(browser, 'Tapper', { theme, viewport: DESKTOP });
     await openGroup(watcher, group.name, group.key);
     await openGroup(tapper, group.name, group.key);
 
@@ -103,7 +88,10 @@ test('the pace goes away once the counter is left alone for a minute', async ({ 
   const group = await seedGroup([{ name: 'Door', goal: 50 }], 'pace-idle');
   const [door] = group.counters;
   if (!door) throw new Error('no counter');
-  const page = await member(browser, 'Watcher', 'light', { width: 360, height: 800 });
+  const page = await memberPage(browser, 'Watcher', {
+    theme: 'light',
+    viewport: { width: 360, height: 800 },
+  });
   await page.clock.install();
   await openGroup(page, group.name, group.key);
   await api.increment(group.name, group.key, door.id, 5);

@@ -3,18 +3,42 @@
  * name of the test's choosing, so the activity log can be read back by name.
  */
 import type { Browser, Locator, Page } from '@playwright/test';
-import { GUEST_NAME_KEY } from '../../../src/web/lib/storage.js';
+import { GUEST_NAME_KEY, THEME_KEY } from '../../../src/web/lib/storage.js';
 
-/** A fresh context whose 'Signed in as' name is `name` from the first page load on. */
-export async function memberPage(browser: Browser, name: string): Promise<Page> {
-  const context = await browser.newContext();
+export type Theme = 'light' | 'dark';
+
+/**
+ * A fresh context whose 'Signed in as' name is `name` from the first page load on; with a
+ * `theme`, in that theme (else the browser's), and with a `viewport`, that size.
+ */
+export async function memberPage(
+  browser: Browser,
+  name: string,
+  options: { theme?: Theme; viewport?: { width: number; height: number } } = {},
+): Promise<Page> {
+  const context = await browser.newContext(
+    options.viewport === undefined ? {} : { viewport: options.viewport },
+  );
   await context.addInitScript(
+    (entries) => {
+      for (const [key, value] of entries) window.localStorage.setItem(key, value);
+    },
+    [
+      [GUEST_NAME_KEY, name],
+      ...(options.theme === undefined ? [] : [[THEME_KEY, options.theme] as const]),
+    ] as (readonly [string, string])[],
+  );
+  return context.newPage();
+}
+
+/** This page opens in `theme` from its next load on. */
+export async function useTheme(page: Page, theme: Theme): Promise<void> {
+  await page.addInitScript(
     ([key, value]) => {
       window.localStorage.setItem(key, value);
     },
-    [GUEST_NAME_KEY, name] as const,
+    [THEME_KEY, theme] as const,
   );
-  return context.newPage();
 }
 
 /** Opens the activity panel from the header and returns it. */
