@@ -5,15 +5,20 @@
  * Real server, both stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GroupSnapshot } from '../../src/shared/api.js';
-import { SnapshotCache, viewJson, viewJsonWith } from '../../src/server/core/snapshots.js';
+import type { Counter, GroupSnapshot } from '../../src/shared/api.js';
+import {
+  SnapshotCache,
+  countersJson,
+  viewJson,
+  viewJsonWith,
+} from '../../src/server/core/snapshots.js';
 import { call, createGroup } from '../helpers/client.js';
 import { isReady, joinLive } from '../helpers/live.js';
 import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { GROUP_CALENDAR_DEFAULTS, noPurpose } from '../helpers/fixtures.js';
 
-/** Enough counters for the snapshot to be kept (SMALL_SNAPSHOT_COUNTERS is 50). */
+/** A large group: its snapshot is several tens of KB. */
 const LARGE = 60;
 
 const stores = [
@@ -72,6 +77,41 @@ describe.each(stores)('snapshots of a large group on $name', ({ database, skip }
     expect(renamed.status).toBe(200);
     expect((await join()).body.counters.find((c) => c.id === target.id)?.name).toBe('Renamed');
   });
+
+  it.skipIf(skip)(
+    'answers GET …/counters of a small group with every change, from the kept snapshot',
+    async () => {
+      const member = await createGroup(server.url);
+      const first = await member.addCounter({ name: 'Coffees' });
+      await member.addCounter({ name: 'Teas' });
+      const list = async () => {
+        const answer = await call<Counter[]>(server.url, 'GET', `${member.base}/counters`, {
+          key: member.key,
+        });
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        return answer.body;
+      };
+      const before = await list();
+      expect(await list()).toEqual(before);
+      expect(before.map((c) => c.name)).toEqual(['Coffees', 'Teas']);
+
+      for (let tap = 1; tap <= 3; tap++) {
+        const answer = await call(
+          server.url,
+          'POST',
+          `${member.base}/counters/${first.id}/increment`,
+          {
+            key: member.key,
+          },
+        );
+        expect(answer.status).toBe(200);
+        expect((await list()).find((c) => c.id === first.id)?.value).toBe(tap);
+      }
+      await member.addCounter({ name: 'Juices' });
+      expect((await list()).map((c) => c.name)).toEqual(['Coffees', 'Teas', 'Juices']);
+    },
+  );
 });
 
 describe('the snapshot cache', () => {
@@ -108,9 +148,14 @@ describe('the snapshot cache', () => {
     expect(cache.get('g', 6)).toBeUndefined();
   });
 
-  it('does not keep small groups, and stays within its size bound', () => {
+  it('keeps small groups too, and stays within its size bound', () => {
+    const small = new SnapshotCache();
+    const fewCounters = view(1, 5);
+    small.remember('small', fewCounters);
+    expect(small.get('small', 1)).toBe(fewCounters);
+
     const cache = new SnapshotCache(3 * viewJson(view(1, 100)).length);
-    cache.remember('small', view(1, 10));
+    cache.remember('huge', view(1, 400));
     expect(cache.size).toBe(0);
     for (const id of ['a', 'b', 'c', 'd']) cache.remember(id, view(1, 100));
     expect(cache.size).toBe(3);
@@ -126,5 +171,7 @@ describe('the snapshot cache', () => {
       ...v,
     });
     expect(viewJson(v)).toBe(viewJson(v));
+    expect(JSON.parse(countersJson(v))).toEqual(v.counters);
+    expect(countersJson(v)).toBe(countersJson(v));
   });
 });

@@ -175,11 +175,10 @@ export class TallyService {
   }
 
   /**
-   * The group's state now. A large group's snapshot is read (and serialised, core/snapshots.ts)
-   * once per change number: for a group with a kept snapshot, a cheap read of the number first,
-   * then the kept snapshot if it is still current. A change committed meanwhile only makes the
-   * answer that much older, and it carries its own `seq`, so live members still get every later
-   * change.
+   * The group's state now. A group's snapshot is read (and serialised, core/snapshots.ts) once
+   * per change number: for a group with a kept snapshot, a cheap read of the number first, then
+   * the kept snapshot if it is still current. A change committed meanwhile only makes the answer
+   * that much older, and it carries its own `seq`, so live members still get every later change.
    */
   async snapshot(groupId: string): Promise<GroupView> {
     // Only a group with a kept snapshot is worth the extra read of its change number.

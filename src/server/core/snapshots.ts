@@ -1,8 +1,10 @@
 /**
- * Group snapshots, read and serialised once per change number (issue 14). A group may hold up to
- * MAX_COUNTERS_PER_GROUP counters of up to a few KB each, a snapshot of several MB: reading and
- * serialising it for every join and every live `ready` let a few clients joining a large group in
- * a loop stall everyone else (a 4 MB snapshot costs tens of ms of the event loop each time).
+ * Group snapshots, read and serialised once per change number (issues 14 and 19). A group may hold
+ * up to MAX_COUNTERS_PER_GROUP counters of up to a few KB each, a snapshot of several MB: reading
+ * and serialising it for every join and every live `ready` let a few clients joining a large group
+ * in a loop stall everyone else (a 4 MB snapshot costs tens of ms of the event loop each time).
+ * Small groups are kept too: reading a group of five counters from SQLite was 39 % of the CPU of
+ * `GET …/counters` (issue 19, main-thread profile), against a one-row read of the change number.
  * A snapshot at change number N never changes, so the latest one of each group is kept while the
  * group's change number stays N, and its JSON is made once however many sockets receive it.
  */
@@ -10,10 +12,9 @@ import type { GroupView } from '../../shared/api.js';
 
 /** Serialised snapshots kept in all, bytes (UTF-16 length, close to the UTF-8 size for JSON). */
 export const SNAPSHOT_CACHE_BYTES = 64 * 1024 * 1024;
-/** Groups with fewer counters are read again each time: that is cheap, and their JSON small. */
-const SMALL_SNAPSHOT_COUNTERS = 50;
 
 const serialised = new WeakMap<GroupView, string>();
+const serialisedCounters = new WeakMap<GroupView, string>();
 
 /** The JSON of a snapshot, made once per snapshot object. */
 export function viewJson(view: GroupView): string {
@@ -21,6 +22,16 @@ export function viewJson(view: GroupView): string {
   if (json === undefined) {
     json = JSON.stringify(view);
     serialised.set(view, json);
+  }
+  return json;
+}
+
+/** The JSON of a snapshot's counters alone (`GET …/counters`), made once per snapshot object. */
+export function countersJson(view: GroupView): string {
+  let json = serialisedCounters.get(view);
+  if (json === undefined) {
+    json = JSON.stringify(view.counters);
+    serialisedCounters.set(view, json);
   }
   return json;
 }
@@ -34,7 +45,6 @@ export function viewJsonWith(view: GroupView, fields: Record<string, unknown>): 
   return `${head.slice(0, -1)},${viewJson(view).slice(1)}`;
 }
 
-/** The latest large snapshot of each group, while its change number is current (LRU, bounded). */
 export class SnapshotCache {
   private readonly entries = new Map<string, { view: GroupView; chars: number }>();
   private chars = 0;
@@ -56,10 +66,9 @@ export class SnapshotCache {
     return entry.view;
   }
 
-  /** Keeps a freshly read snapshot if it is large enough to be worth it. */
+  /** Keeps a freshly read snapshot, unless it alone is larger than the whole cache. */
   remember(groupId: string, view: GroupView): void {
     this.forget(groupId);
-    if (view.counters.length < SMALL_SNAPSHOT_COUNTERS) return;
     const chars = viewJson(view).length;
     if (chars > this.maxChars) return;
     this.entries.set(groupId, { view, chars });

@@ -21,7 +21,7 @@ import {
 } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { TallyService } from '../core/service.js';
-import { viewJsonWith } from '../core/snapshots.js';
+import { countersJson, viewJsonWith } from '../core/snapshots.js';
 import { DomainError } from '../errors.js';
 import type { GroupAccess } from '../core/access-cache.js';
 import { bearerKey, memberHeader, operationId, parseExact, parseWith } from './parse.js';
@@ -65,9 +65,12 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     return result.group;
   });
 
-  app.get<GroupParams>('/api/groups/:name/counters', async (request) => {
+  app.get<GroupParams>('/api/groups/:name/counters', async (request, reply) => {
     const group = await authorize(request, 'read');
-    return (await service.snapshot(group.id)).counters;
+    // Serialised once per change number however often it is asked for (core/snapshots.ts).
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(countersJson(await service.snapshot(group.id)));
   });
 
   app.post<GroupParams>('/api/groups/:name/counters', async (request, reply) => {
