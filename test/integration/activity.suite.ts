@@ -183,6 +183,48 @@ export function describeActivityContract(label: string, create: () => Promise<St
       expect(onCounter).toHaveLength(7);
     });
 
+    it("pages one counter's entries with before and after, among another counter's", async () => {
+      const counter = await createCounter();
+      const other = await createCounter();
+      for (let i = 0; i < 5; i += 1) await store.commit([tap(counter.id), tap(other.id, 'Bob')]);
+      const page = (query: { before?: number; after?: number; order: 'newest' | 'oldest' }) =>
+        store
+          .listActivity(groupId, { limit: 2, counterId: counter.id, ...query })
+          .then((entries) => entries.map((entry) => entry.id));
+      const all = (
+        await store.listActivity(groupId, { limit: 50, counterId: counter.id, order: 'oldest' })
+      ).map((entry) => entry.id);
+      expect(all).toHaveLength(6);
+      expect([...all].sort((a, b) => a - b)).toEqual(all);
+
+      const newestFirst: number[] = [];
+      let before: number | undefined;
+      for (;;) {
+        const ids = await page({ order: 'newest', ...(before === undefined ? {} : { before }) });
+        if (ids.length === 0) break;
+        newestFirst.push(...ids);
+        before = ids[ids.length - 1];
+      }
+      expect(newestFirst).toEqual([...all].reverse());
+      expect(await page({ order: 'oldest', after: all[3] ?? 0 })).toEqual(all.slice(4));
+      // Cursors that name no entry of this counter (the other counter's, or past either end).
+      const otherIds = (
+        await store.listActivity(groupId, { limit: 50, counterId: other.id, order: 'oldest' })
+      ).map((entry) => entry.id);
+      const between = otherIds[2] ?? 0;
+      expect(await page({ order: 'newest', before: between })).toEqual(
+        all
+          .filter((id) => id < between)
+          .reverse()
+          .slice(0, 2),
+      );
+      expect(await page({ order: 'oldest', after: between })).toEqual(
+        all.filter((id) => id > between).slice(0, 2),
+      );
+      expect(await page({ order: 'newest', before: 1 })).toEqual([]);
+      expect(await page({ order: 'oldest', after: Number.MAX_SAFE_INTEGER })).toEqual([]);
+    });
+
     it('keeps each group to its own log', async () => {
       const counter = await createCounter();
       await store.commit([tap(counter.id)]);

@@ -99,3 +99,44 @@ describe('SQLite WAL checkpoints', () => {
     await store.close();
   });
 });
+
+describe('SQLite entry times', () => {
+  it('never go backwards, across a clock stepping back and a restart, so a counter pages in id order', async () => {
+    const file = path.join(dir, `clock-${++count}.sqlite`);
+    const clock = { now: Date.parse('2026-11-24T12:00:00Z') };
+    const first = new SqliteStore(file, { clock: () => clock.now });
+    await first.migrate();
+    const { group } = await first.createGroup('clock', hashKey('ef'.repeat(16)));
+    const [created] = await first.commit([
+      { groupId: group.id, mutation: { kind: 'createCounter', fields: {} } },
+    ]);
+    if (!created?.ok || created.result.kind !== 'counter') throw new Error('no counter');
+    const counterId = created.result.counter.id;
+    const tap = () =>
+      ({
+        groupId: group.id,
+        mutation: { kind: 'adjustCounter', counterId, direction: 'increment', times: 1 },
+        actor: 'Ada',
+      }) as const;
+    await first.commit([tap()]);
+    clock.now -= 60_000; // NTP steps the clock back a minute
+    await first.commit([tap()]);
+    await first.close();
+    clock.now -= 60_000; // and again while the server restarts
+    const second = new SqliteStore(file, { clock: () => clock.now });
+    await second.migrate();
+    await second.commit([tap()]);
+
+    const entries = await second.listActivity(group.id, { limit: 50, counterId, order: 'oldest' });
+    expect(entries).toHaveLength(4);
+    expect(entries.map((entry) => entry.id)).toEqual(
+      [...entries.map((entry) => entry.id)].sort((a, b) => a - b),
+    );
+    const times = entries.map((entry) => Date.parse(entry.at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(times.at(-1)).toBe(Date.parse('2026-11-24T12:00:00Z'));
+    const [newest] = await second.listActivity(group.id, { limit: 1, counterId, order: 'newest' });
+    expect(newest?.id).toBe(entries.at(-1)?.id);
+    await second.close();
+  });
+});

@@ -172,6 +172,10 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (counter_id, start_at)
    ) STRICT, WITHOUT ROWID;
    CREATE INDEX counter_periods_by_group ON counter_periods (group_id, start_at);`,
+  // 7: (issue 19, ADR 20) one index per counter: entry times never go backwards (writeEntries),
+  // so (counter_id, at, id) orders a counter's entries as (counter_id, id) did, and each tap
+  // writes one index leaf fewer (-15 % of the store's CPU per tap).
+  `DROP INDEX activity_by_counter;`,
 ];
 
 /**
@@ -235,6 +239,12 @@ export class SqliteStore implements Store {
 
   /** The batches' clock, epoch ms. */
   private readonly clock: () => number;
+  /**
+   * The latest batch time, epoch ms: a batch never takes an earlier one, even when the system
+   * clock steps back, so entry times never go backwards and (counter_id, at, id) keeps id order
+   * (migration 7). Starts at the newest entry's time (migrate()).
+   */
+  private lastBatchAt = 0;
 
   /** Checkpoints the WAL from a worker thread (file databases only). */
   private readonly checkpointer: Checkpointer | undefined;
@@ -333,6 +343,10 @@ export class SqliteStore implements Store {
       });
     });
     run.immediate();
+    const newest = this.db.prepare('SELECT MAX(at) AS at FROM activity').get() as {
+      at: number | null;
+    };
+    this.lastBatchAt = Math.max(this.lastBatchAt, newest.at ?? 0);
     // The worker opens the file read-only: only once the schema exists in it.
     if (this.file !== ':memory:' && !this.reader) this.reader = startReadWorker(this.file);
     return Promise.resolve();
@@ -396,10 +410,11 @@ export class SqliteStore implements Store {
     (operations: readonly Operation[]) => BatchResult
   > {
     return this.db.transaction((operations: readonly Operation[]): BatchResult => {
+      this.lastBatchAt = Math.max(this.lastBatchAt, this.clock());
       const options = {
         activityLog: this.activityLog,
         countersPerGroup: this.quotas.countersPerGroup,
-        now: this.clock(),
+        now: this.lastBatchAt,
       };
       const result = runSync(commitBatch(operations, options), (request) => this.read(request));
       this.write(result.writes, options.now);
@@ -474,6 +489,10 @@ export class SqliteStore implements Store {
   }
 
   listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
+    const direction = query.order === 'newest' ? 'DESC' : 'ASC';
+    if (query.counterId !== undefined) {
+      return Promise.resolve(this.listCounterActivity(groupId, query.counterId, query, direction));
+    }
     const where = ['group_id = ?'];
     const params: unknown[] = [groupId];
     if (query.before !== undefined) {
@@ -484,18 +503,48 @@ export class SqliteStore implements Store {
       where.push('id > ?');
       params.push(query.after);
     }
-    if (query.counterId !== undefined) {
-      where.push('counter_id = ?');
-      params.push(query.counterId);
-    }
-    // A counter's entries through its own index: the group's index would walk every entry of
-    // the group to find a rare counter's few.
-    const index = query.counterId === undefined ? 'activity_by_group' : 'activity_by_counter';
     const rows = this.prepare(
-      `SELECT ${ACTIVITY_FIELDS} FROM activity INDEXED BY ${index} WHERE ${where.join(' AND ')}
-       ORDER BY id ${query.order === 'newest' ? 'DESC' : 'ASC'} LIMIT ?`,
+      `SELECT ${ACTIVITY_FIELDS} FROM activity INDEXED BY activity_by_group
+       WHERE ${where.join(' AND ')} ORDER BY id ${direction} LIMIT ?`,
     ).all(...params, query.limit) as ActivityRow[];
     return Promise.resolve(rows.map(toActivityEntry));
+  }
+
+  /**
+   * A counter's entries through its own index, (counter_id, at, id): the group's index would walk
+   * every entry of the group to find a rare counter's few. Entry times never go backwards, so
+   * time order is id order, and an id cursor becomes a seek to the (at, id) of the nearest entry
+   * on its side: paging stays one seek however deep, even past a pruned entry.
+   */
+  private listCounterActivity(
+    groupId: string,
+    counterId: string,
+    query: ActivityListQuery,
+    direction: 'ASC' | 'DESC',
+  ): ActivityEntry[] {
+    const read = this.db.transaction((): ActivityRow[] => {
+      const where = ['counter_id = ?', 'group_id = ?'];
+      const params: unknown[] = [counterId, groupId];
+      for (const [cursor, side] of [
+        [query.before, '<'],
+        [query.after, '>'],
+      ] as const) {
+        if (cursor === undefined) continue;
+        const bound = this.prepare(
+          side === '<'
+            ? 'SELECT at, id FROM activity WHERE id < ? ORDER BY id DESC LIMIT 1'
+            : 'SELECT at, id FROM activity WHERE id > ? ORDER BY id LIMIT 1',
+        ).get(cursor) as { at: number; id: number } | undefined;
+        if (!bound) return [];
+        where.push(`(at, id) ${side}= (?, ?)`);
+        params.push(bound.at, bound.id);
+      }
+      return this.prepare(
+        `SELECT ${ACTIVITY_FIELDS} FROM activity INDEXED BY activity_by_counter_time
+         WHERE ${where.join(' AND ')} ORDER BY at ${direction}, id ${direction} LIMIT ?`,
+      ).all(...params, query.limit) as ActivityRow[];
+    });
+    return read.deferred().map(toActivityEntry);
   }
 
   /**
@@ -513,8 +562,8 @@ export class SqliteStore implements Store {
       const now = Date.now();
       const current = { t: now, v: counter.value };
       const first = this.prepare(
-        `SELECT id, at, value_after FROM activity INDEXED BY activity_by_counter
-         WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL ORDER BY id LIMIT 1`,
+        `SELECT id, at, value_after FROM activity INDEXED BY activity_by_counter_time
+         WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL ORDER BY at, id LIMIT 1`,
       ).get(counterId, groupId) as ValueRow | undefined;
       if (!first) return [current];
       const width = bucketWidthMs(first.at, now, points);
@@ -539,9 +588,9 @@ export class SqliteStore implements Store {
         id: string;
       }[];
       const recent = this.prepare(
-        `SELECT at, value_after FROM activity INDEXED BY activity_by_counter
+        `SELECT at, value_after FROM activity INDEXED BY activity_by_counter_time
          WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL
-         ORDER BY id DESC LIMIT ?`,
+         ORDER BY at DESC, id DESC LIMIT ?`,
       );
       const series: Record<string, HistoryPoint[]> = {};
       for (const { id } of ids) {
@@ -616,7 +665,7 @@ export class SqliteStore implements Store {
       where.push('at >= ?');
       params.push(query.since);
     }
-    const index = query.counterId === undefined ? 'activity_by_group' : 'activity_by_counter';
+    const index = query.counterId === undefined ? 'activity_by_group' : 'activity_by_counter_time';
     // TOTAL sums as a double: SUM would fail past 2^63 (alternating ±10^15 taps get there).
     const sql = `SELECT actor, counter_id, TOTAL(${INCREMENTS}) AS increments,
          TOTAL(${DECREMENTS}) AS decrements
