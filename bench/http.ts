@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { loadAverage, median } from './stats.js';
 import autocannon from 'autocannon';
 import { sampleProcess } from './proc.js';
+import { beforeCheckout } from './checkout.js';
 import { startBaseline, startTally, stopServer, type ServerProcess } from './targets.js';
 
 const { values: args } = parseArgs({
@@ -27,8 +28,11 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     curve: { type: 'string', default: '1,8,32,128' },
+    /** Another checkout's build, measured in the same runs as "before" (bench/checkout.ts). */
+    before: { type: 'string' },
   },
 });
+const BEFORE = beforeCheckout(args.before);
 const RUNS = Number(args.runs);
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
@@ -186,6 +190,8 @@ interface Row {
   tally: Measurement[];
   baseline: Measurement[];
   ratios: number[];
+  /** The --before build's measurements, same runs. */
+  before: Measurement[];
 }
 
 async function main(): Promise<void> {
@@ -198,10 +204,13 @@ async function main(): Promise<void> {
   );
   console.log(`load average (1, 5, 15 min) at start: ${loadAverage()}`);
   const rows = new Map<string, Row>(
-    SCENARIOS.map((scenario) => [scenario.name, { tally: [], baseline: [], ratios: [] }]),
+    SCENARIOS.map((scenario) => [
+      scenario.name,
+      { tally: [], baseline: [], ratios: [], before: [] },
+    ]),
   );
   const curve = new Map<number, Row>(
-    CURVE.map((connections) => [connections, { tally: [], baseline: [], ratios: [] }]),
+    CURVE.map((connections) => [connections, { tally: [], baseline: [], ratios: [], before: [] }]),
   );
   const servers: ServerProcess[] = [];
   let fresh = 0;
@@ -210,11 +219,15 @@ async function main(): Promise<void> {
    * behind (a WAL being checkpointed by the worker thread after thousands of increments, a grown
    * heap) must not be billed to the next one's CPU per request.
    */
-  const withFreshTally = async <T>(measure: (tally: ServerProcess, group: Group) => Promise<T>) => {
+  const withFreshTally = async <T>(
+    measure: (tally: ServerProcess, group: Group) => Promise<T>,
+    root?: string,
+  ) => {
     fresh += 1;
-    const tally = await startTally({
-      DATABASE_URL: `file:${path.join(dir, `tally-${fresh}.sqlite`)}`,
-    });
+    const tally = await startTally(
+      { DATABASE_URL: `file:${path.join(dir, `tally-${fresh}.sqlite`)}` },
+      root,
+    );
     try {
       return await measure(tally, await setupGroup(tally.port));
     } finally {
@@ -238,6 +251,17 @@ async function main(): Promise<void> {
         row.baseline.push(base);
         row.tally.push(ours);
         row.ratios.push(ours.requestsPerSecond / base.requestsPerSecond);
+        if (BEFORE) {
+          const earlier = await withFreshTally(
+            (tally, group) => measureWarm(tally, scenario.tally(group)),
+            BEFORE.root,
+          );
+          row.before.push(earlier);
+          console.log(
+            `run ${run} ${scenario.name}: Tally before (${BEFORE.label}) ${earlier.requestsPerSecond.toFixed(0)}/s ` +
+              `(${earlier.cpuMicrosPerRequest.toFixed(1)} µs CPU/req)`,
+          );
+        }
         console.log(
           `run ${run} ${scenario.name}: Tally ${ours.requestsPerSecond.toFixed(0)}/s ` +
             `(p50 ${ours.p50Ms} ms, p99 ${ours.p99Ms} ms, ${ours.cpuMicrosPerRequest.toFixed(1)} µs CPU/req, ${ours.failures} failed), ` +
@@ -273,20 +297,24 @@ async function main(): Promise<void> {
 
   console.log(`\nload average (1, 5, 15 min) at end: ${loadAverage()}`);
   console.log('cells: median (min–max) over the runs\n');
+  const beforeHeader = BEFORE ? ` before (${BEFORE.label}) req/s | before CPU µs/req |` : '';
   console.log(
-    '| request | Tally req/s | p50 / p99 ms | CPU µs/req Tally / baseline | baseline | baseline req/s | ratio | target |',
+    `| request | Tally req/s | p50 / p99 ms | CPU µs/req Tally / baseline | baseline | baseline req/s | ratio | target |${beforeHeader}`,
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log(`|---|---|---|---|---|---|---|---|${BEFORE ? '---|---|' : ''}`);
   for (const scenario of SCENARIOS) {
     const row = rows.get(scenario.name);
     if (!row) continue;
     const ratio = median(row.ratios);
+    const beforeCells = BEFORE
+      ? ` ${spread(row.before.map((m) => m.requestsPerSecond))} | ${median(row.before.map((m) => m.cpuMicrosPerRequest)).toFixed(1)} |`
+      : '';
     console.log(
       `| ${scenario.name} | ${spread(row.tally.map((m) => m.requestsPerSecond))} | ` +
         `${median(row.tally.map((m) => m.p50Ms))} / ${median(row.tally.map((m) => m.p99Ms))} | ` +
         `${median(row.tally.map((m) => m.cpuMicrosPerRequest)).toFixed(1)} / ${median(row.baseline.map((m) => m.cpuMicrosPerRequest)).toFixed(1)} | ` +
         `${scenario.baselineName} | ${spread(row.baseline.map((m) => m.requestsPerSecond))} | ` +
-        `**${ratio.toFixed(2)}×** (${Math.min(...row.ratios).toFixed(2)}–${Math.max(...row.ratios).toFixed(2)}) | ${scenario.target} |`,
+        `**${ratio.toFixed(2)}×** (${Math.min(...row.ratios).toFixed(2)}–${Math.max(...row.ratios).toFixed(2)}) | ${scenario.target} |${beforeCells}`,
     );
   }
   if (curve.size > 0) {
@@ -305,7 +333,7 @@ async function main(): Promise<void> {
     }
   }
   const failures = [...rows.values(), ...curve.values()]
-    .flatMap((row) => row.tally)
+    .flatMap((row) => [...row.tally, ...row.before])
     .reduce((sum, m) => sum + m.failures, 0);
   if (failures > 0) {
     console.log(`\n${failures} of Tally's answers were not 2xx: the numbers above are not valid.`);

@@ -15,7 +15,6 @@
  * Tally on PostgreSQL instead of SQLite.
  */
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,6 +29,7 @@ import {
   type HotpathShape,
 } from './hotpath.js';
 import { DEFAULT_POSTGRES_URL, describePostgres, tallyOnPostgres } from './postgres-target.js';
+import { beforeCheckout } from './checkout.js';
 import { storeCurve, type StoresShape } from './stores.js';
 import { storeFailures, storesTable, type StoreRuns } from './stores-report.js';
 import {
@@ -219,24 +219,6 @@ const preset: Preset = {
   stores: { ...chosen.stores, ramp: rates ?? chosen.stores.ramp },
   hotpath: { ...chosen.hotpath, rates: rates ?? chosen.hotpath.rates },
 };
-
-/** --before DIR: a built checkout, and its commit for the table's label. */
-function beforeCheckout(dir: string | undefined): { root: string; label: string } | undefined {
-  if (dir === undefined) return undefined;
-  const root = path.resolve(dir);
-  if (!fs.existsSync(path.join(root, 'dist', 'server', 'main.js'))) {
-    throw new Error(`--before ${dir}: no dist/server/main.js there (run npm run build in it)`);
-  }
-  let label = path.basename(root);
-  try {
-    label = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], {
-      encoding: 'utf8',
-    }).trim();
-  } catch {
-    // Not a git checkout: its folder's name.
-  }
-  return { root, label };
-}
 
 /** A whole number from `min`, from a command-line option. */
 function wholeNumber(option: string, raw: string, min: number): number {
