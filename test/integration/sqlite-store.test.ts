@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/server/core/access.js';
 import { SAFETY_NET_PAGES } from '../../src/server/store/checkpointer.js';
-import { SqliteStore } from '../../src/server/store/sqlite.js';
+import { MIGRATIONS, SqliteStore } from '../../src/server/store/sqlite.js';
+import { sqliteDatabase } from '../../src/server/store/sqlite-driver.js';
 import type { Store } from '../../src/server/store/types.js';
 import { describeActivityContract } from './activity.suite.js';
 import { describePurposeContract } from './purpose.suite.js';
@@ -138,5 +139,81 @@ describe('SQLite entry times', () => {
     const [newest] = await second.listActivity(group.id, { limit: 1, counterId, order: 'newest' });
     expect(newest?.id).toBe(entries.at(-1)?.id);
     await second.close();
+  });
+});
+
+describe('SQLite upgrade from schema 6', () => {
+  it('keeps operation ids and entries: a retried tap is answered, not applied again, and a counter still pages', async () => {
+    const file = path.join(dir, `upgrade-${++count}.sqlite`);
+    const Sqlite = sqliteDatabase();
+    const old = new Sqlite(file);
+    old.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT',
+    );
+    MIGRATIONS.slice(0, 6).forEach((sql, index) => {
+      old.exec(sql);
+      old.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(index + 1, Date.now());
+    });
+    const at = Date.parse('2026-11-23T10:00:00Z');
+    old
+      .prepare(
+        `INSERT INTO counter_groups (id, name, display_name, access_key_hash, created_at, seq)
+         VALUES ('g1', 'upgrade', 'upgrade', ?, ?, 3)`,
+      )
+      .run(hashKey('ab'.repeat(16)), at);
+    old
+      .prepare(
+        `INSERT INTO counters (id, group_id, name, description, value, increment_step,
+           decrement_step, created_at, created_seq, version)
+         VALUES ('c1', 'g1', 'Coffees', '', 2, 1, 1, ?, 1, 3)`,
+      )
+      .run(at);
+    const entry = old.prepare(
+      `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name, value_after,
+         delta, increments, decrements)
+       VALUES ('g1', ?, ?, 'Ada', 'counter.adjusted', 'c1', 'Coffees', ?, 1, 1, 0)`,
+    );
+    const remember = old.prepare(
+      `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id, fingerprint)
+       VALUES ('g1', ?, '{"kind":"counterRef","counterId":"c1"}', ?, ?, '+1@c1')`,
+    );
+    for (const [seq, opId] of [
+      [2, 'tap-1'],
+      [3, 'tap-2'],
+    ] as const) {
+      const { lastInsertRowid } = entry.run(seq, at + seq, seq - 1);
+      remember.run(opId, at + seq, lastInsertRowid);
+    }
+    old.close();
+
+    const store = new SqliteStore(file);
+    await store.migrate();
+    const tap = (opId: string) =>
+      store.commit([
+        {
+          groupId: 'g1',
+          opId,
+          actor: 'Ada',
+          mutation: { kind: 'adjustCounter', counterId: 'c1', direction: 'increment', times: 1 },
+        },
+      ]);
+    const [retried] = await tap('tap-2');
+    expect(retried).toMatchObject({ ok: true, replayed: true });
+    expect((await store.loadGroupState('g1'))?.counters[0]?.value).toBe(2);
+    const [fresh] = await tap('tap-3');
+    expect(fresh).toMatchObject({ ok: true, replayed: false });
+    expect((await store.loadGroupState('g1'))?.counters[0]?.value).toBe(3);
+    const entries = await store.listActivity('g1', { limit: 50, counterId: 'c1', order: 'newest' });
+    expect(entries.map((e) => e.seq)).toEqual([4, 3, 2]);
+    const [older] = await store.listActivity('g1', {
+      limit: 1,
+      counterId: 'c1',
+      order: 'newest',
+      before: entries[0]?.id,
+    });
+    expect(older?.seq).toBe(3);
+    // Expired operation ids are pruned from the new table by age.
+    expect(await store.pruneOperationIds(0)).toBe(3);
+    await store.close();
   });
 });
