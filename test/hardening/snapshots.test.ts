@@ -171,6 +171,7 @@ describe('the snapshot cache', () => {
       ...v,
     });
     expect(viewJson(v)).toBe(viewJson(v));
+    expect(viewJson(v)).toBe(JSON.stringify(v));
     expect(JSON.parse(countersJson(v))).toEqual(v.counters);
     expect(countersJson(v)).toBe(countersJson(v));
   });

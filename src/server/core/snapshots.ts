@@ -16,11 +16,17 @@ export const SNAPSHOT_CACHE_BYTES = 64 * 1024 * 1024;
 const serialised = new WeakMap<GroupView, string>();
 const serialisedCounters = new WeakMap<GroupView, string>();
 
-/** The JSON of a snapshot, made once per snapshot object. */
+/**
+ * The JSON of a snapshot, made once per snapshot object, from its counters' JSON: a snapshot
+ * read for `GET …/counters` is serialised once for both answers, not twice.
+ */
 export function viewJson(view: GroupView): string {
   let json = serialised.get(view);
   if (json === undefined) {
-    json = JSON.stringify(view);
+    // Every field of a view, by name: one added to GroupView must be added here too.
+    const { group, counters: _counters, seq, ...rest } = view;
+    rest satisfies Record<string, never>;
+    json = `{"group":${JSON.stringify(group)},"counters":${countersJson(view)},"seq":${JSON.stringify(seq)}}`;
     serialised.set(view, json);
   }
   return json;
@@ -45,6 +51,7 @@ export function viewJsonWith(view: GroupView, fields: Record<string, unknown>): 
   return `${head.slice(0, -1)},${viewJson(view).slice(1)}`;
 }
 
+/** The latest snapshot of each group, while its change number is current (LRU, bounded). */
 export class SnapshotCache {
   private readonly entries = new Map<string, { view: GroupView; chars: number }>();
   private chars = 0;

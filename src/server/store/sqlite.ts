@@ -173,7 +173,7 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (counter_id, start_at)
    ) STRICT, WITHOUT ROWID;
    CREATE INDEX counter_periods_by_group ON counter_periods (group_id, start_at);`,
-  // 7: (issue 19, ADR 20) one index per counter: entry times never go backwards (writeEntries),
+  // 7: (issue 19, ADR 21) one index per counter: entry times never go backwards (lastBatchAt),
   // so (counter_id, at, id) orders a counter's entries as (counter_id, id) did, and each tap
   // writes one index leaf fewer (-15 % of the store's CPU per tap).
   `DROP INDEX activity_by_counter;`,
