@@ -240,6 +240,12 @@ function summarise(file: string, from: number, to: number, top: number): string 
   const pct = (micros: number) => `${((100 * micros) / Math.max(busy, 1)).toFixed(1)} %`;
   const ranked = (map: Map<string, number>, n: number) =>
     [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, n);
+  // Keys are "name where": a name may hold spaces (RegExp sources), a position never does.
+  const functionRows = (map: Map<string, number>) =>
+    ranked(map, top).map(([key, micros], index) => {
+      const space = key.lastIndexOf(' ');
+      return `| ${index + 1} | ${pct(micros)} | ${key.slice(0, space)} | ${key.slice(space + 1)} |`;
+    });
   const lines = [
     `### ${path.basename(file)}`,
     '',
@@ -249,10 +255,7 @@ function summarise(file: string, from: number, to: number, top: number): string 
     '',
     '| # | self | function | where |',
     '| --- | --- | --- | --- |',
-    ...ranked(self, top).map(([key, micros], index) => {
-      const space = key.lastIndexOf(' ');
-      return `| ${index + 1} | ${pct(micros)} | ${key.slice(0, space)} | ${key.slice(space + 1)} |`;
-    }),
+    ...functionRows(self),
     '',
     'Self time by category:',
     '',
@@ -264,10 +267,7 @@ function summarise(file: string, from: number, to: number, top: number): string 
     '',
     '| # | inclusive | function | where |',
     '| --- | --- | --- | --- |',
-    ...ranked(functions, top).map(([key, micros], index) => {
-      const space = key.indexOf(' ');
-      return `| ${index + 1} | ${pct(micros)} | ${key.slice(0, space)} | ${key.slice(space + 1)} |`;
-    }),
+    ...functionRows(functions),
     '',
     'Top-down (inclusive: time with such a frame anywhere on the stack; categories overlap):',
     '',
