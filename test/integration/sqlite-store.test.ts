@@ -6,7 +6,7 @@ import { hashKey } from '../../src/server/core/access.js';
 import { SAFETY_NET_PAGES } from '../../src/server/store/checkpointer.js';
 import { MIGRATIONS, SqliteStore } from '../../src/server/store/sqlite.js';
 import { sqliteDatabase } from '../../src/server/store/sqlite-driver.js';
-import type { Store } from '../../src/server/store/types.js';
+import type { Operation, Store } from '../../src/server/store/types.js';
 import { describeActivityContract } from './activity.suite.js';
 import { describePurposeContract } from './purpose.suite.js';
 import { describeStoreContract } from './store.suite.js';
@@ -24,6 +24,29 @@ async function open(file: string): Promise<Store> {
   await store.migrate();
   files.set(store, file);
   return store;
+}
+
+/** A new group named `name` with one counter, in `store`. */
+async function groupWithCounter(
+  store: Store,
+  name: string,
+): Promise<{ groupId: string; counterId: string }> {
+  const { group } = await store.createGroup(name, hashKey('cd'.repeat(16)));
+  const [created] = await store.commit([
+    { groupId: group.id, mutation: { kind: 'createCounter', fields: {} } },
+  ]);
+  if (!created?.ok || created.result.kind !== 'counter') throw new Error('no counter');
+  return { groupId: group.id, counterId: created.result.counter.id };
+}
+
+/** One +1 tap by Ada, with an operation id when given. */
+function tapOn(groupId: string, counterId: string, opId?: string): Operation {
+  return {
+    groupId,
+    ...(opId === undefined ? {} : { opId }),
+    actor: 'Ada',
+    mutation: { kind: 'adjustCounter', counterId, direction: 'increment', times: 1 },
+  };
 }
 
 describeStoreContract('SQLite', {
@@ -68,12 +91,7 @@ describe('SQLite WAL checkpoints', () => {
     const file = path.join(dir, `wal-${++count}.sqlite`);
     const store = new SqliteStore(file);
     await store.migrate();
-    const { group } = await store.createGroup('wal', hashKey('cd'.repeat(16)));
-    const [created] = await store.commit([
-      { groupId: group.id, mutation: { kind: 'createCounter', fields: {} } },
-    ]);
-    if (!created?.ok || created.result.kind !== 'counter') throw new Error('no counter');
-    const counterId = created.result.counter.id;
+    const { groupId, counterId } = await groupWithCounter(store, 'wal');
     // Batches one after another, as under sustained load: ~3,000 commits of ~10 pages each,
     // 130 MB of WAL frames. A write always lands while the worker copies, so only the server
     // connection's safety-net checkpoint lets the file start over.
@@ -81,13 +99,7 @@ describe('SQLite WAL checkpoints', () => {
     for (let round = 0; round < 30; round += 1) {
       for (let batch = 0; batch < 100; batch += 1) {
         sent += 1;
-        await store.commit([
-          {
-            groupId: group.id,
-            opId: `tap-${sent}`,
-            mutation: { kind: 'adjustCounter', counterId, direction: 'increment', times: 1 },
-          },
-        ]);
+        await store.commit([tapOn(groupId, counterId, `tap-${sent}`)]);
       }
       // Let the worker's interval come round now and then, as idle moments do.
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -95,7 +107,7 @@ describe('SQLite WAL checkpoints', () => {
     await expect.poll(() => store.checkpoints, { timeout: 5_000 }).toBeGreaterThan(0);
     const walBytes = fs.statSync(`${file}-wal`).size;
     expect(walBytes).toBeLessThan((SAFETY_NET_PAGES + 1_000) * 4_096);
-    const state = await store.loadGroupState(group.id);
+    const state = await store.loadGroupState(groupId);
     expect(state?.counters[0]?.value).toBe(sent);
     await store.close();
   });
@@ -107,18 +119,8 @@ describe('SQLite entry times', () => {
     const clock = { now: Date.parse('2026-11-24T12:00:00Z') };
     const first = new SqliteStore(file, { clock: () => clock.now });
     await first.migrate();
-    const { group } = await first.createGroup('clock', hashKey('ef'.repeat(16)));
-    const [created] = await first.commit([
-      { groupId: group.id, mutation: { kind: 'createCounter', fields: {} } },
-    ]);
-    if (!created?.ok || created.result.kind !== 'counter') throw new Error('no counter');
-    const counterId = created.result.counter.id;
-    const tap = () =>
-      ({
-        groupId: group.id,
-        mutation: { kind: 'adjustCounter', counterId, direction: 'increment', times: 1 },
-        actor: 'Ada',
-      }) as const;
+    const { groupId, counterId } = await groupWithCounter(first, 'clock');
+    const tap = () => tapOn(groupId, counterId);
     await first.commit([tap()]);
     clock.now -= 60_000; // NTP steps the clock back a minute
     await first.commit([tap()]);
@@ -128,7 +130,7 @@ describe('SQLite entry times', () => {
     await second.migrate();
     await second.commit([tap()]);
 
-    const entries = await second.listActivity(group.id, { limit: 50, counterId, order: 'oldest' });
+    const entries = await second.listActivity(groupId, { limit: 50, counterId, order: 'oldest' });
     expect(entries).toHaveLength(4);
     expect(entries.map((entry) => entry.id)).toEqual(
       [...entries.map((entry) => entry.id)].sort((a, b) => a - b),
@@ -136,7 +138,7 @@ describe('SQLite entry times', () => {
     const times = entries.map((entry) => Date.parse(entry.at));
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(times.at(-1)).toBe(Date.parse('2026-11-24T12:00:00Z'));
-    const [newest] = await second.listActivity(group.id, { limit: 1, counterId, order: 'newest' });
+    const [newest] = await second.listActivity(groupId, { limit: 1, counterId, order: 'newest' });
     expect(newest?.id).toBe(entries.at(-1)?.id);
     await second.close();
   });
@@ -188,15 +190,7 @@ describe('SQLite upgrade from schema 6', () => {
 
     const store = new SqliteStore(file);
     await store.migrate();
-    const tap = (opId: string) =>
-      store.commit([
-        {
-          groupId: 'g1',
-          opId,
-          actor: 'Ada',
-          mutation: { kind: 'adjustCounter', counterId: 'c1', direction: 'increment', times: 1 },
-        },
-      ]);
+    const tap = (opId: string) => store.commit([tapOn('g1', 'c1', opId)]);
     const [retried] = await tap('tap-2');
     expect(retried).toMatchObject({ ok: true, replayed: true });
     expect((await store.loadGroupState('g1'))?.counters[0]?.value).toBe(2);
