@@ -9,6 +9,7 @@ import type { Counter, GroupSnapshot } from '../../src/shared/api.js';
 import {
   SnapshotCache,
   countersJson,
+  keptChars,
   viewJson,
   viewJsonWith,
 } from '../../src/server/core/snapshots.js';
@@ -154,7 +155,7 @@ describe('the snapshot cache', () => {
     small.remember('small', fewCounters);
     expect(small.get('small', 1)).toBe(fewCounters);
 
-    const cache = new SnapshotCache(3 * viewJson(view(1, 100)).length);
+    const cache = new SnapshotCache(3 * keptChars(view(1, 100)));
     cache.remember('huge', view(1, 400));
     expect(cache.size).toBe(0);
     for (const id of ['a', 'b', 'c', 'd']) cache.remember(id, view(1, 100));

@@ -51,6 +51,14 @@ export function viewJsonWith(view: GroupView, fields: Record<string, unknown>): 
   return `${head.slice(0, -1)},${viewJson(view).slice(1)}`;
 }
 
+/**
+ * What keeping a snapshot costs, in UTF-16 units: its JSON and its counters' JSON, both kept with
+ * it (a socket write flattens the view's JSON into a copy of its own).
+ */
+export function keptChars(view: GroupView): number {
+  return viewJson(view).length + countersJson(view).length;
+}
+
 /** The latest snapshot of each group, while its change number is current (LRU, bounded). */
 export class SnapshotCache {
   private readonly entries = new Map<string, { view: GroupView; chars: number }>();
@@ -76,7 +84,7 @@ export class SnapshotCache {
   /** Keeps a freshly read snapshot, unless it alone is larger than the whole cache. */
   remember(groupId: string, view: GroupView): void {
     this.forget(groupId);
-    const chars = viewJson(view).length;
+    const chars = keptChars(view);
     if (chars > this.maxChars) return;
     this.entries.set(groupId, { view, chars });
     this.chars += chars;
