@@ -67,6 +67,18 @@ async function dragRow(page: Page, from: Locator, to: Locator): Promise<void> {
   await page.mouse.up();
 }
 
+/**
+ * Space on a row's handle picks it up. dnd-kit listens for the arrow keys only from a
+ * setTimeout(0) its keyboard sensor sets on pick-up, which can run after the announcement is on
+ * screen: a timer set now runs after it, so the next key is heard.
+ */
+async function pickUp(page: Page, name: string, announcement: string): Promise<void> {
+  await page.getByRole('button', { name: `Drag ${name}` }).focus();
+  await page.keyboard.press('Space');
+  await expect(dragAnnouncement(page)).toHaveText(announcement);
+  await page.evaluate(() => new Promise<void>((resolve) => setTimeout(resolve, 0)));
+}
+
 const row = (page: Page, name: string) => page.getByTestId('reorder-row').filter({ hasText: name });
 
 test.describe('order of the counters', () => {
@@ -88,9 +100,7 @@ test.describe('order of the counters', () => {
     await expect(ada.getByRole('list', { name: 'Counter order' })).toBeVisible();
 
     // Keyboard: Space picks Charlie up, two arrows up, Space drops it first.
-    await ada.getByRole('button', { name: 'Drag Charlie' }).focus();
-    await ada.keyboard.press('Space');
-    await expect(dragAnnouncement(ada)).toHaveText('Picked up Charlie, position 3 of 3.');
+    await pickUp(ada, 'Charlie', 'Picked up Charlie, position 3 of 3.');
     await ada.keyboard.press('ArrowUp');
     await expect(dragAnnouncement(ada)).toHaveText('Charlie moved to position 2 of 3.');
     await ada.keyboard.press('ArrowUp');
@@ -101,9 +111,7 @@ test.describe('order of the counters', () => {
     await expect.poll(() => cardNames(bob)).toEqual(['Charlie', 'Alpha', 'Bravo']);
 
     // Escape puts a picked-up counter back where it was.
-    await ada.getByRole('button', { name: 'Drag Alpha' }).focus();
-    await ada.keyboard.press('Space');
-    await expect(dragAnnouncement(ada)).toHaveText('Picked up Alpha, position 2 of 3.');
+    await pickUp(ada, 'Alpha', 'Picked up Alpha, position 2 of 3.');
     await ada.keyboard.press('ArrowDown');
     await expect(dragAnnouncement(ada)).toHaveText('Alpha moved to position 3 of 3.');
     await ada.keyboard.press('Escape');
