@@ -49,6 +49,19 @@ function tapOn(groupId: string, counterId: string, opId?: string): Operation {
   };
 }
 
+/** A database file at an older schema `version`, as that version's server left it (open). */
+function databaseAtSchema(file: string, version: number) {
+  const db = new (sqliteDatabase())(file);
+  db.exec(
+    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT',
+  );
+  MIGRATIONS.slice(0, version).forEach((sql, index) => {
+    db.exec(sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(index + 1, Date.now());
+  });
+  return db;
+}
+
 describeStoreContract('SQLite', {
   create: () => open(path.join(dir, `store-${++count}.sqlite`)),
   reopen: (store) => {
@@ -147,15 +160,7 @@ describe('SQLite entry times', () => {
 describe('SQLite upgrade from schema 6', () => {
   it('keeps operation ids and entries: a retried tap is answered, not applied again, and a counter still pages', async () => {
     const file = path.join(dir, `upgrade-${++count}.sqlite`);
-    const Sqlite = sqliteDatabase();
-    const old = new Sqlite(file);
-    old.exec(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT',
-    );
-    MIGRATIONS.slice(0, 6).forEach((sql, index) => {
-      old.exec(sql);
-      old.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(index + 1, Date.now());
-    });
+    const old = databaseAtSchema(file, 6);
     const at = Date.parse('2026-11-23T10:00:00Z');
     old
       .prepare(
@@ -212,5 +217,51 @@ describe('SQLite upgrade from schema 6', () => {
     const [again] = await tap('tap-3');
     expect(again).toMatchObject({ ok: true, replayed: true });
     await store.close();
+  });
+});
+
+describe('SQLite pruning by age, without an index by time (schema 9)', () => {
+  it('deletes the rows older than the age by rowid, never a newer row written out of order', async () => {
+    const file = path.join(dir, `prune-${++count}.sqlite`);
+    const Sqlite = sqliteDatabase();
+    const old = databaseAtSchema(file, 8);
+    const now = Date.now();
+    const hour = 3_600_000;
+    // Hours before now, in rowid order: the third (entries) and second (operation ids) are out
+    // of order, as a clock that stepped back, or migration 8's copy in key order, left them.
+    const entryAges = [50, 49, 1, 48, 47, 2, 0.5];
+    const entry = old.prepare(
+      `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name, value_after,
+         delta, increments, decrements)
+       VALUES ('g1', ?, ?, 'Ada', 'counter.adjusted', 'c1', 'Coffees', 1, 1, 1, 0)`,
+    );
+    entryAges.forEach((age, index) => entry.run(index + 1, now - age * hour));
+    const operationAges = [30, 1, 29, 28, 3, 2];
+    const remember = old.prepare(
+      `INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id, fingerprint)
+       VALUES ('g1', ?, '{"kind":"counterRef","counterId":"c1"}', ?, NULL, NULL)`,
+    );
+    operationAges.forEach((age, index) => remember.run(`op-${index}`, now - age * hour));
+    old.close();
+
+    const store = new SqliteStore(file);
+    await store.migrate();
+    // Older than 24 hours: four entries and three operation ids.
+    expect(await store.pruneActivity(24 * hour)).toBe(4);
+    expect(await store.pruneOperationIds(24 * hour)).toBe(3);
+    await store.close();
+    const after = new Sqlite(file, { readonly: true });
+    const left = (sql: string) => (after.prepare(sql).all() as { age: number }[]).map((r) => r.age);
+    const hoursAgo = (column: string) => `ROUND((${now} - ${column}) / ${hour}.0, 1) AS age`;
+    expect(left(`SELECT ${hoursAgo('at')} FROM activity ORDER BY id`)).toEqual([1, 2, 0.5]);
+    expect(left(`SELECT ${hoursAgo('created_at')} FROM operation_ids ORDER BY rowid`)).toEqual([
+      1, 3, 2,
+    ]);
+    // No index by time is left to pay a leaf per tap.
+    const indexes = after
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%by_age'`)
+      .all();
+    expect(indexes).toEqual([]);
+    after.close();
   });
 });

@@ -180,7 +180,7 @@ export const MIGRATIONS: readonly string[] = [
   // 8: (issue 19, ADR 21) operation ids in a rowid table: rows are appended in batch order, and
   // only the (group_id, op_id) index, ~80-byte entries, lands on a leaf of its own per tap
   // (WITHOUT ROWID kept the whole ~200-byte row there: more leaves, more splits). -10 % of the
-  // store's CPU per tap. Copied in key order, the fastest (pruning goes by created_at's index).
+  // store's CPU per tap. Copied in key order, the fastest (pruning went by created_at's index; by rowid since 9).
   `CREATE TABLE operation_ids_by_row (
      group_id TEXT NOT NULL,
      op_id TEXT NOT NULL,
@@ -195,7 +195,18 @@ export const MIGRATIONS: readonly string[] = [
    DROP TABLE operation_ids;
    ALTER TABLE operation_ids_by_row RENAME TO operation_ids;
    CREATE INDEX operation_ids_by_age ON operation_ids (created_at);`,
+  // 9: (issue 19, ADR 22) no index by time: entries and operation ids are appended in time order
+  // (batch times never go backwards, migration 7; operation ids are rowid rows, migration 8), so
+  // pruning finds its boundary by rowid (olderThan). One leaf fewer per tap for each.
+  `DROP INDEX activity_by_age;
+   DROP INDEX operation_ids_by_age;`,
 ];
+
+/** The tables pruned by age, with the column that holds each row's time (epoch ms). */
+const TIMED_TABLES = {
+  activity: 'at',
+  operation_ids: 'created_at',
+} as const;
 
 /**
  * How long a write waits for another process's write lock, ms: none. Waiting blocks the event
@@ -226,6 +237,9 @@ function storageError(error: unknown): unknown {
   }
   return error;
 }
+
+const asError = (reason: unknown): Error =>
+  reason instanceof Error ? reason : new Error(String(reason));
 
 /** Values per operation_ids row, and most rows per INSERT (a power of two). */
 const REMEMBER_COLUMNS = 6;
@@ -490,21 +504,61 @@ export class SqliteStore implements Store {
    * never a synchronous throw: the caller is a timer, and the next run tries again.
    */
   pruneOperationIds(olderThanMs: number): Promise<number> {
-    const cutoff = Date.now() - olderThanMs;
-    const remove = this.prepare(
-      `DELETE FROM operation_ids WHERE rowid IN (
-         SELECT rowid FROM operation_ids INDEXED BY operation_ids_by_age
-         WHERE created_at < ? LIMIT ?)`,
-    );
+    let remove: () => number | null;
+    try {
+      remove = this.olderThan('operation_ids', Date.now() - olderThanMs);
+    } catch (error) {
+      return Promise.reject(asError(storageError(error)));
+    }
     return deleteInChunks(ACTIVITY_TRIM_CHUNK, () => {
-      if (!this.db.open) return null;
       try {
-        return remove.run(cutoff, ACTIVITY_TRIM_CHUNK).changes;
+        return remove();
       } catch (error) {
-        const reason = storageError(error);
-        throw reason instanceof Error ? reason : new Error(String(reason));
+        throw asError(storageError(error));
       }
     });
+  }
+
+  /**
+   * Deletes a chunk of the table's rows older than `cutoff` (epoch ms) per call; null once the
+   * database is closed. Rows are appended in time order, so the rows to go are the ones before a
+   * boundary rowid, found by binary search (~25 rowid seeks at a million rows): no index by time
+   * costs a leaf per tap any more. A row out of order (an entry written before migration 7 by a
+   * clock that stepped back, an operation id copied by migration 8) is never deleted early, only
+   * perhaps one prune late: each row's own time is checked too.
+   */
+  private olderThan(table: keyof typeof TIMED_TABLES, cutoff: number): () => number | null {
+    const column = TIMED_TABLES[table];
+    const boundary = this.firstRowidAtOrAfter(table, column, cutoff);
+    const remove = this.prepare(
+      `DELETE FROM ${table} WHERE rowid IN (
+         SELECT rowid FROM ${table} WHERE rowid < ? AND ${column} < ? ORDER BY rowid LIMIT ?)`,
+    );
+    return () => (this.db.open ? remove.run(boundary, cutoff, ACTIVITY_TRIM_CHUNK).changes : null);
+  }
+
+  /** The first rowid whose row is at `cutoff` or later, assuming times follow rowids. */
+  private firstRowidAtOrAfter(table: string, column: string, cutoff: number): number {
+    // Two queries: SQLite answers MIN or MAX alone with one seek, but both at once by a scan.
+    const end = (extreme: 'MIN' | 'MAX') =>
+      (this.prepare(`SELECT ${extreme}(rowid) AS id FROM ${table}`).get() as { id: number | null })
+        .id;
+    const first = end('MIN');
+    const last = end('MAX');
+    if (first === null || last === null) return 0;
+    const timeFrom = this.prepare(
+      `SELECT rowid AS id, ${column} AS at FROM ${table} WHERE rowid >= ? ORDER BY rowid LIMIT 1`,
+    );
+    // Invariant: rows before `low` are older than the cutoff; the row at `high + 1` is not.
+    let low = first;
+    let high = last + 1;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      const row = timeFrom.get(middle) as { id: number; at: number } | undefined;
+      if (!row || row.at >= cutoff) high = middle;
+      else low = row.id + 1;
+    }
+    return low;
   }
 
   listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
@@ -639,13 +693,10 @@ export class SqliteStore implements Store {
   }
 
   private pruneByAge(olderThanMs: number): Promise<number> {
-    const cutoff = Date.now() - olderThanMs;
-    const remove = this.prepare(
-      `DELETE FROM activity WHERE id IN (
-         SELECT id FROM activity INDEXED BY activity_by_age WHERE at < ? LIMIT ?)`,
-    );
-    return deleteInChunks(ACTIVITY_TRIM_CHUNK, () =>
-      this.db.open ? remove.run(cutoff, ACTIVITY_TRIM_CHUNK).changes : null,
+    if (!this.db.open) return Promise.resolve(0);
+    return deleteInChunks(
+      ACTIVITY_TRIM_CHUNK,
+      this.olderThan('activity', Date.now() - olderThanMs),
     );
   }
 
