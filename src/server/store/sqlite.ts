@@ -522,7 +522,7 @@ export class SqliteStore implements Store {
   /**
    * Deletes a chunk of the table's rows older than `cutoff` (epoch ms) per call; null once the
    * database is closed. Rows are appended in time order, so the rows to go are the ones before a
-   * boundary rowid, found by binary search (~25 rowid seeks at a million rows): no index by time
+   * boundary rowid, found by binary search (~20 rowid seeks at a million rows): no index by time
    * costs a leaf per tap any more. A row out of order (an entry written before migration 7 by a
    * clock that stepped back, an operation id copied by migration 8) is never deleted early, only
    * perhaps one prune late: each row's own time is checked too.
