@@ -504,9 +504,15 @@ export class SqliteStore implements Store {
    * never a synchronous throw: the caller is a timer, and the next run tries again.
    */
   pruneOperationIds(olderThanMs: number): Promise<number> {
+    return this.pruneOlderThan('operation_ids', olderThanMs);
+  }
+
+  /** Deletes the table's rows older than the age, in chunks (operation ids, activity entries). */
+  private pruneOlderThan(table: keyof typeof TIMED_TABLES, olderThanMs: number): Promise<number> {
+    if (!this.db.open) return Promise.resolve(0);
     let remove: () => number | null;
     try {
-      remove = this.olderThan('operation_ids', Date.now() - olderThanMs);
+      remove = this.olderThan(table, Date.now() - olderThanMs);
     } catch (error) {
       return Promise.reject(asError(storageError(error)));
     }
@@ -680,7 +686,7 @@ export class SqliteStore implements Store {
    * between them, then trims every group to its cap of entries (store/quotas.ts).
    */
   async pruneActivity(olderThanMs: number): Promise<number> {
-    const pruned = await this.pruneByAge(olderThanMs);
+    const pruned = await this.pruneOlderThan('activity', olderThanMs);
     const page = this.prepare('SELECT id FROM counter_groups WHERE id > ? ORDER BY id LIMIT ?');
     await this.trimmer.trimAll((after) =>
       Promise.resolve(
@@ -690,14 +696,6 @@ export class SqliteStore implements Store {
       ),
     );
     return pruned;
-  }
-
-  private pruneByAge(olderThanMs: number): Promise<number> {
-    if (!this.db.open) return Promise.resolve(0);
-    return deleteInChunks(
-      ACTIVITY_TRIM_CHUNK,
-      this.olderThan('activity', Date.now() - olderThanMs),
-    );
   }
 
   /** The newest of the group's entries beyond its `cap` newest, or null (activity_by_group). */
