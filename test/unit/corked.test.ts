@@ -2,7 +2,12 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
-import { MAX_BUFFERED_BYTES, sendCorked } from '../../src/server/live/corked.js';
+import {
+  MAX_BUFFERED_BYTES,
+  MAX_UNREAD_BYTES_PER_ADDRESS,
+  sendCorked,
+  trackSocket,
+} from '../../src/server/live/corked.js';
 
 class FakeSocket {
   readonly OPEN = 1;
@@ -12,9 +17,15 @@ class FakeSocket {
   closedWith: { code: number; reason: string } | undefined;
   readonly _socket = new PassThrough();
   corkedWhileSending: boolean[] = [];
+  /** Whether this peer leaves what it is sent unread (bufferedAmount grows) or reads it. */
+  reads = true;
   send(frame: string): void {
     this.corkedWhileSending.push(this._socket.writableCorked > 0);
     this.sent.push(frame);
+    if (!this.reads) this.bufferedAmount += frame.length;
+  }
+  once(_event: 'close', _listener: () => void): void {
+    // Never closes by itself here.
   }
   close(code: number, reason: string): void {
     this.closedWith = { code, reason };
@@ -48,5 +59,38 @@ describe('corked live writes', () => {
     socket.readyState = 3;
     sendCorked(asWs(socket), 'frame');
     expect(socket.sent).toEqual([]);
+  });
+
+  // Frames of a large group's snapshot (≥ 64 KB): the per-address bound counts these.
+  const snapshot = 'x'.repeat(100_000);
+  /** More snapshots than fit under the per-address bound, all within one sweep (no timer runs). */
+  const snapshotsPastTheBound = Math.ceil((2 * MAX_UNREAD_BYTES_PER_ADDRESS) / snapshot.length);
+
+  it('keeps every socket of an address that reads, however many snapshots it gets within a sweep', () => {
+    // Members behind one NAT rejoining a large group: 2 × the bound sent in well under a second,
+    // all of it read at once. Found by the live fuzz test, whose sockets all come from 127.0.0.1.
+    const sockets = Array.from({ length: 50 }, () => new FakeSocket());
+    for (const socket of sockets) trackSocket(asWs(socket), '198.51.100.1');
+    for (let i = 0; i < snapshotsPastTheBound; i++) {
+      sendCorked(asWs(sockets[i % sockets.length] as FakeSocket), snapshot);
+    }
+    expect(sockets.filter((socket) => socket.closedWith !== undefined)).toEqual([]);
+    expect(sockets.reduce((sent, socket) => sent + socket.sent.length, 0)).toBe(
+      snapshotsPastTheBound,
+    );
+  });
+
+  it('closes sockets of an address with 1013 once what they leave unread passes the bound', () => {
+    const sockets = Array.from({ length: 50 }, () => new FakeSocket());
+    for (const socket of sockets) {
+      socket.reads = false;
+      trackSocket(asWs(socket), '198.51.100.2');
+    }
+    for (let i = 0; i < snapshotsPastTheBound; i++) {
+      sendCorked(asWs(sockets[i % sockets.length] as FakeSocket), snapshot);
+    }
+    const unread = sockets.reduce((total, socket) => total + socket.bufferedAmount, 0);
+    expect(unread).toBeLessThanOrEqual(MAX_UNREAD_BYTES_PER_ADDRESS);
+    expect(sockets.some((socket) => socket.closedWith?.code === 1013)).toBe(true);
   });
 });
