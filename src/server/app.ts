@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { BODY_LIMIT_BYTES } from '../shared/limits.js';
 import { MESSAGES } from '../shared/messages.js';
@@ -157,10 +157,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerActivityRoutes(app, service);
   registerAccessRoutes(app, service);
   registerApiDocs(app);
-  if (metrics && metricsRoute && metricsToken !== undefined) {
-    metrics.watchSockets(() => hub.connectionCount);
-    metricsRoute.registerMetricsRoute(app, metrics, metricsToken);
-  }
 
   const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
   const indexHtml = webRoot === null ? null : path.join(webRoot, 'index.html');
@@ -200,8 +196,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         return reply.sendFile(path.relative(webRoot, candidate));
       }
       // Client-side routes (/ and /{groupName}) all load the single-page app.
-      return reply.header('cache-control', 'no-cache').sendFile('index.html');
+      return appShell(reply);
     });
+  }
+  if (metrics && metricsRoute && metricsToken !== undefined) {
+    metrics.watchSockets(() => hub.connectionCount);
+    // A group named "metrics" still opens at /metrics in a browser (metrics/route.ts).
+    metricsRoute.registerMetricsRoute(app, metrics, metricsToken, serveWeb ? appShell : undefined);
   }
 
   app.addHook('onClose', async () => {
@@ -209,6 +210,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await backend.close();
   });
   return app;
+}
+
+/** The single-page app's shell, revalidated on every use. */
+function appShell(reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-cache').sendFile('index.html');
 }
 
 /** A malformed %-escape is just a path that matches no file. */

@@ -5,6 +5,8 @@
  * group name, key or id in it.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/shared/api.js';
 import { MESSAGES } from '../../src/shared/messages.js';
@@ -92,6 +94,40 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     }
     // The token is a secret like a key: never in a log line, even at the most verbose level.
     expect(server.logs()).not.toContain(TOKEN);
+  });
+
+  it('gives a browser the web app at /metrics (a group named "metrics" opens), scrapers and tokens the route', async () => {
+    const webRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-metrics-web-'));
+    fs.writeFileSync(path.join(webRoot, 'index.html'), '<!doctype html><title>Tally</title>');
+    try {
+      const server = await start({ metricsToken: TOKEN, webRoot });
+      // A browser's navigation: HTML asked for by name, no credentials.
+      const page = await fetch(`${server.url}/metrics`, {
+        headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+      });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await page.text()).toContain('<title>Tally</title>');
+      // Prometheus' own Accept, curl's */*, and any Authorization, right or wrong, get the route.
+      const scraper = 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5';
+      const attempts: Record<string, string>[] = [{ accept: scraper }, { accept: '*/*' }, {}];
+      for (const headers of attempts) {
+        const answer = await call<ApiError>(server.url, 'GET', '/metrics', { headers });
+        expect(answer.status).toBe(401);
+        expect(answer.body).toEqual({ error: unauthorized });
+      }
+      const wrong = await call<ApiError>(server.url, 'GET', '/metrics', {
+        headers: { accept: 'text/html', authorization: `Bearer ${TOKEN}x` },
+      });
+      expect(wrong.status).toBe(401);
+      const right = await fetch(`${server.url}/metrics`, {
+        headers: { accept: 'text/html', authorization: `Bearer ${TOKEN}` },
+      });
+      expect(right.status).toBe(200);
+      expect(right.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    } finally {
+      fs.rmSync(webRoot, { recursive: true, force: true });
+    }
   });
 
   it('answers the token with Prometheus text, never cached', async () => {
