@@ -15,7 +15,10 @@ export interface LiveClient {
   /** Counters as this client sees them, applying changes the way a browser does. */
   counters: Map<string, Counter>;
   send(message: ClientMessage): void;
-  /** Resolves with the first message (already received or future) that matches. */
+  /**
+   * Resolves with the first message (already received or future) that matches; rejects at once,
+   * with the close code, if the socket closes without one (nothing can arrive after the close).
+   */
   waitFor<T extends ServerMessage>(
     match: (message: ServerMessage) => message is T,
     timeoutMs?: number,
@@ -30,8 +33,10 @@ export function connectLive(wsUrl: string, groupName: string): Promise<LiveClien
   const messages: ServerMessage[] = [];
   const counters = new Map<string, Counter>();
   const listeners = new Set<() => void>();
+  let closeCode: number | undefined;
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
     socket.on('close', (code, reason) => {
+      closeCode = code;
       resolve({ code, reason: reason.toString() });
       for (const listener of listeners) listener();
     });
@@ -75,8 +80,12 @@ export function connectLive(wsUrl: string, groupName: string): Promise<LiveClien
       socket.send(JSON.stringify(message));
     },
     async waitFor(match, timeoutMs) {
-      await waitUntil(() => messages.some(match), timeoutMs);
-      return messages.find(match) as never;
+      await waitUntil(() => messages.some(match) || closeCode !== undefined, timeoutMs);
+      const found = messages.find(match);
+      if (found === undefined) {
+        throw new Error(`socket closed with ${String(closeCode)} before the message waited for`);
+      }
+      return found as never;
     },
     waitUntil,
     closed,
