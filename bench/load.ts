@@ -1,7 +1,8 @@
 /**
  * The load generator: real WebSocket clients in G groups of M members; a share of members tap.
- * Operation ids carry the sender and the send time (µs), so every receiving member measures
- * end-to-end latency without a lookup table. On a target of several instances the tappers connect
+ * Each client numbers its operations as a live client does (`<session>.<n>`, ADR 24), its session
+ * naming the sender; every receiving member looks the send time (µs) up in the generator's table
+ * of sends, so it measures end-to-end latency. On a target of several instances the tappers connect
  * to other instances than the watchers, and only watchers measure: every sample crosses instances.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -10,11 +11,16 @@ import { Histogram } from './histogram.js';
 import { cpuCores, machineCpuSeconds, sampleProcesses } from './proc.js';
 import type { GroupSetup, RunningTarget, Target } from './targets.js';
 
-/** An operation id anywhere in a frame (`opId` of the baselines, `opIds` of Tally). */
-const OP_ID = /"c(\d+)_\d+_(\d+)"/g;
+/**
+ * An operation id anywhere in a frame (`opId` of the baselines, `opIds` of Tally): its sender and
+ * number. Numbered `c<sender>s<run>.<n>`, or opaque `c<sender>o<run>_<n>` (targets.ts opIds).
+ */
+const OP_ID = /"c(\d+)[so][0-9a-z]+[._](\d+)"/g;
 const VALUE = /"value":(-?\d+)/;
-/** The send time (µs) at the end of an operation id, in an ack or error frame. */
-const OWN_OP_ID = /"opId":"c\d+_\d+_(\d+)"/;
+/** The number of this client's own operation, in an ack or error frame. */
+const OWN_OP_ID = /"opId":"c\d+[so][0-9a-z]+[._](\d+)"/;
+/** Makes every session of one generator run its own, whatever ran on the target before. */
+const RUN = Date.now().toString(36);
 /** An error frame that refuses the operation as retryable: it was not applied. */
 const BUSY = '"code":"busy"';
 const nowMicros = () => Math.round(performance.now() * 1_000);
@@ -27,6 +33,8 @@ export class BenchClient {
   acked = 0;
   errors = 0;
   private seq = 0;
+  /** Send time (µs) of this client's operation n, at index n. */
+  private readonly sendTimes: number[] = [];
   /** Whether others' changes arriving here count as deliveries and latency samples. */
   private readonly measuresDeliveries: boolean;
   private readyResolve: () => void = () => undefined;
@@ -46,6 +54,7 @@ export class BenchClient {
       this.readyResolve = resolve;
     });
     this.measuresDeliveries = placement.measuresDeliveries;
+    stats.sendTimes.set(index, this.sendTimes);
     this.socket = new WebSocket(placement.url, { perMessageDeflate: false });
     this.socket.on('open', () => {
       this.socket.send(running.authMessage(group));
@@ -59,7 +68,12 @@ export class BenchClient {
   }
 
   tap(): void {
-    const opId = `c${this.index}_${++this.seq}_${nowMicros()}`;
+    const n = ++this.seq;
+    this.sendTimes[n] = nowMicros();
+    const opId =
+      this.target.opIds === 'numbered'
+        ? `c${this.index}s${RUN}.${n}`
+        : `c${this.index}o${RUN}_${n}`;
     const counterId = this.group.counterId;
     const mutation = this.target.sendsValue
       ? { kind: 'updateCounter', counterId, patch: { value: this.localValue + 1 } }
@@ -103,15 +117,18 @@ export class BenchClient {
         continue;
       }
       if (!this.measuresDeliveries) continue;
+      const sentAt = this.stats.sendTimes.get(sender)?.[Number(match[2])];
+      if (sentAt === undefined) continue;
       this.stats.deliveries += 1;
-      this.stats.latency.recordMicros(now - Number(match[2]));
+      this.stats.latency.recordMicros(now - sentAt);
     }
   }
 
   /** Send → answer time of this client's own operation (ack or refusal). */
   private recordAnswer(frame: string): void {
-    const sentAt = OWN_OP_ID.exec(frame)?.[1];
-    if (sentAt !== undefined) this.stats.answerLatency.recordMicros(nowMicros() - Number(sentAt));
+    const n = OWN_OP_ID.exec(frame)?.[1];
+    const sentAt = n === undefined ? undefined : this.sendTimes[Number(n)];
+    if (sentAt !== undefined) this.stats.answerLatency.recordMicros(nowMicros() - sentAt);
   }
 
   /** An answer to one of this client's taps; `applied` unless it was an error. */
@@ -152,6 +169,8 @@ export interface Stats {
   latency: Histogram;
   /** Send → the sender's own answer (ack or busy). */
   answerLatency: Histogram;
+  /** Each client's send times (µs) by operation number, by client index. */
+  sendTimes: Map<number, number[]>;
 }
 
 export interface Population {
@@ -208,6 +227,7 @@ export async function populate(
     deliveries: 0,
     latency: new Histogram(),
     answerLatency: new Histogram(),
+    sendTimes: new Map(),
   };
   const setups = options.prepared ?? (await setupGroups(running, scenario, groups));
   const clients: BenchClient[] = [];

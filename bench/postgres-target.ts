@@ -78,6 +78,7 @@ export function tallyOnPostgres(instances: number, url = DEFAULT_POSTGRES_URL): 
     name: `Tally, PostgreSQL ×${instances}`,
     keepsState: true,
     ackIsEcho: false,
+    opIds: 'numbered',
     sendsValue: false,
     async start() {
       // Lowercase letters, digits and underscores: what Tally accepts as a schema name.

@@ -205,6 +205,13 @@ const { values } = parseArgs({
      * in the same run, as "Tally before" (a change's before and after on the same machine state).
      */
     before: { type: 'string' },
+    /**
+     * How the --before server's clients name operations: opaque (default: a build from before
+     * numbered ids, ADR 24, refuses them) or numbered.
+     */
+    'before-ids': { type: 'string', default: 'opaque' },
+    /** The hot path also runs this build with opaque operation ids ("Tally, opaque ids"). */
+    opaque: { type: 'boolean', default: false },
   },
 });
 const before = beforeCheckout(values.before);
@@ -628,11 +635,16 @@ async function main(): Promise<void> {
   for (const target of targets) results.push(await measure(target));
   const endLoad = loadAverage();
   // --before DIR: the same scenario on another checkout's build, in the same run (issue 19).
+  const beforeIds = values['before-ids'];
+  if (beforeIds !== 'opaque' && beforeIds !== 'numbered') {
+    throw new Error(`--before-ids is opaque or numbered, not ${beforeIds}`);
+  }
   const hotpathTargets = [
     ...(before === undefined
       ? []
-      : [tallyTarget(`Tally before (${before.label})`, {}, before.root)]),
+      : [tallyTarget(`Tally before (${before.label})`, {}, before.root, beforeIds)]),
     tally,
+    ...(values.opaque ? [tallyTarget('Tally, opaque ids', {}, undefined, 'opaque')] : []),
     patternBaseline,
   ];
   const hotpathExact = hotpathTargets.filter((target) => target.name.toLowerCase() === only);

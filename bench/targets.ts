@@ -23,8 +23,15 @@ export interface Target {
   ackIsEcho: boolean;
   /** Whether a tap sends the value the client computed (the original product's way). */
   sendsValue: boolean;
+  /**
+   * How its clients name their operations (ADR 24): numbered (`<session>.<n>`, a live client's
+   * way) or opaque, for a Tally built before numbered ids, which refuses them.
+   */
+  opIds: OperationIdForm;
   start(): Promise<RunningTarget>;
 }
+
+export type OperationIdForm = 'numbered' | 'opaque';
 
 export interface RunningTarget {
   /** Every server process of the target (one per instance). */
@@ -220,12 +227,18 @@ export function tallyApi(
  * Tally built from dist/, on a throwaway SQLite file; `env` adds settings (ACTIVITY_LOG). `root`:
  * another checkout's build instead of this one (the hot path's before-and-after in one run).
  */
-export function tallyTarget(name: string, env: Record<string, string>, root = ROOT): Target {
+export function tallyTarget(
+  name: string,
+  env: Record<string, string>,
+  root = ROOT,
+  opIds: OperationIdForm = 'numbered',
+): Target {
   return {
     name,
     keepsState: true,
     ackIsEcho: false,
     sendsValue: false,
+    opIds,
     async start() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
       let server: ServerProcess;
@@ -262,6 +275,7 @@ function baseline(name: string, script: string, keepsState: boolean, sendsValue:
     keepsState,
     ackIsEcho: true,
     sendsValue,
+    opIds: 'numbered',
     async start() {
       const port = await freePort();
       const child = launch(['--import', 'tsx', script], { PORT: String(port) });
@@ -308,6 +322,7 @@ export const patternBaseline: Target = {
   keepsState: true,
   ackIsEcho: false,
   sendsValue: false,
+  opIds: 'numbered',
   async start() {
     // BARE_BENCH_NODE_OPTIONS: extra Node flags, as TALLY_BENCH_NODE_OPTIONS for Tally (--cpu-prof).
     const nodeOptions = process.env.BARE_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];

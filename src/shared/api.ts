@@ -16,10 +16,10 @@ import {
   MAX_VALUE,
   MIN_STEP,
   MIN_VALUE,
-  OPERATION_ID_MAX_LENGTH,
   URL_MAX_LENGTH,
 } from './limits.js';
 import { MESSAGES } from './messages.js';
+import { OPERATION_ID_PATTERN } from './operation-ids.js';
 import { canonicalTimeZone, isValidKeyFormat, normaliseUrl, sanitizeText } from './rules.js';
 
 // ---- Resources -------------------------------------------------------------------------------
@@ -137,6 +137,8 @@ export const ErrorCodeSchema = z.enum([
   'cannot_undo',
   // Issue 17: PUT …/order without every counter of the group exactly once.
   'invalid_order',
+  // Issue 19 (ADR 24): a numbered tap too far behind its session's newest number to be checked.
+  'operation_expired',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
@@ -182,11 +184,13 @@ export const AccessKeySchema = z
   .string({ error: MESSAGES.invalidKeyFormat })
   .refine(isValidKeyFormat, { error: MESSAGES.invalidKeyFormat });
 
-export const OperationIdSchema = z
-  .string()
-  .regex(new RegExp(`^[A-Za-z0-9_-]{1,${OPERATION_ID_MAX_LENGTH}}$`), {
-    error: MESSAGES.invalidOperationId,
-  });
+/**
+ * An opaque operation id, or a numbered one (`<session>.<n>`, ADR 24): a numbered tap costs its
+ * group one row per session instead of one row per tap. shared/operation-ids.ts parses it.
+ */
+export const OperationIdSchema = z.string().regex(OPERATION_ID_PATTERN, {
+  error: MESSAGES.invalidOperationId,
+});
 
 /** A counter's goal, limits and start value: whole numbers in the exact range, or none. */
 const optionalInteger = integerValue.nullable();

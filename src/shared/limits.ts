@@ -39,6 +39,19 @@ export const MAX_TIMES = 1_000_000;
 export const BODY_LIMIT_BYTES = 16 * 1024;
 /** Tally: client operation ids, characters. */
 export const OPERATION_ID_MAX_LENGTH = 64;
+/**
+ * Tally (issue 19, ADR 24): numbered operation ids, `<session>.<n>`. The session part is 8 to 40
+ * id characters, n a whole number from 1 with at most 15 digits (below 2^53, exact in a double).
+ */
+export const OPERATION_SESSION_MIN_LENGTH = 8;
+export const OPERATION_SESSION_MAX_LENGTH = 40;
+export const OPERATION_NUMBER_MAX_DIGITS = 15;
+/**
+ * Tally (ADR 24): how far behind its session's highest number a numbered tap may arrive and still
+ * be told apart (applied or not): the server keeps one bit per number in this window, per group
+ * and session. Older numbers are refused with operation_expired, never applied twice.
+ */
+export const OPERATION_SESSION_WINDOW = 512;
 /** Tally: member names in the activity log, characters (a display label, cut, never refused). */
 export const MEMBER_NAME_MAX_LENGTH = 100;
 /** Tally: most activity entries one page may hold. */

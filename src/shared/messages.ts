@@ -54,7 +54,12 @@ export const MESSAGES = {
   stepTooSmall: 'Step must be at least 1',
   invalidBody: 'Invalid request body',
   bodyTooLarge: 'Request body is too large',
-  invalidOperationId: 'Operation id must be 1 to 64 letters, digits, hyphens or underscores',
+  invalidOperationId:
+    'Operation id must be 1 to 64 letters, digits, hyphens or underscores, or a numbered id: 8 to 40 of them, a dot and a whole number from 1 (at most 15 digits)',
+  operationExpired:
+    'This numbered operation id is too far behind the newest of its session to tell whether it was applied; nothing was changed',
+  undoNumberedTap:
+    'A tap sent with a numbered operation id is undone from the activity log, by its entry',
   operationIdReused: 'This operation id was already used for a different change',
   internalError: 'Something went wrong on our side. Please try again.',
   rateLimited: (seconds: number) =>

@@ -8,7 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError, Counter } from '../../src/shared/api.js';
 import { sqliteDatabase } from '../../src/server/store/sqlite-driver.js';
+import { OPERATION_SESSION_WINDOW } from '../../src/shared/limits.js';
 import { MESSAGES } from '../../src/shared/messages.js';
+import { numberedId } from '../../src/shared/operation-ids.js';
 import type { ServerMessage } from '../../src/shared/protocol.js';
 import { call, createGroup } from '../helpers/client.js';
 import { joinLive } from '../helpers/live.js';
@@ -139,6 +141,57 @@ describe('retried mutations', () => {
       { body: { key: member.key } },
     );
     expect(group.body.group.displayName).toBe('Renamed');
+  });
+
+  it('apply numbered taps once over REST and live, in any order; one a window behind is refused 409', async () => {
+    const member = await createGroup(server.url);
+    const counter = await member.addCounter();
+    const increment = `${member.base}/counters/${counter.id}/increment`;
+    const rest = (opId: string) =>
+      call<Counter | ApiError>(server.url, 'POST', increment, { key: member.key, body: { opId } });
+    const session = 'liveTab_42';
+    const tap = (n: number) =>
+      ({
+        type: 'mutate',
+        opId: numberedId(session, n),
+        mutation: {
+          kind: 'adjustCounter',
+          counterId: counter.id,
+          direction: 'increment',
+          times: 1,
+        },
+      }) as const;
+    const acked = (socket: Awaited<ReturnType<typeof joinLive>>, n: number) =>
+      socket.waitFor(
+        (m: ServerMessage): m is Extract<ServerMessage, { type: 'ack' }> =>
+          m.type === 'ack' && m.opId === numberedId(session, n),
+      );
+
+    // Number 2 over REST first, then 1 and 3 live; the socket drops before 3 is answered.
+    expect((await rest(numberedId(session, 2))).status).toBe(200);
+    const socket = await joinLive(server.wsUrl, member.group.name, member.key);
+    socket.send(tap(1));
+    await acked(socket, 1);
+    socket.send(tap(3));
+    socket.socket.terminate();
+    // Everything sent again on a new socket and over REST: nothing counts twice.
+    const again = await joinLive(server.wsUrl, member.group.name, member.key);
+    for (const n of [1, 2, 3]) again.send(tap(n));
+    const answers = await Promise.all([1, 2, 3].map((n) => acked(again, n)));
+    expect(answers.map((a) => a.result.kind === 'counter' && a.result.counter.value)).toEqual([
+      3, 3, 3,
+    ]);
+    expect((await rest(numberedId(session, 3))).body).toMatchObject({ value: 3 });
+
+    // A number a whole window ahead, then number 3 again: too far behind to tell, refused.
+    expect((await rest(numberedId(session, 3 + OPERATION_SESSION_WINDOW))).status).toBe(200);
+    const expired = await rest(numberedId(session, 3));
+    expect(expired.status).toBe(409);
+    expect(expired.body).toEqual({
+      error: { code: 'operation_expired', message: MESSAGES.operationExpired },
+    });
+    expect((await member.counters())[0]?.value).toBe(4);
+    again.close();
   });
 });
 

@@ -6,7 +6,8 @@ import type { Store } from '../../src/server/store/types.js';
 import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
 import { describeActivityContract } from './activity.suite.js';
 import { describePurposeContract } from './purpose.suite.js';
-import { describeStoreContract } from './store.suite.js';
+import { describeNumberedIdsContract } from './numbered-ids.suite.js';
+import { describeStoreContract, type StoreFactory } from './store.suite.js';
 
 const schemas = new Map<Store, string>();
 
@@ -36,12 +37,15 @@ describe.skipIf(postgresUrl === undefined)('on PostgreSQL', () => {
   const purposeSchema = uniqueSchema();
   describePurposeContract('PostgreSQL', (clock) => open(purposeSchema, clock));
 
-  describeStoreContract('PostgreSQL', {
+  /** A fresh schema each; `reopen` opens the same schema again. */
+  const postgresStores: StoreFactory = {
     create: () => open(uniqueSchema()),
     reopen: (store) => {
       const schema = schemas.get(store);
       if (schema === undefined) throw new Error('unknown store');
       return open(schema);
     },
-  });
+  };
+  describeStoreContract('PostgreSQL', postgresStores);
+  describeNumberedIdsContract('PostgreSQL', postgresStores);
 });

@@ -9,7 +9,8 @@ import { sqliteDatabase } from '../../src/server/store/sqlite-driver.js';
 import type { Operation, Store } from '../../src/server/store/types.js';
 import { describeActivityContract } from './activity.suite.js';
 import { describePurposeContract } from './purpose.suite.js';
-import { describeStoreContract } from './store.suite.js';
+import { describeNumberedIdsContract } from './numbered-ids.suite.js';
+import { describeStoreContract, type StoreFactory } from './store.suite.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-sqlite-'));
 const files = new WeakMap<Store, string>();
@@ -62,14 +63,17 @@ function databaseAtSchema(file: string, version: number) {
   return db;
 }
 
-describeStoreContract('SQLite', {
+/** Fresh stores in files of their own; `reopen` opens the same file again. */
+const sqliteStores: StoreFactory = {
   create: () => open(path.join(dir, `store-${++count}.sqlite`)),
   reopen: (store) => {
     const file = files.get(store);
     if (file === undefined) throw new Error('unknown store');
     return open(file);
   },
-});
+};
+describeStoreContract('SQLite', sqliteStores);
+describeNumberedIdsContract('SQLite', sqliteStores);
 
 describeActivityContract('SQLite', () => open(path.join(dir, `activity-${++count}.sqlite`)));
 

@@ -19,6 +19,7 @@ const target = (name: string): Target => ({
   keepsState: true,
   ackIsEcho: false,
   sendsValue: false,
+  opIds: 'numbered',
   start: () => Promise.reject(new Error('not started in a unit test')),
 });
 const TALLY = target('Tally');

@@ -39,6 +39,7 @@ export const CLOSE_CODE_OF = {
   not_found: CLOSE_CODES.goingAway,
   internal_error: CLOSE_CODES.goingAway,
   operation_id_reused: CLOSE_CODES.goingAway,
+  operation_expired: CLOSE_CODES.goingAway,
   too_many_counters: CLOSE_CODES.goingAway,
   too_many_groups: CLOSE_CODES.goingAway,
   too_many_connections: CLOSE_CODES.goingAway,

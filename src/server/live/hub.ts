@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import type { AccessLevel, GroupView, MutationResult } from '../../shared/api.js';
-import { OPERATION_ID_MAX_LENGTH } from '../../shared/limits.js';
+import { OPERATION_ID_PATTERN } from '../../shared/operation-ids.js';
 import { MESSAGES } from '../../shared/messages.js';
 import {
   CLOSE_CODES,
@@ -47,7 +47,7 @@ export const MAX_PAUSE_MS = 250;
 /** An overload is logged at most this often, ms. */
 const OVERLOAD_LOG_EVERY_MS = 60_000;
 /** A valid operation id (OperationIdSchema), checked without zod on the shedding path. */
-const OPERATION_ID = new RegExp(`^[A-Za-z0-9_-]{1,${OPERATION_ID_MAX_LENGTH}}$`);
+const OPERATION_ID = OPERATION_ID_PATTERN;
 /** The `error` payload of a refused mutation, serialised once. */
 const BUSY_ERROR_JSON = JSON.stringify({ code: 'busy', message: MESSAGES.busy });
 

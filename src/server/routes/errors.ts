@@ -30,6 +30,7 @@ export const STATUS_OF = {
   not_found: 404,
   internal_error: 500,
   operation_id_reused: 422,
+  operation_expired: 409,
   too_many_counters: 409,
   too_many_groups: 429,
   too_many_connections: 429,

@@ -194,6 +194,7 @@ function errorCodesOf(operation: Operation): Set<ErrorCode> {
     for (const code of [
       'validation_failed',
       'operation_id_reused',
+      'operation_expired',
       'busy',
       'storage_unavailable',
     ] as const)

@@ -26,6 +26,8 @@ export interface ReadRequest {
   /** Groups to lock (PostgreSQL: in id order) and read with their change numbers. */
   groups: string[];
   operationIds: OperationKey[];
+  /** The sessions of numbered taps (ADR 24), by group. */
+  sessions: SessionKey[];
   /** Activity entries by id (what an undo takes back). */
   entries: number[];
   /** Counters by id, whatever their group. */
@@ -37,6 +39,17 @@ export interface ReadRequest {
   groupCounters: string[];
   /** Sections all of whose counters are read (a section with a maximum: its total). */
   sections: SectionKey[];
+}
+
+export interface SessionKey {
+  groupId: string;
+  session: string;
+}
+
+/** A session's window as stored (store/sessions.ts): the bits as hex text. */
+export interface StoredSession extends SessionKey {
+  high: number;
+  seen: string;
 }
 
 export interface SectionKey {
@@ -75,6 +88,7 @@ export interface StoredOperationId extends OperationKey {
 export interface ReadAnswer {
   groups: StoredGroup[];
   operationIds: StoredOperationId[];
+  sessions: StoredSession[];
   entries: { groupId: string; entry: ActivityEntry }[];
   counters: StoredCounter[];
   /** Counters per group, up to the cap asked for. */
@@ -125,6 +139,8 @@ export interface BatchWrites {
   /** Existing entries taken back by a new one (index into `entries`). */
   undone: { entryId: number; by: number }[];
   operationIds: OperationIdWrite[];
+  /** Sessions whose window moved (numbered taps applied), final rows: written in place. */
+  sessions: StoredSession[];
   /** Periods that ended in this batch (counters that reset). */
   periods: PeriodWrite[];
 }

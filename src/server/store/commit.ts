@@ -52,6 +52,7 @@ import {
   alreadyUndone,
   cannotUndo,
   counterNotFound,
+  operationExpired,
   counterOutcome,
   created,
   definedEntries,
@@ -69,6 +70,8 @@ import {
 import { tooManyCounters } from './quotas.js';
 import { changesByGroup, type Operation, type OperationOutcome } from './types.js';
 import { inverseOf } from './undo.js';
+import { numberState, seenFromText, seenText, withNumber, type SessionWindow } from './sessions.js';
+import { parseNumberedId, type NumberedOperationId } from '../../shared/operation-ids.js';
 import { COUNTER_FIELDS } from '../../shared/fields.js';
 import type {
   BatchWrites,
@@ -83,6 +86,7 @@ import type {
   PeriodWrite,
   ReadRequest,
   SectionKey,
+  SessionKey,
   StoredCounter,
   StoredGroup,
   StoredOperationId,
@@ -91,6 +95,17 @@ import type {
 // ---- The algorithm -------------------------------------------------------------------------------
 
 const keyOf = (groupId: string, opId: string) => `${groupId}\u0000${opId}`;
+
+/**
+ * The session and number of a numbered tap (ADR 24): remembered in its session's window, not in
+ * an operation-id row of its own. Every other change keeps its own row, whatever its id's form.
+ */
+function numberedTap(operation: Operation): NumberedOperationId | undefined {
+  const { opId, mutation } = operation;
+  return opId !== undefined && mutation.kind === 'adjustCounter'
+    ? parseNumberedId(opId)
+    : undefined;
+}
 
 /** The counter ids a mutation names (known before anything is read). */
 function counterIdsOf(operation: Operation): readonly string[] {
@@ -180,13 +195,18 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
   // Round 1: everything named by the operations themselves.
   const groupIds = [...new Set(operations.map((operation) => operation.groupId))].sort();
   const opKeys = new Map<string, OperationKey>();
+  const sessionKeys = new Map<string, SessionKey>();
+  const wantSession = (groupId: string, session: string) =>
+    sessionKeys.set(keyOf(groupId, session), { groupId, session });
   const entryIds = new Set<number>();
   const counterIds = new Set<string>();
   const countGroups = new Set<string>();
   const groupCounters = new Set<string>();
   for (const operation of operations) {
     const { groupId, opId, mutation } = operation;
-    if (opId !== undefined) opKeys.set(keyOf(groupId, opId), { groupId, opId });
+    const numbered = numberedTap(operation);
+    if (numbered) wantSession(groupId, numbered.session);
+    else if (opId !== undefined) opKeys.set(keyOf(groupId, opId), { groupId, opId });
     for (const counterId of counterIdsOf(operation)) counterIds.add(counterId);
     switch (mutation.kind) {
       case 'reorderCounters':
@@ -195,10 +215,14 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
       case 'updateGroup':
         if (movesMidnights(mutation.patch)) groupCounters.add(groupId);
         break;
-      case 'undoOperation':
+      case 'undoOperation': {
         opKeys.set(keyOf(groupId, mutation.opId), { groupId, opId: mutation.opId });
+        // Without a row of its own, a numbered id is told apart (a tap or never applied) here.
+        const target = parseNumberedId(mutation.opId);
+        if (target) wantSession(groupId, target.session);
         countGroups.add(groupId);
         break;
+      }
       case 'undoEntry':
         entryIds.add(mutation.entryId);
         countGroups.add(groupId);
@@ -216,6 +240,7 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
   const first: ReadAnswer = yield {
     groups: groupIds,
     operationIds: [...opKeys.values()],
+    sessions: [...sessionKeys.values()],
     entries: [...entryIds],
     counters: [...counterIds],
     countGroups: [...countGroups],
@@ -243,6 +268,12 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
   };
   remember(first.counters);
   const storedIds = new Map(first.operationIds.map((row) => [keyOf(row.groupId, row.opId), row]));
+  const sessions = new Map(
+    first.sessions.map(({ groupId, session, high, seen }) => [
+      keyOf(groupId, session),
+      { high, seen: seenFromText(seen) } satisfies SessionWindow,
+    ]),
+  );
   const known = new Map<number, KnownEntry>();
   const rememberEntries = (rows: ReadAnswer['entries']) => {
     for (const { groupId, entry } of rows) {
@@ -313,6 +344,7 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
     counts,
     known,
     storedIds,
+    sessions,
     firstFingerprints(operations, fingerprints),
     groupCounters,
   );
@@ -388,6 +420,7 @@ function firstFingerprints(
 const emptyRequest = (): ReadRequest => ({
   groups: [],
   operationIds: [],
+  sessions: [],
   entries: [],
   counters: [],
   countGroups: [],
@@ -401,6 +434,8 @@ class BatchState {
   private readonly entries: EntryWrite[] = [];
   private readonly undone: { entryId: number; by: number }[] = [];
   private readonly operationIds: OperationIdWrite[] = [];
+  /** Sessions whose window this batch moved. */
+  private readonly movedSessions = new Map<string, SessionKey>();
   /** Operation ids applied by this batch → the entry they made (for an undo in the batch). */
   private readonly appliedIds = new Map<string, number | null>();
   /** Existing entries taken back by this batch. */
@@ -415,6 +450,8 @@ class BatchState {
     private readonly counts: Map<string, number>,
     private readonly known: Map<number, KnownEntry>,
     private readonly storedIds: Map<string, StoredOperationId>,
+    /** The windows of the sessions of the batch's numbered taps, by group and session. */
+    private readonly sessions: Map<string, SessionWindow>,
     /** Each operation id's fingerprint at its first use in the batch. */
     private readonly fingerprints: Map<string, string>,
     /** Groups all of whose counters were read (a reorder, new midnights). */
@@ -492,6 +529,8 @@ class BatchState {
   /** The answer again, if this group already applied this operation id in an earlier batch. */
   replay(operation: Operation, fingerprint: string | undefined): OperationOutcome | undefined {
     if (operation.opId === undefined) return undefined;
+    const numbered = numberedTap(operation);
+    if (numbered) return this.replayNumbered(operation, numbered);
     const stored = this.storedIds.get(keyOf(operation.groupId, operation.opId));
     if (!stored) return undefined;
     const reused = reuseOf(stored.fingerprint, fingerprint);
@@ -502,6 +541,25 @@ class BatchState {
     }
     // A coalesced tap is answered with the counter as it is now (it includes the tap).
     const counter = this.counterOf(operation.groupId, answer.counterId);
+    if (!counter) return counterNotFound();
+    const result = { kind: 'counter', counter: counter.counter, created: false } as const;
+    return { ok: true, result, changes: [], replayed: true };
+  }
+
+  /**
+   * A numbered tap its session already applied is answered with the counter as it is now (it
+   * includes the tap), like a coalesced tap; one too far behind is refused, never applied twice.
+   */
+  private replayNumbered(
+    operation: Operation,
+    { session, n }: NumberedOperationId,
+  ): OperationOutcome | undefined {
+    const { groupId, mutation } = operation;
+    const state = numberState(this.sessions.get(keyOf(groupId, session)), n);
+    if (state === 'new') return undefined;
+    if (state === 'expired') return operationExpired();
+    if (mutation.kind !== 'adjustCounter') return undefined;
+    const counter = this.counterOf(groupId, mutation.counterId);
     if (!counter) return counterNotFound();
     const result = { kind: 'counter', counter: counter.counter, created: false } as const;
     return { ok: true, result, changes: [], replayed: true };
@@ -570,7 +628,9 @@ class BatchState {
     for (const draft of adjustDrafts(accepted, this.operations, after, seq, reachedBy)) {
       const entry = this.log(draft, null);
       for (const opId of draft.opIds) {
-        this.rememberId(groupId, opId, reference, entry);
+        const numbered = parseNumberedId(opId);
+        if (numbered) this.rememberNumber(groupId, numbered);
+        else this.rememberId(groupId, opId, reference, entry);
       }
     }
     for (const [index, outcome] of adjustOutcomes(
@@ -819,6 +879,10 @@ class BatchState {
       entries: this.options.activityLog ? this.entries : [],
       undone: this.options.activityLog ? this.undone : [],
       operationIds: this.operationIds,
+      sessions: [...this.movedSessions].map(([key, { groupId, session }]) => {
+        const window = this.sessions.get(key) as SessionWindow;
+        return { groupId, session, high: window.high, seen: seenText(window.seen) };
+      }),
       periods: this.periods,
     };
   }
@@ -906,10 +970,15 @@ class BatchState {
           const local = draft === null ? undefined : this.localEntry(draft);
           return local ? this.undo(operation, local, seq) : failed(activityNotFound());
         }
-        const activityId = this.storedIds.get(key)?.activityId;
+        const stored = this.storedIds.get(key);
+        const activityId = stored?.activityId;
         const known = activityId == null ? undefined : this.known.get(activityId);
-        return known?.groupId === groupId
-          ? this.undo(operation, known, seq)
+        if (known?.groupId === groupId) return this.undo(operation, known, seq);
+        // A numbered tap leaves no row that names its entry: it is undone by the entry itself.
+        const target = stored ? undefined : parseNumberedId(mutation.opId);
+        const window = target && this.sessions.get(keyOf(groupId, target.session));
+        return target && numberState(window, target.n) === 'applied'
+          ? failed(cannotUndo(MESSAGES.undoNumberedTap))
           : failed(activityNotFound());
       }
       case 'rotateKey':
@@ -1183,6 +1252,13 @@ class BatchState {
       undone_by: null,
     });
     return { groupId: draft.groupId, entry, ref: { draft: index } };
+  }
+
+  /** A numbered tap applied: its session's window moves (written once, at the end). */
+  private rememberNumber(groupId: string, { session, n }: NumberedOperationId): void {
+    const key = keyOf(groupId, session);
+    this.sessions.set(key, withNumber(this.sessions.get(key), n));
+    this.movedSessions.set(key, { groupId, session });
   }
 
   private rememberId(

@@ -113,6 +113,11 @@ export function accessChanged(group: GroupRecord, seq: number): Applied {
   };
 }
 
+/** A numbered tap too far behind its session's newest to tell whether it was applied (ADR 24). */
+export function operationExpired(): OperationOutcome {
+  return { ok: false, code: 'operation_expired', message: MESSAGES.operationExpired };
+}
+
 /** A change that would take a counter or a section past its limit (issue 17): HTTP 409. */
 export function limitReached(message: string): OperationOutcome {
   return { ok: false, code: 'limit_reached', message };

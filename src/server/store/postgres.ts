@@ -192,6 +192,17 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (counter_id, start_at)
    );
    CREATE INDEX counter_periods_by_group ON counter_periods (group_id, start_at);`,
+  // 7: (issue 19, ADR 24) numbered taps: one row per group and client session, rewritten in
+  // place (store/sessions.ts), instead of one operation-id row per tap. No index by time: an
+  // updated column in an index would make every update write that index too.
+  `CREATE TABLE operation_sessions (
+     group_id text NOT NULL,
+     session text NOT NULL,
+     high bigint NOT NULL,
+     seen text NOT NULL,
+     updated_at timestamptz NOT NULL,
+     PRIMARY KEY (group_id, session)
+   );`,
 ];
 
 /** What BATCH_READ answers: one row of JSON arrays. */
@@ -203,6 +214,7 @@ interface BatchReadRow {
     f: string | null;
     a: number | null;
   }[];
+  sessions: { g: string; s: string; h: number; w: string }[];
   entries: ActivityRow[];
   counters: StoredCounterRow[];
   counts: { g: string; n: number }[];
@@ -219,6 +231,10 @@ const BATCH_READ = `SELECT
        'f', o.fingerprint, 'a', o.activity_id)), '[]'::json)
      FROM operation_ids o JOIN unnest($1::text[], $2::text[]) AS q(group_id, op_id)
        ON o.group_id = q.group_id AND o.op_id = q.op_id) AS operation_ids,
+  (SELECT coalesce(json_agg(json_build_object('g', s.group_id, 's', s.session, 'h', s.high,
+       'w', s.seen)), '[]'::json)
+     FROM operation_sessions s JOIN unnest($10::text[], $11::text[]) AS q(group_id, session)
+       ON s.group_id = q.group_id AND s.session = q.session) AS sessions,
   (SELECT coalesce(json_agg(a), '[]'::json)
      FROM (SELECT ${ACTIVITY_FIELDS} FROM activity JOIN unnest($3::bigint[]) AS q(id) USING (id)) a)
      AS entries,
@@ -321,7 +337,13 @@ const BATCH_WRITE = `WITH
     INSERT INTO operation_ids (group_id, op_id, result, created_at, activity_id, fingerprint)
     SELECT o.g, o.o, o.r, to_timestamp($5::double precision / 1000), i.id, o.f
     FROM json_to_recordset($8::json) AS o(g text, o text, r jsonb, e bigint, f text)
-    LEFT JOIN ids i ON i.n = o.e)
+    LEFT JOIN ids i ON i.n = o.e),
+  sessions_written AS (
+    INSERT INTO operation_sessions (group_id, session, high, seen, updated_at)
+    SELECT s.g, s.s, s.h, s.w, to_timestamp($5::double precision / 1000)
+    FROM json_to_recordset($12::json) AS s(g text, s text, h bigint, w text)
+    ON CONFLICT (group_id, session) DO UPDATE SET high = excluded.high, seen = excluded.seen,
+      updated_at = excluded.updated_at)
 SELECT pg_notify($9, payload) FROM unnest($10::text[]) AS payload`;
 
 const counterJson = ({
@@ -573,8 +595,8 @@ export class PostgresStore implements Store {
   }
 
   /** Deletes expired operation ids in chunks, so no statement holds locks for long. */
-  pruneOperationIds(olderThanMs: number): Promise<number> {
-    return deleteInChunks(OPERATION_ID_PRUNE_CHUNK, async () => {
+  async pruneOperationIds(olderThanMs: number): Promise<number> {
+    const rows = await deleteInChunks(OPERATION_ID_PRUNE_CHUNK, async () => {
       if (this.pool.ended) return null;
       const result = await this.pool.query(
         `DELETE FROM operation_ids WHERE (group_id, op_id) IN (
@@ -584,6 +606,15 @@ export class PostgresStore implements Store {
       );
       return result.rowCount ?? 0;
     });
+    if (this.pool.ended) return rows;
+    // Sessions of numbered taps (ADR 24) unused as long: idle rows, so one statement locks
+    // nothing a batch waits for (a session back after a day waits for this statement only).
+    const sessions = await this.pool.query(
+      `DELETE FROM operation_sessions
+       WHERE updated_at < now() - ($1::double precision * interval '1 millisecond')`,
+      [olderThanMs],
+    );
+    return rows + (sessions.rowCount ?? 0);
   }
 
   async listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
@@ -842,13 +873,16 @@ export class PostgresStore implements Store {
     const answer: ReadAnswer = {
       groups,
       operationIds: [],
+      sessions: [],
       entries: [],
       counters: [],
       counts: new Map(),
     };
-    const { operationIds, entries, counters, countGroups, groupCounters, sections } = request;
+    const { operationIds, sessions, entries, counters, countGroups, groupCounters, sections } =
+      request;
     if (
       operationIds.length +
+        sessions.length +
         entries.length +
         counters.length +
         countGroups.length +
@@ -871,6 +905,8 @@ export class PostgresStore implements Store {
         groupCounters,
         sections.map((key) => key.groupId),
         sections.map((key) => key.section),
+        sessions.map((key) => key.groupId),
+        sessions.map((key) => key.session),
       ],
     });
     const row = rows[0];
@@ -881,6 +917,12 @@ export class PostgresStore implements Store {
       result: stored.r,
       fingerprint: stored.f,
       activityId: stored.a,
+    }));
+    answer.sessions = row.sessions.map((stored) => ({
+      groupId: stored.g,
+      session: stored.s,
+      high: stored.h,
+      seen: stored.w,
     }));
     answer.entries = row.entries.map((entry) => ({
       groupId: entry.group_id,
@@ -908,6 +950,7 @@ export class PostgresStore implements Store {
         writes.groups.length +
         writes.entries.length +
         writes.operationIds.length +
+        writes.sessions.length +
         writes.periods.length +
         payloads.length ===
       0
@@ -929,6 +972,14 @@ export class PostgresStore implements Store {
         this.notifyChannel,
         payloads,
         JSON.stringify(writes.periods.map(periodJson)),
+        JSON.stringify(
+          writes.sessions.map(({ groupId, session, high, seen }) => ({
+            g: groupId,
+            s: session,
+            h: high,
+            w: seen,
+          })),
+        ),
       ],
     });
   }

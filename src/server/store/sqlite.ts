@@ -74,6 +74,7 @@ import { sqliteDatabase } from './sqlite-driver.js';
 import {
   ActivityTrimmer,
   deleteInChunks,
+  nextTurn,
   ACTIVITY_TRIM_CHUNK,
   TRIM_ALL_PAGE,
   type StoreQuotas,
@@ -200,6 +201,17 @@ export const MIGRATIONS: readonly string[] = [
   // pruning finds its boundary by rowid (olderThan). One leaf fewer per tap for each.
   `DROP INDEX activity_by_age;
    DROP INDEX operation_ids_by_age;`,
+  // 10: (issue 19, ADR 24) numbered taps: one row per group and client session, rewritten in
+  // place (store/sessions.ts), instead of one operation-id row per tap. A rowid table, so the
+  // hourly prune walks it in rowid ranges without an index by time.
+  `CREATE TABLE operation_sessions (
+     group_id TEXT NOT NULL,
+     session TEXT NOT NULL,
+     high INTEGER NOT NULL,
+     seen TEXT NOT NULL,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (group_id, session)
+   ) STRICT;`,
 ];
 
 /** The tables pruned by age, with the column that holds each row's time (epoch ms). */
@@ -503,8 +515,40 @@ export class SqliteStore implements Store {
    * (synchronous) event loop for seconds. A failure (another process's lock) is a rejection,
    * never a synchronous throw: the caller is a timer, and the next run tries again.
    */
-  pruneOperationIds(olderThanMs: number): Promise<number> {
-    return this.pruneOlderThan('operation_ids', olderThanMs);
+  async pruneOperationIds(olderThanMs: number): Promise<number> {
+    const rows = await this.pruneOlderThan('operation_ids', olderThanMs);
+    return rows + (await this.pruneSessions(Date.now() - olderThanMs));
+  }
+
+  /**
+   * Deletes the sessions of numbered taps (ADR 24) unused since `cutoff` (epoch ms). Their rows
+   * are rewritten in place, so time does not follow rowid: the table is walked in rowid ranges of
+   * ACTIVITY_TRIM_CHUNK, a turn of the event loop between them, each row's time checked.
+   */
+  private async pruneSessions(cutoff: number): Promise<number> {
+    let deleted = 0;
+    try {
+      // Two queries: SQLite answers MIN or MAX alone with one seek, but both at once by a scan.
+      const end = (extreme: 'MIN' | 'MAX') =>
+        (
+          this.prepare(`SELECT ${extreme}(rowid) AS id FROM operation_sessions`).get() as {
+            id: number | null;
+          }
+        ).id;
+      const bounds = { low: end('MIN'), high: end('MAX') };
+      if (bounds.low === null || bounds.high === null) return 0;
+      const remove = this.prepare(
+        'DELETE FROM operation_sessions WHERE rowid >= ? AND rowid < ? AND updated_at < ?',
+      );
+      for (let from = bounds.low; from <= bounds.high; from += ACTIVITY_TRIM_CHUNK) {
+        if (!this.db.open) return deleted;
+        deleted += remove.run(from, from + ACTIVITY_TRIM_CHUNK, cutoff).changes;
+        await nextTurn();
+      }
+    } catch (error) {
+      throw asError(storageError(error));
+    }
+    return deleted;
   }
 
   /** Deletes the table's rows older than the age, in chunks (operation ids, activity entries). */
@@ -821,6 +865,13 @@ export class SqliteStore implements Store {
       const result = JSON.parse(row.result) as StoredAnswer;
       return [{ groupId, opId, result, fingerprint: row.fingerprint, activityId: row.activity_id }];
     });
+    const sessionRow = this.prepare(
+      'SELECT high, seen FROM operation_sessions WHERE group_id = ? AND session = ?',
+    );
+    const sessions = request.sessions.flatMap(({ groupId, session }) => {
+      const row = sessionRow.get(groupId, session) as { high: number; seen: string } | undefined;
+      return row ? [{ groupId, session, high: row.high, seen: row.seen }] : [];
+    });
     const entryRow = this.prepare(`SELECT ${ACTIVITY_FIELDS} FROM activity WHERE id = ?`);
     const entries = request.entries.flatMap((id) => {
       const row = entryRow.get(id) as ActivityRow | undefined;
@@ -858,7 +909,7 @@ export class SqliteStore implements Store {
         return [groupId, row.n] as const;
       }),
     );
-    return { groups, operationIds, entries, counters, counts };
+    return { groups, operationIds, sessions, entries, counters, counts };
   }
 
   /** Writes a batch's final rows, one prepared statement per row (in-process, no round trips). */
@@ -948,6 +999,14 @@ export class SqliteStore implements Store {
       );
     }
     this.insertOperationIds(rows);
+    const session = this.prepare(
+      `INSERT INTO operation_sessions (group_id, session, high, seen, updated_at)
+       VALUES (?, ?, ?, ?, ?) ON CONFLICT (group_id, session)
+       DO UPDATE SET high = excluded.high, seen = excluded.seen, updated_at = excluded.updated_at`,
+    );
+    for (const { groupId, session: id, high, seen } of writes.sessions) {
+      session.run(groupId, id, high, seen, now);
+    }
   }
 
   /** Keeps ended periods, each counter's newest PERIODS_KEPT_PER_COUNTER. */

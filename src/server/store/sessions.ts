@@ -1,0 +1,54 @@
+/**
+ * What a group remembers of a client session's numbered taps (ADR 24): the highest number
+ * applied and one bit for each of the OPERATION_SESSION_WINDOW numbers below it. One row per
+ * group and session, rewritten in place, instead of one operation-id row per tap.
+ *
+ * Exact: a number is known applied or not as long as it is within the window; a number further
+ * behind is `expired` and refused, never applied a second time. Taps that were refused (a limit,
+ * busy) are not marked, so a retry is checked again like a new tap, as with opaque ids.
+ */
+import { OPERATION_SESSION_WINDOW } from '../../shared/limits.js';
+
+export interface SessionWindow {
+  /** The highest number applied. */
+  high: number;
+  /** Bit i: number `high − i` was applied (bit 0 is `high` itself), for i < the window. */
+  seen: bigint;
+}
+
+export type NumberState = 'applied' | 'new' | 'expired';
+
+const WINDOW = BigInt(OPERATION_SESSION_WINDOW);
+const MASK = (1n << WINDOW) - 1n;
+
+/** Whether number `n` of the session was applied, according to its window (none: new). */
+export function numberState(window: SessionWindow | undefined, n: number): NumberState {
+  if (window === undefined || n > window.high) return 'new';
+  const back = window.high - n;
+  if (back >= OPERATION_SESSION_WINDOW) return 'expired';
+  return (window.seen >> BigInt(back)) & 1n ? 'applied' : 'new';
+}
+
+/** The window after number `n` was applied. */
+export function withNumber(window: SessionWindow | undefined, n: number): SessionWindow {
+  if (window === undefined) return { high: n, seen: 1n };
+  const { high, seen } = window;
+  if (n > high) {
+    const shift = n - high;
+    return {
+      high: n,
+      seen: shift >= OPERATION_SESSION_WINDOW ? 1n : ((seen << BigInt(shift)) | 1n) & MASK,
+    };
+  }
+  const back = high - n;
+  // Applied in the same batch after a number a whole window ahead: nothing left to record it in
+  // (a retry of it is expired, refused).
+  if (back >= OPERATION_SESSION_WINDOW) return window;
+  return { high, seen: seen | (1n << BigInt(back)) };
+}
+
+/** The bits as stored: lowercase hex, at most OPERATION_SESSION_WINDOW / 4 characters. */
+export const seenText = (seen: bigint): string => seen.toString(16);
+
+/** The bits from their stored text. */
+export const seenFromText = (text: string): bigint => BigInt(`0x${text}`);
