@@ -152,7 +152,7 @@ export const CHANGE_HEADERS = {
   'Idempotency-Key': {
     schema: OperationIdSchema,
     description:
-      'Client operation id: a retry with the same id in the same group is applied once and answered with the first answer; reused for another change it is 422 `operation_id_reused`. Remembered for 24 hours.',
+      "Client operation id: a retry with the same id in the same group is applied once and answered with the first answer; reused for another change it is 422 `operation_id_reused`. Remembered for 24 hours. A numbered id, `<session>.<n>` (a session of 8–40 id characters, n from 1), makes a tap cost one row per session: it is applied once within 512 numbers of the session's newest, and further behind it is 409 `operation_expired` (ADR 24).",
   },
   'Tally-Member': {
     schema: MemberHeaderSchema,
