@@ -2,6 +2,7 @@
  * Numbered operation ids (ADR 24): the two id forms, and the window of numbers a group keeps per
  * client session (store/sessions.ts), on their own, without a database.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OperationIdSchema } from '../../src/shared/api.js';
 import { OPERATION_SESSION_WINDOW } from '../../src/shared/limits.js';
@@ -99,6 +100,33 @@ describe('a session window', () => {
   it('records nothing for a number already out of the window when it is applied', () => {
     const window = apply(1 + OPERATION_SESSION_WINDOW);
     expect(withNumber(window, 1)).toEqual(window);
+  });
+
+  it('agrees with a plain set of applied numbers for any order of arrivals', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 3 * OPERATION_SESSION_WINDOW }), { maxLength: 400 }),
+        (arrivals) => {
+          let window: SessionWindow | undefined;
+          const applied = new Set<number>();
+          let newest = 0;
+          for (const n of arrivals) {
+            const expected =
+              newest - n >= OPERATION_SESSION_WINDOW
+                ? 'expired'
+                : applied.has(n)
+                  ? 'applied'
+                  : 'new';
+            expect(numberState(window, n)).toBe(expected);
+            if (expected !== 'new') continue;
+            window = withNumber(window, n);
+            applied.add(n);
+            newest = Math.max(newest, n);
+          }
+        },
+      ),
+      { numRuns: 300, seed: 24 },
+    );
   });
 
   it('stores its bits as hex text of at most WINDOW / 4 characters, read back exactly', () => {

@@ -245,6 +245,12 @@ export const hostileOpId: fc.Arbitrary<string | undefined> = fc.oneof(
     weight: 1,
     arbitrary: fc.oneof(
       fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/),
+      // Numbered ids (ADR 24): a few sessions with small numbers, so that retries, gaps and
+      // numbers a window behind occur; and any text of the numbered shape, valid or not.
+      fc
+        .tuple(fc.constantFrom('fuzzTab01', 'fuzzTab02'), fc.integer({ min: 1, max: 1_500 }))
+        .map(([session, n]) => `${session}.${String(n)}`),
+      fc.stringMatching(/^[A-Za-z0-9_-]{6,42}\.-?[0-9]{1,17}$/),
       fc.string({
         unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
         maxLength: 100,
