@@ -48,6 +48,8 @@ import {
   type PeriodWrite,
   type ReadAnswer,
   type ReadRequest,
+  type StoredCounter,
+  type StoredGroup,
 } from './commit-io.js';
 import {
   ACTIVITY_FIELDS,
@@ -71,6 +73,7 @@ import {
 } from './tallies.js';
 import { lockDatabaseFile, type FileLock } from './file-lock.js';
 import { sqliteDatabase } from './sqlite-driver.js';
+import { RowCache, frozenCounter, frozenGroup } from './row-cache.js';
 import {
   ActivityTrimmer,
   deleteInChunks,
@@ -253,6 +256,13 @@ function storageError(error: unknown): unknown {
 const asError = (reason: unknown): Error =>
   reason instanceof Error ? reason : new Error(String(reason));
 
+/**
+ * Counter and group rows kept in memory (store/row-cache.ts): about 0.5 KB each, so at most
+ * ~10 MB and ~3 MB. Past them the least recently stored go; a miss costs one indexed read.
+ */
+const ROW_CACHE_COUNTERS = 20_000;
+const ROW_CACHE_GROUPS = 5_000;
+
 /** Values per operation_ids row, and most rows per INSERT (a power of two). */
 const REMEMBER_COLUMNS = 6;
 const REMEMBER_ROWS = 128;
@@ -290,6 +300,9 @@ export class SqliteStore implements Store {
    * (migration 7). Starts at the newest entry's time (migrate()).
    */
   private lastBatchAt = 0;
+  /** Committed counter and group rows, by id (store/row-cache.ts). */
+  private readonly counterRows = new RowCache<StoredCounter>(ROW_CACHE_COUNTERS);
+  private readonly groupRows = new RowCache<StoredGroup>(ROW_CACHE_GROUPS);
 
   /** Checkpoints the WAL from a worker thread (file databases only). */
   private readonly checkpointer: Checkpointer | undefined;
@@ -473,9 +486,26 @@ export class SqliteStore implements Store {
     // after a restart, so they are refused instead of acknowledged.
     this.assertSameFile();
     try {
-      return this.batchTransaction.immediate(operations);
+      const result = this.batchTransaction.immediate(operations);
+      this.keepRows(result.writes);
+      return result;
     } catch (error) {
+      // Rows read in a batch that failed are still committed state, but a failure after the
+      // commit (none is known) must not leave a row the file does not hold.
+      this.counterRows.clear();
+      this.groupRows.clear();
       throw storageError(error);
+    }
+  }
+
+  /** The final rows of a committed batch become the cached ones. */
+  private keepRows(writes: BatchWrites): void {
+    for (const id of writes.deletedCounters) this.counterRows.delete(id);
+    for (const { existed: _existed, onlyValue: _onlyValue, ...row } of writes.counters) {
+      this.counterRows.set(row.counter.id, frozenCounter(row));
+    }
+    for (const group of writes.groups) {
+      this.groupRows.set(group.record.id, frozenGroup({ record: group.record, seq: group.seq }));
     }
   }
 
@@ -852,8 +882,13 @@ export class SqliteStore implements Store {
   private read(request: ReadRequest): ReadAnswer {
     const groupRow = this.prepare('SELECT * FROM counter_groups WHERE id = ?');
     const groups = request.groups.flatMap((id) => {
+      const cached = this.groupRows.get(id);
+      if (cached) return [cached];
       const row = groupRow.get(id) as GroupRow | undefined;
-      return row ? [{ record: toGroup(row), seq: row.seq }] : [];
+      if (!row) return [];
+      const group = frozenGroup({ record: toGroup(row), seq: row.seq });
+      this.groupRows.set(id, group);
+      return [group];
     });
     const operationIdRow = this.prepare(
       `SELECT result, fingerprint, activity_id FROM operation_ids WHERE group_id = ? AND op_id = ?`,
@@ -879,8 +914,13 @@ export class SqliteStore implements Store {
     });
     const counterRow = this.prepare(`SELECT ${STORED_COUNTER_FIELDS} FROM counters WHERE id = ?`);
     const counters = request.counters.flatMap((id) => {
+      const cached = this.counterRows.get(id);
+      if (cached) return [cached];
       const row = counterRow.get(id) as StoredCounterRow | undefined;
-      return row ? [toStoredCounter(row)] : [];
+      if (!row) return [];
+      const counter = frozenCounter(toStoredCounter(row));
+      this.counterRows.set(id, counter);
+      return [counter];
     });
     const groupRows = this.prepare(
       `SELECT ${STORED_COUNTER_FIELDS} FROM counters WHERE group_id = ?`,
