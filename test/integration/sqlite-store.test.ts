@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/server/core/access.js';
 import { SAFETY_NET_PAGES } from '../../src/server/store/checkpointer.js';
 import { MIGRATIONS, SqliteStore } from '../../src/server/store/sqlite.js';
 import { sqliteDatabase } from '../../src/server/store/sqlite-driver.js';
 import type { Operation, Store } from '../../src/server/store/types.js';
+import type { Counter, Mutation } from '../../src/shared/api.js';
 import { describeActivityContract } from './activity.suite.js';
 import { describePurposeContract } from './purpose.suite.js';
 import { describeNumberedIdsContract } from './numbered-ids.suite.js';
@@ -100,6 +102,67 @@ describe('SQLite store with ACTIVITY_LOG=off', () => {
     ]);
     expect(undo).toMatchObject({ ok: false, code: 'activity_not_found' });
     await store.close();
+  });
+});
+
+describe('SQLite rows kept in memory (ADR 25)', () => {
+  it('answer every batch of random changes as the file holds them after it', async () => {
+    const store = await open(path.join(dir, `rows-${++count}.sqlite`));
+    const groups = await Promise.all(
+      ['rows-a', 'rows-b'].map((name) => groupWithCounter(store, name)),
+    );
+    const change = fc.record({
+      group: fc.constantFrom(0, 1),
+      kind: fc.constantFrom('tap', 'tap', 'tap', 'set', 'rename', 'create', 'delete', 'undo'),
+      amount: fc.integer({ min: 1, max: 5 }),
+    });
+    const batches = fc.sample(fc.array(change, { minLength: 1, maxLength: 6 }), {
+      numRuns: 150,
+      seed: 25,
+    });
+    const counterIds = async (groupId: string) =>
+      ((await store.loadGroupState(groupId))?.counters ?? []).map((c) => c.id);
+    for (const batch of batches) {
+      const operations: Operation[] = [];
+      for (const { group, kind, amount } of batch) {
+        const { groupId } = groups[group] as { groupId: string };
+        const ids = await counterIds(groupId);
+        const counterId = ids[amount % Math.max(ids.length, 1)] ?? 'none';
+        const mutation: Mutation =
+          kind === 'tap'
+            ? { kind: 'adjustCounter', counterId, direction: 'increment', times: amount }
+            : kind === 'set'
+              ? { kind: 'updateCounter', counterId, patch: { value: amount * 10 } }
+              : kind === 'rename'
+                ? { kind: 'updateCounter', counterId, patch: { name: `n${amount}` } }
+                : kind === 'create'
+                  ? { kind: 'createCounter', fields: { value: amount } }
+                  : kind === 'delete'
+                    ? { kind: 'deleteCounter', counterId }
+                    : { kind: 'undoEntry', entryId: await newestEntry(groupId) };
+        operations.push({ groupId, actor: 'Ada', mutation });
+      }
+      const outcomes = await store.commit(operations);
+      // The last answer about each counter is its row in the file now.
+      const answered = new Map<string, Counter>();
+      for (const outcome of outcomes) {
+        if (outcome.ok && outcome.result.kind === 'counter') {
+          answered.set(outcome.result.counter.id, outcome.result.counter);
+        }
+      }
+      for (const { groupId } of groups) {
+        for (const counter of (await store.loadGroupState(groupId))?.counters ?? []) {
+          const answer = answered.get(counter.id);
+          if (answer) expect(answer).toEqual(counter);
+        }
+      }
+    }
+    await store.close();
+
+    async function newestEntry(groupId: string): Promise<number> {
+      const [entry] = await store.listActivity(groupId, { limit: 1, order: 'newest' });
+      return entry?.id ?? 0;
+    }
   });
 });
 
