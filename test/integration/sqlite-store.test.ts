@@ -8,7 +8,7 @@ import { SAFETY_NET_PAGES } from '../../src/server/store/checkpointer.js';
 import { MIGRATIONS, SqliteStore } from '../../src/server/store/sqlite.js';
 import { sqliteDatabase } from '../../src/server/store/sqlite-driver.js';
 import type { Operation, Store } from '../../src/server/store/types.js';
-import type { Counter, Mutation } from '../../src/shared/api.js';
+import type { Counter, Group, Mutation } from '../../src/shared/api.js';
 import { describeActivityContract } from './activity.suite.js';
 import { describePurposeContract } from './purpose.suite.js';
 import { describeNumberedIdsContract } from './numbered-ids.suite.js';
@@ -106,14 +106,24 @@ describe('SQLite store with ACTIVITY_LOG=off', () => {
 });
 
 describe('SQLite rows kept in memory (ADR 25)', () => {
-  it('answer every batch of random changes as the file holds them after it', async () => {
+  it('answer every batch of random changes as the file holds them after it, change numbers too', async () => {
     const store = await open(path.join(dir, `rows-${++count}.sqlite`));
     const groups = await Promise.all(
       ['rows-a', 'rows-b'].map((name) => groupWithCounter(store, name)),
     );
     const change = fc.record({
       group: fc.constantFrom(0, 1),
-      kind: fc.constantFrom('tap', 'tap', 'tap', 'set', 'rename', 'create', 'delete', 'undo'),
+      kind: fc.constantFrom(
+        'tap',
+        'tap',
+        'tap',
+        'set',
+        'rename',
+        'create',
+        'delete',
+        'undo',
+        'group',
+      ),
       amount: fc.integer({ min: 1, max: 5 }),
     });
     const batches = fc.sample(fc.array(change, { minLength: 1, maxLength: 6 }), {
@@ -139,19 +149,33 @@ describe('SQLite rows kept in memory (ADR 25)', () => {
                   ? { kind: 'createCounter', fields: { value: amount } }
                   : kind === 'delete'
                     ? { kind: 'deleteCounter', counterId }
-                    : { kind: 'undoEntry', entryId: await newestEntry(groupId) };
+                    : kind === 'group'
+                      ? { kind: 'updateGroup', patch: { displayName: `Group ${amount}` } }
+                      : { kind: 'undoEntry', entryId: await newestEntry(groupId) };
         operations.push({ groupId, actor: 'Ada', mutation });
       }
       const outcomes = await store.commit(operations);
-      // The last answer about each counter is its row in the file now.
-      const answered = new Map<string, Counter>();
-      for (const outcome of outcomes) {
-        if (outcome.ok && outcome.result.kind === 'counter') {
-          answered.set(outcome.result.counter.id, outcome.result.counter);
+      // The last answer about each counter and group is its row in the file now, and each
+      // group's newest change number is the one in the file.
+      const answered = new Map<string, Counter | Group>();
+      const newestSeq = new Map<string, number>();
+      outcomes.forEach((outcome, index) => {
+        if (!outcome.ok) return;
+        const { result } = outcome;
+        if (result.kind === 'counter') answered.set(result.counter.id, result.counter);
+        if (result.kind === 'group') answered.set(result.group.id, result.group);
+        const groupId = operations[index]?.groupId ?? '';
+        for (const { seq } of outcome.changes) {
+          newestSeq.set(groupId, Math.max(newestSeq.get(groupId) ?? 0, seq));
         }
-      }
+      });
       for (const { groupId } of groups) {
-        for (const counter of (await store.loadGroupState(groupId))?.counters ?? []) {
+        const state = await store.loadGroupState(groupId);
+        const seq = newestSeq.get(groupId);
+        if (seq !== undefined) expect(state?.seq).toBe(seq);
+        const group = answered.get(groupId);
+        if (group) expect(state?.group).toMatchObject(group);
+        for (const counter of state?.counters ?? []) {
           const answer = answered.get(counter.id);
           if (answer) expect(answer).toEqual(counter);
         }
