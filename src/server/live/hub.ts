@@ -46,8 +46,6 @@ const MAX_EARLY_MESSAGES = 100;
 export const MAX_PAUSE_MS = 250;
 /** An overload is logged at most this often, ms. */
 const OVERLOAD_LOG_EVERY_MS = 60_000;
-/** A valid operation id (OperationIdSchema), checked without zod on the shedding path. */
-const OPERATION_ID = OPERATION_ID_PATTERN;
 /** The `error` payload of a refused mutation, serialised once. */
 const BUSY_ERROR_JSON = JSON.stringify({ code: 'busy', message: MESSAGES.busy });
 
@@ -361,7 +359,9 @@ export class LiveHub {
     if (state.phase !== 'joined' || state.access !== 'full') return false;
     if (typeof json !== 'object' || json === null) return false;
     const { type, opId } = json as { type?: unknown; opId?: unknown };
-    if (type !== 'mutate' || typeof opId !== 'string' || !OPERATION_ID.test(opId)) return false;
+    // A valid operation id (OperationIdSchema), checked without zod on the shedding path.
+    if (type !== 'mutate' || typeof opId !== 'string' || !OPERATION_ID_PATTERN.test(opId))
+      return false;
     this.refuseBusy(client, opId);
     return true;
   }

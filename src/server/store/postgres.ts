@@ -594,7 +594,10 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Deletes expired operation ids in chunks, so no statement holds locks for long. */
+  /**
+   * Deletes expired operation ids in chunks, so no statement holds locks for long, then the
+   * sessions of numbered taps unused as long.
+   */
   async pruneOperationIds(olderThanMs: number): Promise<number> {
     const rows = await deleteInChunks(OPERATION_ID_PRUNE_CHUNK, async () => {
       if (this.pool.ended) return null;

@@ -505,7 +505,7 @@ export class SqliteStore implements Store {
       this.counterRows.set(row.counter.id, frozenCounter(row));
     }
     for (const group of writes.groups) {
-      this.groupRows.set(group.record.id, frozenGroup({ record: group.record, seq: group.seq }));
+      this.groupRows.set(group.record.id, frozenGroup(group));
     }
   }
 
@@ -558,14 +558,10 @@ export class SqliteStore implements Store {
   private async pruneSessions(cutoff: number): Promise<number> {
     let deleted = 0;
     try {
-      // Two queries: SQLite answers MIN or MAX alone with one seek, but both at once by a scan.
-      const end = (extreme: 'MIN' | 'MAX') =>
-        (
-          this.prepare(`SELECT ${extreme}(rowid) AS id FROM operation_sessions`).get() as {
-            id: number | null;
-          }
-        ).id;
-      const bounds = { low: end('MIN'), high: end('MAX') };
+      const bounds = {
+        low: this.rowidExtreme('operation_sessions', 'MIN'),
+        high: this.rowidExtreme('operation_sessions', 'MAX'),
+      };
       if (bounds.low === null || bounds.high === null) return 0;
       const remove = this.prepare(
         'DELETE FROM operation_sessions WHERE rowid >= ? AND rowid < ? AND updated_at < ?',
@@ -618,13 +614,20 @@ export class SqliteStore implements Store {
   }
 
   /** The first rowid whose row is at `cutoff` or later, assuming times follow rowids. */
+  /**
+   * The table's lowest or highest rowid (null when empty). One query each: SQLite answers MIN or
+   * MAX alone with one seek, but both at once by a scan.
+   */
+  private rowidExtreme(table: string, extreme: 'MIN' | 'MAX'): number | null {
+    const row = this.prepare(`SELECT ${extreme}(rowid) AS id FROM ${table}`).get() as {
+      id: number | null;
+    };
+    return row.id;
+  }
+
   private firstRowidAtOrAfter(table: string, column: string, cutoff: number): number {
-    // Two queries: SQLite answers MIN or MAX alone with one seek, but both at once by a scan.
-    const end = (extreme: 'MIN' | 'MAX') =>
-      (this.prepare(`SELECT ${extreme}(rowid) AS id FROM ${table}`).get() as { id: number | null })
-        .id;
-    const first = end('MIN');
-    const last = end('MAX');
+    const first = this.rowidExtreme(table, 'MIN');
+    const last = this.rowidExtreme(table, 'MAX');
     if (first === null || last === null) return 0;
     const timeFrom = this.prepare(
       `SELECT rowid AS id, ${column} AS at FROM ${table} WHERE rowid >= ? ORDER BY rowid LIMIT 1`,
