@@ -308,4 +308,22 @@ describe('liveness', () => {
       await quick.close();
     }
   });
+
+  it('keeps a socket that answers its pings over many intervals', async () => {
+    const quick = await startServer({ heartbeatMs: 100 });
+    try {
+      const member = await createGroup(quick.url);
+      const client = await joinLive(quick.wsUrl, member.group.name, member.key);
+      let pings = 0;
+      client.socket.on('ping', () => {
+        pings += 1;
+      });
+      await expect.poll(() => pings, { timeout: 3_000 }).toBeGreaterThanOrEqual(5);
+      expect(quick.app.tally.hub.connectionCount).toBe(1);
+      expect(client.socket.readyState).toBe(client.socket.OPEN);
+      client.close();
+    } finally {
+      await quick.close();
+    }
+  });
 });

@@ -7,7 +7,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PresenceMember } from '../../src/shared/protocol.js';
 import type { Bus, PresenceAnnouncement } from '../../src/server/bus/types.js';
 import { Coalescer } from '../../src/server/live/coalesce.js';
-import { PRESENCE_WINDOW_MS, PresenceBoard } from '../../src/server/live/presence.js';
+import { HEARTBEAT_SLICES } from '../../src/server/live/heartbeat.js';
+import {
+  PRESENCE_HEARTBEAT_MS,
+  PRESENCE_WINDOW_MS,
+  PresenceBoard,
+} from '../../src/server/live/presence.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -44,6 +49,26 @@ describe('PresenceBoard', () => {
       },
       onPresence: () => () => undefined,
     } as unknown as Bus;
+  }
+
+  /** A board on a bus that only hears other instances; `frames` are its broadcasts' member ids. */
+  function listeningBoard() {
+    const listeners: ((announcement: PresenceAnnouncement) => void)[] = [];
+    const bus = {
+      publishPresence: () => undefined,
+      onPresence: (listener: (announcement: PresenceAnnouncement) => void) => {
+        listeners.push(listener);
+        return () => undefined;
+      },
+    } as unknown as Bus;
+    const frames: string[][] = [];
+    const board = new PresenceBoard(bus, (_groupId, members) => {
+      frames.push(members.map((m) => m.id));
+    });
+    const hear = (announcement: PresenceAnnouncement) => {
+      for (const listener of listeners) listener(announcement);
+    };
+    return { hear, frames, board };
   }
 
   it('sends a storm of renames as at most one frame per window, locally and over the bus, last name winning', () => {
@@ -92,6 +117,52 @@ describe('PresenceBoard', () => {
     vi.advanceTimersByTime(PRESENCE_WINDOW_MS);
     expect(frames.at(-1)).toEqual([]);
     expect(published.at(-1)?.members).toEqual([]);
+    board.close();
+  });
+
+  it('re-announces every group once per heartbeat, spread over it rather than all in one turn', () => {
+    const published: PresenceAnnouncement[] = [];
+    const board = new PresenceBoard(fakeBus(published), () => undefined);
+    const groups = Array.from({ length: 600 }, (_g, i) => `g${i}`);
+    for (const groupId of groups) board.join(groupId, {}, { id: 'a', name: 'Ada' });
+    vi.advanceTimersByTime(PRESENCE_WINDOW_MS * 2);
+    published.length = 0; // the joins' own announcements
+    const perTick: number[] = [];
+    for (let tick = 0; tick < HEARTBEAT_SLICES; tick++) {
+      const before = published.length;
+      vi.advanceTimersByTime(PRESENCE_HEARTBEAT_MS / HEARTBEAT_SLICES);
+      perTick.push(published.length - before);
+    }
+    expect(new Set(published.map((a) => a.groupId))).toEqual(new Set(groups));
+    expect(published).toHaveLength(groups.length);
+    expect(Math.max(...perTick)).toBe(groups.length / HEARTBEAT_SLICES);
+    board.close();
+  });
+
+  it("drops another instance's list once it stops renewing it, and tells this instance's sockets", () => {
+    const { hear, frames, board } = listeningBoard();
+    hear({ instanceId: 'alive', groupId: 'g', members: [{ id: 'c', name: 'Cy' }] });
+    hear({ instanceId: 'gone', groupId: 'g', members: [{ id: 'b', name: 'Bo' }] });
+    vi.advanceTimersByTime(PRESENCE_WINDOW_MS);
+    expect(frames.at(-1)).toEqual(['b', 'c']);
+    // "alive" renews every heartbeat; "gone" never does again. Its list lives 3 heartbeats.
+    for (let beat = 0; beat < 5; beat++) {
+      vi.advanceTimersByTime(PRESENCE_HEARTBEAT_MS);
+      hear({ instanceId: 'alive', groupId: 'g', members: [{ id: 'c', name: 'Cy' }] });
+    }
+    vi.advanceTimersByTime(PRESENCE_WINDOW_MS);
+    expect(frames.at(-1)).toEqual(['c']);
+    expect(board.membersOf('g').map((m) => m.id)).toEqual(['c']);
+    board.close();
+  });
+
+  it("tells this instance's sockets when the last other instance's list of a group expires", () => {
+    const { hear, frames, board } = listeningBoard();
+    hear({ instanceId: 'gone', groupId: 'g', members: [{ id: 'b', name: 'Bo' }] });
+    expect(frames).toEqual([['b']]);
+    // Nothing is heard again: the expiry sweep alone must send the empty list.
+    vi.advanceTimersByTime(PRESENCE_HEARTBEAT_MS * 5);
+    expect(frames.at(-1)).toEqual([]);
     board.close();
   });
 });

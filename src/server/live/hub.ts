@@ -28,6 +28,7 @@ import type { BucketPolicy } from '../security/token-buckets.js';
 import { GAP_TIMEOUT_MS, GroupChannel, type ChannelMember } from './channel.js';
 import { sendCorked, trackSocket } from './corked.js';
 import { CLOSE_CODE_OF, liveErrorOf, type LiveError } from './errors.js';
+import { SpreadHeartbeat } from './heartbeat.js';
 import { PresenceBoard } from './presence.js';
 
 /** A socket that has not authenticated by then is closed, ms. */
@@ -91,7 +92,7 @@ interface Client extends ChannelMember {
 export class LiveHub {
   private readonly channels = new Map<string, GroupChannel>();
   private readonly clients = new Set<Client>();
-  private readonly heartbeat: NodeJS.Timeout;
+  private readonly heartbeat: SpreadHeartbeat<Client>;
   private readonly stopReconnectWatch: () => void;
   private readonly presence: PresenceBoard;
   /** Sockets paused because the commit queue refused one of their mutations. */
@@ -124,10 +125,9 @@ export class LiveHub {
     this.presence = new PresenceBoard(bus, (groupId, members) => {
       this.channels.get(groupId)?.broadcast(presenceFrame(members));
     });
-    this.heartbeat = setInterval(() => {
-      this.beat();
-    }, heartbeatMs);
-    this.heartbeat.unref();
+    this.heartbeat = new SpreadHeartbeat(heartbeatMs, (client) => {
+      this.beat(client);
+    });
   }
 
   get connectionCount(): number {
@@ -180,6 +180,7 @@ export class LiveHub {
       this.close(client, CLOSE_CODES.unauthorized, 'Authentication timed out');
     }, AUTH_TIMEOUT_MS);
     this.clients.add(client);
+    this.heartbeat.add(client);
     trackSocket(socket, address);
     socket.on('pong', () => {
       client.alive = true;
@@ -207,7 +208,7 @@ export class LiveHub {
 
   /** Closes every socket with a code and reason (graceful stop: clients reconnect elsewhere). */
   closeAll(code: number, reason: string): void {
-    clearInterval(this.heartbeat);
+    this.heartbeat.stop();
     this.stopReconnectWatch();
     this.stopDrainWatch();
     this.resumeAll();
@@ -400,16 +401,15 @@ export class LiveHub {
 
   // ---- lifecycle -----------------------------------------------------------------------------
 
-  private beat(): void {
-    for (const client of this.clients) {
-      if (!client.alive) {
-        client.socket.terminate();
-        this.forget(client);
-        continue;
-      }
-      client.alive = false;
-      client.socket.ping();
+  /** Once per heartbeat interval for each client (live/heartbeat.ts spreads them out). */
+  private beat(client: Client): void {
+    if (!client.alive) {
+      client.socket.terminate();
+      this.forget(client);
+      return;
     }
+    client.alive = false;
+    client.socket.ping();
   }
 
   private send(client: Client, message: ServerMessage): void {
@@ -428,6 +428,7 @@ export class LiveHub {
     clearTimeout(client.authTimer);
     client.state = { phase: 'closed' };
     this.clients.delete(client);
+    this.heartbeat.delete(client);
     this.paused.delete(client);
     if (state.phase !== 'joined') return;
     state.channel.remove(client);

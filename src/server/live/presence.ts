@@ -7,6 +7,7 @@
 import type { PresenceMember } from '../../shared/protocol.js';
 import type { Bus, PresenceAnnouncement } from '../bus/types.js';
 import { Coalescer } from './coalesce.js';
+import { SpreadHeartbeat } from './heartbeat.js';
 
 /** Every instance re-announces its lists this often, so a lost notification heals, ms. */
 export const PRESENCE_HEARTBEAT_MS = 15_000;
@@ -30,7 +31,13 @@ export class PresenceBoard {
   private readonly local = new Map<string, Map<object, PresenceMember>>();
   /** groupId → instanceId → its list. */
   private readonly remote = new Map<string, Map<string, RemoteList>>();
-  private readonly heartbeat: NodeJS.Timeout;
+  /**
+   * Each group with sockets here is re-announced once per heartbeat, and each group with other
+   * instances' lists checked for expired ones once per heartbeat, spread over the interval
+   * (live/heartbeat.ts): thousands of groups never make thousands of notifications in one turn.
+   */
+  private readonly renewals: SpreadHeartbeat<string>;
+  private readonly expiries: SpreadHeartbeat<string>;
   private readonly stopListening: () => void;
   /** This instance's list of a group, to the other instances. */
   private readonly announcements: Coalescer;
@@ -53,10 +60,12 @@ export class PresenceBoard {
     this.stopListening = bus.onPresence((announcement) => {
       this.hear(announcement);
     });
-    this.heartbeat = setInterval(() => {
-      this.renew();
-    }, heartbeatMs);
-    this.heartbeat.unref();
+    this.renewals = new SpreadHeartbeat(heartbeatMs, (groupId) => {
+      this.bus.publishPresence(groupId, this.localMembers(groupId));
+    });
+    this.expiries = new SpreadHeartbeat(heartbeatMs, (groupId) => {
+      this.expire(groupId);
+    });
   }
 
   join(groupId: string, socket: object, member: PresenceMember): void {
@@ -64,6 +73,7 @@ export class PresenceBoard {
     if (!sockets) {
       sockets = new Map();
       this.local.set(groupId, sockets);
+      this.renewals.add(groupId);
     }
     sockets.set(socket, member);
     this.announce(groupId);
@@ -79,7 +89,10 @@ export class PresenceBoard {
   leave(groupId: string, socket: object): void {
     const sockets = this.local.get(groupId);
     if (!sockets?.delete(socket)) return;
-    if (sockets.size === 0) this.local.delete(groupId);
+    if (sockets.size === 0) {
+      this.local.delete(groupId);
+      this.renewals.delete(groupId);
+    }
     this.announce(groupId);
   }
 
@@ -101,7 +114,8 @@ export class PresenceBoard {
   }
 
   close(): void {
-    clearInterval(this.heartbeat);
+    this.renewals.stop();
+    this.expiries.stop();
     this.stopListening();
     this.announcements.close();
     this.broadcasts.close();
@@ -123,28 +137,32 @@ export class PresenceBoard {
     if (!lists) {
       lists = new Map();
       this.remote.set(groupId, lists);
+      this.expiries.add(groupId);
     }
     if (members.length === 0) lists.delete(instanceId);
     else lists.set(instanceId, { members, expiresAt: Date.now() + REMOTE_TTL_MS });
-    if (lists.size === 0) this.remote.delete(groupId);
+    if (lists.size === 0) this.forgetRemote(groupId);
     this.broadcasts.schedule(groupId);
   }
 
   /** Re-announces this instance's lists and drops other instances' lists that expired. */
-  private renew(): void {
-    for (const groupId of this.local.keys()) {
-      this.bus.publishPresence(groupId, this.localMembers(groupId));
-    }
+  /** Drops the other instances' lists of a group that were not renewed in time (gone). */
+  private expire(groupId: string): void {
+    const lists = this.remote.get(groupId);
+    if (!lists) return;
     const now = Date.now();
-    for (const [groupId, lists] of this.remote) {
-      let expired = false;
-      for (const [instanceId, list] of lists) {
-        if (list.expiresAt >= now) continue;
-        lists.delete(instanceId);
-        expired = true;
-      }
-      if (lists.size === 0) this.remote.delete(groupId);
-      if (expired) this.broadcasts.schedule(groupId);
+    let expired = false;
+    for (const [instanceId, list] of lists) {
+      if (list.expiresAt >= now) continue;
+      lists.delete(instanceId);
+      expired = true;
     }
+    if (lists.size === 0) this.forgetRemote(groupId);
+    if (expired) this.broadcasts.schedule(groupId);
+  }
+
+  private forgetRemote(groupId: string): void {
+    this.remote.delete(groupId);
+    this.expiries.delete(groupId);
   }
 }
