@@ -33,6 +33,7 @@ import { beforeCheckout } from './checkout.js';
 import { storeCurve, type StoresShape } from './stores.js';
 import { storeFailures, storesTable, type StoreRuns } from './stores-report.js';
 import {
+  floorTargets,
   naiveBaseline,
   patternBaseline,
   tally,
@@ -212,9 +213,25 @@ const { values } = parseArgs({
     'before-ids': { type: 'string', default: 'opaque' },
     /** The hot path also runs this build with opaque operation ids ("Tally, opaque ids"). */
     opaque: { type: 'boolean', default: false },
+    /**
+     * The hot path also runs this build on SQLite in memory (no file, no WAL: nothing durable),
+     * with and without the activity log: what a tap costs above the bare server before durability.
+     */
+    floors: { type: 'boolean', default: false },
+    /** The hot path also runs this build with COMMIT_LINGER_MS at each of these values (ms). */
+    linger: { type: 'string' },
   },
 });
 const before = beforeCheckout(values.before);
+
+/** `--linger 1,4`: this build again with batches that linger that long (ADR 20), one per value. */
+function lingerTargets(list: string | undefined): Target[] {
+  if (list === undefined) return [];
+  return list.split(',').map((ms) => {
+    if (!/^\d+$/.test(ms)) throw new Error(`--linger takes whole milliseconds, not ${ms}`);
+    return tallyTarget(`Tally, lingering ${ms} ms`, { COMMIT_LINGER_MS: ms });
+  });
+}
 const presetName = values.preset;
 const chosen = PRESETS[presetName];
 if (!chosen) {
@@ -645,6 +662,8 @@ async function main(): Promise<void> {
       : [tallyTarget(`Tally before (${before.label})`, {}, before.root, beforeIds)]),
     tally,
     ...(values.opaque ? [tallyTarget('Tally, opaque ids', {}, undefined, 'opaque')] : []),
+    ...(values.floors ? floorTargets : []),
+    ...lingerTargets(values.linger),
     patternBaseline,
   ];
   const hotpathExact = hotpathTargets.filter((target) => target.name.toLowerCase() === only);

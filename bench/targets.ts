@@ -268,6 +268,18 @@ export const tally = tallyTarget('Tally', {});
 export const tallyOnSqlite = tallyTarget('Tally, SQLite ×1', {});
 /** The same server with the activity log off: the ratio between the two is the log's cost. */
 export const tallyWithoutLog = tallyTarget('Tally, activity log off', { ACTIVITY_LOG: 'off' });
+/**
+ * Floors, not products: the same server on SQLite in memory (no file, no WAL, no checkpoints:
+ * nothing survives a restart), with and without the activity log. Their distance to Tally is
+ * what durability costs; their distance to the bare server is what no storage tuning can remove.
+ */
+export const floorTargets = [
+  tallyTarget('Tally, in memory (not durable)', { DATABASE_URL: 'file::memory:' }),
+  tallyTarget('Tally, in memory, log off (not durable)', {
+    DATABASE_URL: 'file::memory:',
+    ACTIVITY_LOG: 'off',
+  }),
+];
 
 function baseline(name: string, script: string, keepsState: boolean, sendsValue: boolean): Target {
   return {
