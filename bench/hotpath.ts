@@ -146,7 +146,7 @@ export function hotpathTable(
   bare: Target | undefined,
 ): string {
   const lines = [
-    "| rate/s | target | acked/s | CPU µs/tap | ÷ bare | answer p50/p99 ms | delivery p50/p99 ms | server CPU (cores) | generator CPU (cores) / loop delay p99 ms | other processes' CPU (cores) | lost/dup/unanswered |",
+    "| rate/s | target | acked/s | CPU µs/tap | ÷ bare | answer p50/p99/p99.9 ms | delivery p50/p99 ms | server CPU (cores) | generator CPU (cores) / loop delay p99 ms | other processes' CPU (cores) | lost/dup/unanswered |",
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const targets = runs[0]?.map((curve) => curve.target) ?? [];
@@ -173,7 +173,7 @@ export function hotpathTable(
       const sum = (pick: (step: HotpathStep) => number) =>
         steps.reduce((total, step) => total + pick(step), 0);
       lines.push(
-        `| ${int(rate)} | ${target.name} | ${of((s) => s.result.incrementsPerSecond, int)} | ${of((s) => s.cpuMicrosPerTap, fixed(1))} | ${ratios.length > 0 ? `${spread(ratios, fixed(2))}×` : ''} | ${of((s) => s.result.answerLatency.percentile(0.5), ms)} / ${of((s) => s.result.answerLatency.percentile(0.99), ms)} | ${of((s) => s.result.latency.percentile(0.5), ms)} / ${of((s) => s.result.latency.percentile(0.99), ms)} | ${of((s) => s.result.serverCpuCores, fixed(2))} | ${of((s) => s.result.generatorCpuCores, fixed(2))} / ${of((s) => s.result.generatorLoopDelayP99Micros, ms)} | ${of((s) => s.result.otherCpuCores, fixed(2))} | ${int(sum((s) => s.lost))} / ${int(sum((s) => s.duplicated))} / ${int(sum((s) => s.unanswered))} |`,
+        `| ${int(rate)} | ${target.name} | ${of((s) => s.result.incrementsPerSecond, int)} | ${of((s) => s.cpuMicrosPerTap, fixed(1))} | ${ratios.length > 0 ? `${spread(ratios, fixed(2))}×` : ''} | ${of((s) => s.result.answerLatency.percentile(0.5), ms)} / ${of((s) => s.result.answerLatency.percentile(0.99), ms)} / ${of((s) => s.result.answerLatency.percentile(0.999), ms)} | ${of((s) => s.result.latency.percentile(0.5), ms)} / ${of((s) => s.result.latency.percentile(0.99), ms)} | ${of((s) => s.result.serverCpuCores, fixed(2))} | ${of((s) => s.result.generatorCpuCores, fixed(2))} / ${of((s) => s.result.generatorLoopDelayP99Micros, ms)} | ${of((s) => s.result.otherCpuCores, fixed(2))} | ${int(sum((s) => s.lost))} / ${int(sum((s) => s.duplicated))} / ${int(sum((s) => s.unanswered))} |`,
       );
     }
   });

@@ -199,6 +199,8 @@ const { values } = parseArgs({
      * ramp, and the hot path's rates.
      */
     rates: { type: 'string' },
+    /** The hot path's tapping window per rate, seconds, instead of the preset's (8 s in full). */
+    window: { type: 'string' },
     /** Runs of the store comparison or the hot path (median and range; targets count at ≥ 3). */
     runs: { type: 'string', default: '1' },
     /**
@@ -238,10 +240,16 @@ if (!chosen) {
   throw new Error(`unknown preset ${presetName}: use ${Object.keys(PRESETS).join(' or ')}`);
 }
 const rates = values.rates?.split(',').map((rate) => wholeNumber('rates', rate.trim(), 1));
+const windowMs =
+  values.window === undefined ? undefined : wholeNumber('window', values.window, 1) * 1_000;
 const preset: Preset = {
   ...chosen,
   stores: { ...chosen.stores, ramp: rates ?? chosen.stores.ramp },
-  hotpath: { ...chosen.hotpath, rates: rates ?? chosen.hotpath.rates },
+  hotpath: {
+    ...chosen.hotpath,
+    rates: rates ?? chosen.hotpath.rates,
+    durationMs: windowMs ?? chosen.hotpath.durationMs,
+  },
 };
 
 /** A whole number from `min`, from a command-line option. */
