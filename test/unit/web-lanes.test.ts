@@ -387,6 +387,18 @@ describe('confirmation by the live channel', () => {
     expect(events).toEqual(['answered op-1 (already confirmed)']);
   });
 
+  it('is settled only once a change confirmed by the live channel also has its answer', async () => {
+    const { lanes, next } = setup();
+    expect(lanes.settled()).toBe(true);
+    lanes.enqueue(tap('c1'));
+    expect(lanes.settled()).toBe(false);
+    lanes.retire('op-1'); // its change arrived first: nothing is pending any more
+    expect(lanes.pending().count).toBe(0);
+    expect(lanes.settled()).toBe(false); // but the answer is still due
+    await next().answer({ id: 'c1' } as Counter);
+    expect(lanes.settled()).toBe(true);
+  });
+
   it('forgets a dropped counter’s operations', async () => {
     const { lanes, next, clock } = setup();
     lanes.enqueue(rename('c1', 'Teas'));

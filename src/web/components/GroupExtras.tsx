@@ -263,18 +263,19 @@ export function UndoToast({ store }: { store: GroupStore }) {
       }
     };
     /**
-     * "My last change" may still be on its way to the server (a tap a moment ago): wait for it,
-     * or Ctrl+Z would take back the change before it instead.
+     * "My last change" may still be on its way to the server (a tap a moment ago): wait for its
+     * answer, or Ctrl+Z would take back the change before it instead. Its change coming back
+     * over the live channel first is not enough: only the answer makes it the last change.
      */
     const undoLast = () => {
-      if (store.getState().pendingCount === 0) {
+      if (store.changesSettled) {
         undoRef.current(store.lastChange);
         return;
       }
       setToast({ text: 'Saving your last change…' });
       const started = Date.now();
       const wait = setInterval(() => {
-        if (store.getState().pendingCount === 0) {
+        if (store.changesSettled) {
           clearInterval(wait);
           undoRef.current(store.lastChange);
         } else if (Date.now() - started > SETTLE_WAIT_MS) {

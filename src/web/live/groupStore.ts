@@ -422,6 +422,11 @@ export class GroupStore {
     return this.done.at(-1);
   }
 
+  /** Whether every change of this tab has its answer, so `lastChange` is really the last. */
+  get changesSettled(): boolean {
+    return this.lanes.settled();
+  }
+
   /** How many of this tab's changes the server has confirmed so far (the undo toast follows it). */
   get changesConfirmed(): number {
     return this.confirmed;

@@ -225,6 +225,18 @@ export class Lanes {
     return ops;
   }
 
+  /**
+   * Whether every change has its answer. Not the same as nothing pending: the live channel can
+   * confirm a change (retire) before its own answer arrives, and only the answer makes it this
+   * tab's last change (what Ctrl+Z takes back).
+   */
+  settled(): boolean {
+    for (const lane of this.lanes.values()) {
+      if (lane.ops.length > 0 || lane.inflight) return false;
+    }
+    return true;
+  }
+
   /** Queued changes, each tap counted; and the counters they are for. */
   pending(): { count: number; counters: Set<string> } {
     let count = 0;
