@@ -229,9 +229,9 @@ const before = beforeCheckout(values.before);
 /** `--linger 1,4`: this build again with batches that linger that long (ADR 20), one per value. */
 function lingerTargets(list: string | undefined): Target[] {
   if (list === undefined) return [];
-  return list.split(',').map((ms) => {
-    if (!/^\d+$/.test(ms)) throw new Error(`--linger takes whole milliseconds, not ${ms}`);
-    return tallyTarget(`Tally, lingering ${ms} ms`, { COMMIT_LINGER_MS: ms });
+  return list.split(',').map((raw) => {
+    const ms = wholeNumber('linger', raw.trim(), 0);
+    return tallyTarget(`Tally, lingering ${ms} ms`, { COMMIT_LINGER_MS: String(ms) });
   });
 }
 const presetName = values.preset;

@@ -273,12 +273,10 @@ export const tallyWithoutLog = tallyTarget('Tally, activity log off', { ACTIVITY
  * nothing survives a restart), with and without the activity log. Their distance to Tally is
  * what durability costs; their distance to the bare server is what no storage tuning can remove.
  */
+const IN_MEMORY = { DATABASE_URL: 'file::memory:' };
 export const floorTargets = [
-  tallyTarget('Tally, in memory (not durable)', { DATABASE_URL: 'file::memory:' }),
-  tallyTarget('Tally, in memory, log off (not durable)', {
-    DATABASE_URL: 'file::memory:',
-    ACTIVITY_LOG: 'off',
-  }),
+  tallyTarget('Tally, in memory (not durable)', IN_MEMORY),
+  tallyTarget('Tally, in memory, log off (not durable)', { ...IN_MEMORY, ACTIVITY_LOG: 'off' }),
 ];
 
 function baseline(name: string, script: string, keepsState: boolean, sendsValue: boolean): Target {

@@ -20,6 +20,20 @@ describe('the row cache', () => {
     expect(cache.size).toBe(0);
   });
 
+  it('loads a missing row once and keeps it; a row that does not exist is not kept', () => {
+    const cache = new RowCache<number>(3);
+    let loads = 0;
+    const load = () => {
+      loads += 1;
+      return 7;
+    };
+    expect(cache.getOrLoad('a', load)).toBe(7);
+    expect(cache.getOrLoad('a', load)).toBe(7);
+    expect(loads).toBe(1);
+    expect(cache.getOrLoad('none', () => undefined)).toBeUndefined();
+    expect(cache.size).toBe(1);
+  });
+
   it('freezes the rows it keeps, so a change to one throws instead of corrupting the cache', () => {
     const counter = frozenCounter({
       groupId: 'g',

@@ -18,6 +18,15 @@ export class RowCache<T> {
     return this.rows.get(id);
   }
 
+  /** The kept row, or else the one `load` reads, kept from now on; undefined if there is none. */
+  getOrLoad(id: string, load: () => T | undefined): T | undefined {
+    const kept = this.rows.get(id);
+    if (kept !== undefined) return kept;
+    const row = load();
+    if (row !== undefined) this.set(id, row);
+    return row;
+  }
+
   set(id: string, row: T): void {
     this.rows.delete(id);
     this.rows.set(id, row);

@@ -885,13 +885,11 @@ export class SqliteStore implements Store {
   private read(request: ReadRequest): ReadAnswer {
     const groupRow = this.prepare('SELECT * FROM counter_groups WHERE id = ?');
     const groups = request.groups.flatMap((id) => {
-      const cached = this.groupRows.get(id);
-      if (cached) return [cached];
-      const row = groupRow.get(id) as GroupRow | undefined;
-      if (!row) return [];
-      const group = frozenGroup({ record: toGroup(row), seq: row.seq });
-      this.groupRows.set(id, group);
-      return [group];
+      const group = this.groupRows.getOrLoad(id, () => {
+        const row = groupRow.get(id) as GroupRow | undefined;
+        return row && frozenGroup({ record: toGroup(row), seq: row.seq });
+      });
+      return group ? [group] : [];
     });
     const operationIdRow = this.prepare(
       `SELECT result, fingerprint, activity_id FROM operation_ids WHERE group_id = ? AND op_id = ?`,
@@ -917,13 +915,11 @@ export class SqliteStore implements Store {
     });
     const counterRow = this.prepare(`SELECT ${STORED_COUNTER_FIELDS} FROM counters WHERE id = ?`);
     const counters = request.counters.flatMap((id) => {
-      const cached = this.counterRows.get(id);
-      if (cached) return [cached];
-      const row = counterRow.get(id) as StoredCounterRow | undefined;
-      if (!row) return [];
-      const counter = frozenCounter(toStoredCounter(row));
-      this.counterRows.set(id, counter);
-      return [counter];
+      const counter = this.counterRows.getOrLoad(id, () => {
+        const row = counterRow.get(id) as StoredCounterRow | undefined;
+        return row && frozenCounter(toStoredCounter(row));
+      });
+      return counter ? [counter] : [];
     });
     const groupRows = this.prepare(
       `SELECT ${STORED_COUNTER_FIELDS} FROM counters WHERE group_id = ?`,
