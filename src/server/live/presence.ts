@@ -145,7 +145,6 @@ export class PresenceBoard {
     this.broadcasts.schedule(groupId);
   }
 
-  /** Re-announces this instance's lists and drops other instances' lists that expired. */
   /** Drops the other instances' lists of a group that were not renewed in time (gone). */
   private expire(groupId: string): void {
     const lists = this.remote.get(groupId);

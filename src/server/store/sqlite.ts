@@ -613,7 +613,6 @@ export class SqliteStore implements Store {
     return () => (this.db.open ? remove.run(boundary, cutoff, ACTIVITY_TRIM_CHUNK).changes : null);
   }
 
-  /** The first rowid whose row is at `cutoff` or later, assuming times follow rowids. */
   /**
    * The table's lowest or highest rowid (null when empty). One query each: SQLite answers MIN or
    * MAX alone with one seek, but both at once by a scan.
@@ -625,6 +624,7 @@ export class SqliteStore implements Store {
     return row.id;
   }
 
+  /** The first rowid whose row is at `cutoff` or later, assuming times follow rowids. */
   private firstRowidAtOrAfter(table: string, column: string, cutoff: number): number {
     const first = this.rowidExtreme(table, 'MIN');
     const last = this.rowidExtreme(table, 'MAX');
