@@ -3,7 +3,7 @@
  * (kept across a reload and a closed tab), shown as waiting, and sent when the connection
  * returns, each with its operation id so the server applies every one exactly once.
  */
-import type { BrowserContext, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { MESSAGES } from '../../src/shared/messages.js';
 import {
   api,
@@ -14,68 +14,26 @@ import {
   newKey,
   openGroup,
   seedGroup,
-  test,
 } from './support/fixtures.js';
+import { goOffline, goOnline, test, waitForServiceWorker } from './support/network.js';
 import { seriousA11yFindings } from './support/a11y.js';
 
 const waiting = (page: Page) => page.getByTestId('changes-waiting');
-const offlineBadge = (page: Page) => page.getByRole('status').filter({ hasText: 'Offline' });
 const serverValue = async (name: string, key: string) => (await api.counters(name, key))[0]?.value;
 /** Long enough for a second, duplicate delivery to have landed if there were one, ms. */
 const SETTLE_MS = 1_500;
-
-/** axe's serious and critical findings on the page as it is now. */
-/** The API's HTTP requests (the live socket is cut by the offline emulation itself). */
-const API_REQUESTS = '**/api/**';
-
-/**
- * Takes the page's browser context offline. A controlled page's requests pass through its
- * service worker, whose own network goes offline a moment after the page's in this emulation:
- * wait for that too. Chromium's emulation may also let a request leave and reach the server
- * while reporting it failed (seen under load in CI), so the API's requests are refused before
- * they leave as well: while "offline", the server hears nothing from this context.
- */
-async function goOffline(page: Page): Promise<void> {
-  const context = page.context();
-  await context.route(API_REQUESTS, (route) => route.abort('internetdisconnected'));
-  await context.setOffline(true);
-  await expect(offlineBadge(page)).toBeVisible();
-  for (const worker of context.serviceWorkers()) {
-    await expect
-      .poll(() =>
-        worker.evaluate(() =>
-          fetch('/theme.js', { cache: 'no-store' }).then(
-            () => 'online',
-            () => 'offline',
-          ),
-        ),
-      )
-      .toBe('offline');
-  }
-}
-
-/** Brings the context's network back: API requests go out again, then the browser is online. */
-async function goOnline(context: BrowserContext): Promise<void> {
-  await context.unroute(API_REQUESTS);
-  await context.setOffline(false);
-}
-
-/** The page is controlled by the service worker, so a reload works without the network. */
-async function waitForServiceWorker(page: Page): Promise<void> {
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
-}
 
 test.describe('offline taps', () => {
   test('five taps made offline show as waiting and reach the server exactly once on reconnect', async ({
     page,
     context,
+    network,
   }) => {
     const { name, key } = await seedGroup([{ name: 'Laps' }]);
     await openGroup(page, name, key);
     const card = counterCard(page, 'Laps');
 
-    await goOffline(page);
+    await goOffline(page, network);
     for (let i = 0; i < 5; i += 1) {
       await card.getByRole('button', { name: 'Increment by 1' }).click();
     }
@@ -85,7 +43,7 @@ test.describe('offline taps', () => {
     expect(await seriousA11yFindings(page)).toEqual([]);
     expect(await serverValue(name, key)).toBe(0);
 
-    await goOnline(context);
+    await goOnline(context, network);
     await expect.poll(() => serverValue(name, key), { timeout: 15_000 }).toBe(5);
     await expect(waiting(page)).toBeHidden();
     await expect(card.getByText('Not sent yet')).toBeHidden();
@@ -97,12 +55,13 @@ test.describe('offline taps', () => {
   test('edits made offline are queued with the taps and applied in order on reconnect', async ({
     page,
     context,
+    network,
   }) => {
     const { name, key } = await seedGroup([{ name: 'Cups', value: 10 }]);
     await openGroup(page, name, key);
     const card = counterCard(page, 'Cups');
 
-    await goOffline(page);
+    await goOffline(page, network);
     await card.getByRole('button', { name: /^Counter name: / }).click();
     await card.getByRole('textbox', { name: 'Counter name' }).fill('Teacups');
     await card.getByRole('textbox', { name: 'Counter name' }).press('Enter');
@@ -115,7 +74,7 @@ test.describe('offline taps', () => {
     await expect(counterValue(renamed)).toHaveText('12');
     await expect(waiting(page)).toHaveText('4 changes waiting');
 
-    await goOnline(context);
+    await goOnline(context, network);
     await expect
       .poll(async () => (await api.counters(name, key))[0], { timeout: 15_000 })
       .toMatchObject({ name: 'Teacups', incrementStep: 3, value: 12 });
@@ -125,13 +84,14 @@ test.describe('offline taps', () => {
   test('taps made offline survive a reload while offline and are sent once the network is back', async ({
     page,
     context,
+    network,
   }) => {
     const { name, key } = await seedGroup([{ name: 'Steps' }]);
     await openGroup(page, name, key);
     await waitForServiceWorker(page);
     const card = counterCard(page, 'Steps');
 
-    await goOffline(page);
+    await goOffline(page, network);
     for (let i = 0; i < 3; i += 1) {
       await card.getByRole('button', { name: 'Increment by 1' }).click();
     }
@@ -144,7 +104,7 @@ test.describe('offline taps', () => {
     expect(await seriousA11yFindings(page)).toEqual([]);
     expect(await serverValue(name, key)).toBe(0);
 
-    await goOnline(context);
+    await goOnline(context, network);
     await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible({
       timeout: 15_000,
     });
@@ -216,18 +176,19 @@ test.describe('offline taps', () => {
 
   test('changes left by a tab closed while offline are sent by the next tab that opens the group', async ({
     context,
+    network,
   }) => {
     const { name, key } = await seedGroup([{ name: 'Jumps' }]);
     const first = await context.newPage();
     await openGroup(first, name, key);
-    await goOffline(first);
+    await goOffline(first, network);
     const card = counterCard(first, 'Jumps');
     await card.getByRole('button', { name: 'Increment by 1' }).click();
     await card.getByRole('button', { name: 'Increment by 1' }).click();
     await expect(waiting(first)).toHaveText('2 changes waiting');
     await first.close();
 
-    await goOnline(context);
+    await goOnline(context, network);
     const second = await context.newPage();
     await openGroup(second, name, key);
     await expect.poll(() => serverValue(name, key), { timeout: 15_000 }).toBe(2);
@@ -261,10 +222,11 @@ test.describe('offline taps', () => {
 
   test('changes waiting when another member replaces the key are kept and go out from the new link', async ({
     page,
+    network,
   }) => {
     const { name, key } = await seedGroup([{ name: 'Goals' }]);
     await openGroup(page, name, key);
-    await goOffline(page);
+    await goOffline(page, network);
     const card = counterCard(page, 'Goals');
     await card.getByRole('button', { name: 'Increment by 1' }).click();
     await card.getByRole('button', { name: 'Increment by 1' }).click();
@@ -279,7 +241,7 @@ test.describe('offline taps', () => {
     });
     expect(rotated.ok).toBe(true);
 
-    await goOnline(page.context());
+    await goOnline(page.context(), network);
     await expect(page.getByText(MESSAGES.keyChanged)).toBeVisible({ timeout: 15_000 });
     await page.waitForTimeout(SETTLE_MS);
     expect(await serverValue(name, next)).toBe(0);

@@ -17,10 +17,18 @@ import {
   test,
 } from './support/fixtures.js';
 import { memberPage } from './support/members.js';
+import {
+  goOffline,
+  goOnline,
+  test as offlineTest,
+  waitForServiceWorker,
+} from './support/network.js';
 import { seriousA11yFindings } from './support/a11y.js';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
+/** TALLY_SCREENSHOTS=1 also writes docs/screenshots/sections-*.png and reorder-*.png. */
+const shots = process.env['TALLY_SCREENSHOTS'] === '1';
 
 async function call(method: string, path: string, key: string, body?: unknown): Promise<unknown> {
   const response = await fetch(baseUrl() + path, {
@@ -175,59 +183,52 @@ test.describe('order of the counters', () => {
   });
 });
 
-test.describe('order, offline', () => {
-  const API_REQUESTS = '**/api/**';
+offlineTest.describe('order, offline', () => {
+  offlineTest(
+    'a reorder made offline survives a reload and is sent on reconnect, with the counters created meanwhile last',
+    async ({ page, context, network }) => {
+      const { name, key } = await seedGroup([
+        { name: 'Alpha' },
+        { name: 'Bravo' },
+        { name: 'Charlie' },
+      ]);
+      await openGroup(page, name, key);
+      await waitForServiceWorker(page);
 
-  test('a reorder made offline survives a reload and is sent on reconnect, with the counters created meanwhile last', async ({
-    page,
-    context,
-  }) => {
-    const { name, key } = await seedGroup([
-      { name: 'Alpha' },
-      { name: 'Bravo' },
-      { name: 'Charlie' },
-    ]);
-    await openGroup(page, name, key);
-    await page.evaluate(() => navigator.serviceWorker.ready);
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+      await goOffline(page, network);
+      await page.getByRole('button', { name: 'Reorder' }).click();
+      await page.getByRole('button', { name: 'Move Charlie up' }).click();
+      await page.getByRole('button', { name: 'Move Charlie up' }).click();
+      await expect.poll(() => rowNames(page)).toEqual(['Charlie', 'Alpha', 'Bravo']);
+      await expect(page.getByTestId('changes-waiting')).toBeVisible();
 
-    // Offline, as offline.spec.ts does it: the API refused before it leaves, then the browser.
-    await context.route(API_REQUESTS, (route) => route.abort('internetdisconnected'));
-    await context.setOffline(true);
-    await expect(page.getByRole('status').filter({ hasText: 'Offline' })).toBeVisible();
-    await page.getByRole('button', { name: 'Reorder' }).click();
-    await page.getByRole('button', { name: 'Move Charlie up' }).click();
-    await page.getByRole('button', { name: 'Move Charlie up' }).click();
-    await expect.poll(() => rowNames(page)).toEqual(['Charlie', 'Alpha', 'Bravo']);
-    await expect(page.getByTestId('changes-waiting')).toBeVisible();
+      // Somebody else adds a counter meanwhile: the kept reorder no longer lists every counter.
+      await api.createCounter(name, key, { name: 'Delta' });
+      await page.reload();
+      await expect(page.getByRole('heading', { name: 'Offline' })).toBeVisible();
 
-    // Somebody else adds a counter meanwhile: the kept reorder no longer lists every counter.
-    await api.createCounter(name, key, { name: 'Delta' });
-    await page.reload();
-    await expect(page.getByRole('heading', { name: 'Offline' })).toBeVisible();
-
-    const sent: string[][] = [];
-    page.on('request', (request) => {
-      if (request.method() === 'PUT' && request.url().endsWith('/order')) {
-        sent.push((request.postDataJSON() as { counterIds: string[] }).counterIds);
-      }
-    });
-    await context.unroute(API_REQUESTS);
-    await context.setOffline(false);
-    await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible({
-      timeout: 15_000,
-    });
-    await expect
-      .poll(async () => (await api.counters(name, key)).map((counter) => counter.name), {
+      const sent: string[][] = [];
+      page.on('request', (request) => {
+        if (request.method() === 'PUT' && request.url().endsWith('/order')) {
+          sent.push((request.postDataJSON() as { counterIds: string[] }).counterIds);
+        }
+      });
+      await goOnline(context, network);
+      await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible({
         timeout: 15_000,
-      })
-      .toEqual(['Charlie', 'Alpha', 'Bravo', 'Delta']);
-    await expect.poll(() => cardNames(page)).toEqual(['Charlie', 'Alpha', 'Bravo', 'Delta']);
-    await expect(page.getByRole('alert')).toHaveCount(0);
-    // The kept reorders went as they were (refused: Delta missing); the latest went again,
-    // completed with Delta.
-    expect(sent.map((ids) => ids.length)).toEqual([3, 3, 4]);
-  });
+      });
+      await expect
+        .poll(async () => (await api.counters(name, key)).map((counter) => counter.name), {
+          timeout: 15_000,
+        })
+        .toEqual(['Charlie', 'Alpha', 'Bravo', 'Delta']);
+      await expect.poll(() => cardNames(page)).toEqual(['Charlie', 'Alpha', 'Bravo', 'Delta']);
+      await expect(page.getByRole('alert')).toHaveCount(0);
+      // The kept reorders went as they were (refused: Delta missing); the latest went again,
+      // completed with Delta.
+      expect(sent.map((ids) => ids.length)).toEqual([3, 3, 4]);
+    },
+  );
 });
 
 test.describe('sections and limits', () => {
@@ -420,10 +421,11 @@ test.describe('at phone width and on desktop, in both themes', () => {
         // On a phone the Hall block is further down: scrolled to, it shows both states of a block.
         if (size === 'phone')
           await hall.getByRole('heading', { name: 'Hall' }).scrollIntoViewIfNeeded();
-        await page.screenshot({
-          path: `docs/screenshots/sections-${size}-${theme}.png`,
-          fullPage: size === 'desktop',
-        });
+        if (shots)
+          await page.screenshot({
+            path: `docs/screenshots/sections-${size}-${theme}.png`,
+            fullPage: size === 'desktop',
+          });
 
         await page.getByRole('button', { name: 'Reorder' }).click();
         await expect(page.getByTestId('reorder-row')).toHaveCount(5);
@@ -431,7 +433,7 @@ test.describe('at phone width and on desktop, in both themes', () => {
           viewport.width,
         );
         expect(await seriousA11yFindings(page)).toEqual([]);
-        await page.screenshot({ path: `docs/screenshots/reorder-${size}-${theme}.png` });
+        if (shots) await page.screenshot({ path: `docs/screenshots/reorder-${size}-${theme}.png` });
         await page.context().close();
       });
     }
