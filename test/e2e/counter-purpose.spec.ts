@@ -7,7 +7,6 @@
  *
  * TALLY_SCREENSHOTS=1 also writes docs/screenshots/counter-*.png.
  */
-import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import type { ActivityPage } from '../../src/shared/activity.js';
@@ -24,9 +23,7 @@ import {
   test,
 } from './support/fixtures.js';
 import { useTheme } from './support/members.js';
-
-const SCREENSHOTS = process.env.TALLY_SCREENSHOTS === '1';
-const SHOTS_DIR = path.resolve(import.meta.dirname, '../../docs/screenshots');
+import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
 
 const VIEWPORTS = {
   phone: { width: 390, height: 844 },
@@ -278,9 +275,9 @@ test.describe('capacity', () => {
         await expect(plain).not.toHaveAttribute('data-capacity');
 
         await expectAxeClean(page, `group screen (${theme}, ${size})`);
-        if (SCREENSHOTS) {
+        if (screenshotsWanted) {
           await page.screenshot({
-            path: path.join(SHOTS_DIR, `counter-capacity-${size}-${theme}.png`),
+            path: screenshotPath(`counter-capacity-${size}-${theme}.png`),
             fullPage: size === 'phone',
           });
         }
@@ -356,7 +353,7 @@ test.describe('group settings', () => {
 });
 
 test.describe('screenshots', () => {
-  test.skip(!SCREENSHOTS, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots/counter-*.png');
+  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots/counter-*.png');
   for (const theme of ['light', 'dark'] as const) {
     for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       test(`counter settings dialog and cards (${theme}, ${size})`, async ({ page }) => {
@@ -372,18 +369,18 @@ test.describe('screenshots', () => {
         await openGroup(page, name, key);
         await expect(counterCard(page, 'Visitors').getByText(/left$/)).toBeVisible();
         await page.screenshot({
-          path: path.join(SHOTS_DIR, `counter-cards-${size}-${theme}.png`),
+          path: screenshotPath(`counter-cards-${size}-${theme}.png`),
           fullPage: size === 'phone',
         });
         await openSettings(counterCard(page, 'Water'));
         await page.screenshot({
-          path: path.join(SHOTS_DIR, `counter-settings-${size}-${theme}.png`),
+          path: screenshotPath(`counter-settings-${size}-${theme}.png`),
         });
         await page.keyboard.press('Escape');
         await page.getByRole('button', { name: 'Group settings' }).click();
         await expect(page.getByRole('dialog', { name: 'Group settings' })).toBeVisible();
         await page.screenshot({
-          path: path.join(SHOTS_DIR, `counter-group-settings-${size}-${theme}.png`),
+          path: screenshotPath(`counter-group-settings-${size}-${theme}.png`),
         });
       });
     }

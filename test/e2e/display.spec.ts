@@ -3,14 +3,11 @@
  * projector or TV, read only, live; the share dialog links there. Real server, Chromium.
  * TALLY_SCREENSHOTS=1 also writes docs/screenshots/display-*.png.
  */
-import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { api, baseUrl, expect, openGroup, seedGroup, test } from './support/fixtures.js';
 import { useTheme } from './support/members.js';
 import { seriousA11yFindings } from './support/a11y.js';
-
-const SCREENSHOTS = process.env.TALLY_SCREENSHOTS === '1';
-const SHOTS_DIR = path.join(process.cwd(), 'docs', 'screenshots');
+import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
 
 async function openDisplay(page: Page, name: string, key: string): Promise<void> {
   await page.goto(`/${name}/display?key=${key}`);
@@ -181,7 +178,7 @@ test.describe('display mode', () => {
 });
 
 test.describe('display screenshots', () => {
-  test.skip(!SCREENSHOTS, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots/display-*.png');
+  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots/display-*.png');
   const VIEWPORTS = {
     tv: { width: 1920, height: 1080 },
     desktop: { width: 1280, height: 720 },
@@ -213,7 +210,7 @@ test.describe('display screenshots', () => {
           expect(overflow).toBeLessThanOrEqual(0);
         }
         await page.screenshot({
-          path: path.join(SHOTS_DIR, `display-${size}-${theme}.png`),
+          path: screenshotPath(`display-${size}-${theme}.png`),
           fullPage: true,
         });
       });

@@ -6,7 +6,6 @@
  * before the first midnight and the exports.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Page } from '@playwright/test';
 import {
   api,
@@ -18,11 +17,11 @@ import {
   test,
 } from './support/fixtures.js';
 import { seriousA11yFindings } from './support/a11y.js';
+import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
 import { openActivity } from './support/members.js';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
 
 async function openHistory(page: Page, counter: string) {
   await counterCard(page, counter).getByRole('button', { name: 'Show history' }).click();
@@ -134,9 +133,8 @@ test.describe('periods in history', () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
         viewport.width,
       );
-      if (process.env.TALLY_SCREENSHOTS === '1') {
-        fs.mkdirSync(SCREENSHOTS, { recursive: true });
-        await page.screenshot({ path: path.join(SCREENSHOTS, `periods-${label}.png`) });
+      if (screenshotsWanted) {
+        await page.screenshot({ path: screenshotPath(`periods-${label}.png`) });
       }
     });
   }

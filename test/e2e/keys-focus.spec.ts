@@ -16,6 +16,7 @@ import {
 } from './support/fixtures.js';
 import { memberPage } from './support/members.js';
 import { seriousA11yFindings } from './support/a11y.js';
+import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
 
 const PHONE = { width: 360, height: 780 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -25,8 +26,6 @@ async function serverValues(name: string, key: string): Promise<Record<string, n
   const counters = await api.counters(name, key);
   return Object.fromEntries(counters.map((c) => [c.name, c.value]));
 }
-
-const shots = process.env['TALLY_SCREENSHOTS'] === '1';
 
 test('keys select and count the right counter on the server, not while editing a field', async ({
   page,
@@ -177,8 +176,8 @@ test.describe('help overlay and focus mode at phone, desktop and TV sizes, both 
         await expect(help).toBeVisible();
         await expect(help).toContainText('Page Down');
         expect(await seriousA11yFindings(page)).toEqual([]);
-        if (shots)
-          await page.screenshot({ path: `docs/screenshots/keys-help-${size}-${theme}.png` });
+        if (screenshotsWanted)
+          await page.screenshot({ path: screenshotPath(`keys-help-${size}-${theme}.png`) });
         await page.keyboard.press('Escape');
         await expect(help).toHaveCount(0);
 
@@ -198,7 +197,8 @@ test.describe('help overlay and focus mode at phone, desktop and TV sizes, both 
         await expect(focus.getByTestId('focus-value')).toHaveText('1296');
         await expect(focus.getByTestId('pace')).toContainText('at this pace: reached in about');
         expect(await seriousA11yFindings(page)).toEqual([]);
-        if (shots) await page.screenshot({ path: `docs/screenshots/focus-${size}-${theme}.png` });
+        if (screenshotsWanted)
+          await page.screenshot({ path: screenshotPath(`focus-${size}-${theme}.png`) });
         await page.context().close();
       });
     }

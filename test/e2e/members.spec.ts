@@ -4,8 +4,6 @@
  * one counter, and follows the other members' taps live. Members are separate browser contexts
  * with their own 'Signed in as' names.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import type { Tally } from '../../src/shared/api.js';
 import {
@@ -19,11 +17,11 @@ import {
   test,
 } from './support/fixtures.js';
 import { seriousA11yFindings } from './support/a11y.js';
+import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
 import { activityEntries, memberPage, openActivity } from './support/members.js';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
 
 /** Opens the activity panel's By member tab and waits for its table. */
 async function openByMember(page: Page): Promise<Locator> {
@@ -277,13 +275,12 @@ test.describe('By member', () => {
       );
       await page.keyboard.press('ArrowRight');
       await expect(panel.getByRole('table')).toBeVisible();
-      if (process.env.TALLY_SCREENSHOTS === '1') {
-        fs.mkdirSync(SCREENSHOTS, { recursive: true });
+      if (screenshotsWanted) {
         await page.mouse.move(0, 0);
         await page.evaluate(() => {
           if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
         });
-        await page.screenshot({ path: path.join(SCREENSHOTS, `members-${label}.png`) });
+        await page.screenshot({ path: screenshotPath(`members-${label}.png`) });
       }
     });
   }

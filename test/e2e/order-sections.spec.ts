@@ -24,11 +24,10 @@ import {
   waitForServiceWorker,
 } from './support/network.js';
 import { seriousA11yFindings } from './support/a11y.js';
+import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
-/** TALLY_SCREENSHOTS=1 also writes docs/screenshots/sections-*.png and reorder-*.png. */
-const shots = process.env['TALLY_SCREENSHOTS'] === '1';
 
 async function call(method: string, path: string, key: string, body?: unknown): Promise<unknown> {
   const response = await fetch(baseUrl() + path, {
@@ -421,9 +420,9 @@ test.describe('at phone width and on desktop, in both themes', () => {
         // On a phone the Hall block is further down: scrolled to, it shows both states of a block.
         if (size === 'phone')
           await hall.getByRole('heading', { name: 'Hall' }).scrollIntoViewIfNeeded();
-        if (shots)
+        if (screenshotsWanted)
           await page.screenshot({
-            path: `docs/screenshots/sections-${size}-${theme}.png`,
+            path: screenshotPath(`sections-${size}-${theme}.png`),
             fullPage: size === 'desktop',
           });
 
@@ -433,7 +432,8 @@ test.describe('at phone width and on desktop, in both themes', () => {
           viewport.width,
         );
         expect(await seriousA11yFindings(page)).toEqual([]);
-        if (shots) await page.screenshot({ path: `docs/screenshots/reorder-${size}-${theme}.png` });
+        if (screenshotsWanted)
+          await page.screenshot({ path: screenshotPath(`reorder-${size}-${theme}.png`) });
         await page.context().close();
       });
     }

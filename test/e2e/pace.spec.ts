@@ -16,8 +16,8 @@ import {
 } from './support/fixtures.js';
 import { memberPage } from './support/members.js';
 import { seriousA11yFindings } from './support/a11y.js';
+import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
 
-const SCREENSHOTS = process.env.TALLY_SCREENSHOTS === '1';
 const DESKTOP = { width: 1280, height: 900 };
 
 for (const theme of ['light', 'dark'] as const) {
@@ -69,10 +69,10 @@ for (const theme of ['light', 'dark'] as const) {
     await expect(pace).not.toContainText('at this pace');
 
     expect(await seriousA11yFindings(watcher)).toEqual([]);
-    if (SCREENSHOTS) {
+    if (screenshotsWanted) {
       await pressTimes(plus, 10);
       await expect(pace).toContainText('at this pace');
-      await watched.screenshot({ path: `docs/screenshots/pace-card-${theme}.png` });
+      await watched.screenshot({ path: screenshotPath(`pace-card-${theme}.png`) });
     }
     await watcher.context().close();
     await tapper.context().close();

@@ -1,0 +1,14 @@
+/**
+ * The screenshots in docs/screenshots (README, issues) come from the end-to-end tests, but only
+ * when a run asks for them: `TALLY_SCREENSHOTS=1 npm run test:e2e`. A plain run leaves them alone.
+ */
+import path from 'node:path';
+
+export const screenshotsWanted = process.env.TALLY_SCREENSHOTS === '1';
+
+const DIR = path.resolve(import.meta.dirname, '../../../docs/screenshots');
+
+/** Where the docs' screenshot `file` (e.g. `focus-phone-dark.png`) is written. */
+export function screenshotPath(file: string): string {
+  return path.join(DIR, file);
+}
