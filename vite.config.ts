@@ -2,16 +2,15 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import tailwindcss from '@tailwindcss/vite';
-import preact from '@preact/preset-vite';
+import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 
 const root = path.resolve(import.meta.dirname, 'src/web');
 
 export default defineConfig({
   root,
-  // Preact via preact/compat: the app keeps importing 'react' and 'react-dom' (the preset aliases
-  // them and compiles JSX for Preact); ADR 6 has the measurements.
-  plugins: [preact(), tailwindcss(), serviceWorker()],
+  // React 19 itself (ADR 27): the official plugin compiles JSX and gives Fast Refresh in `vite`.
+  plugins: [react(), tailwindcss(), serviceWorker()],
   build: {
     outDir: path.resolve(import.meta.dirname, 'dist/web'),
     emptyOutDir: true,
@@ -20,9 +19,9 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     rollupOptions: {
       output: {
-        // Preact in one long-cached chunk; each screen and dialog in its own.
+        // React and ReactDOM in one long-cached chunk; each screen and dialog in its own.
         manualChunks(id) {
-          if (/node_modules\/preact\//.test(id)) return 'preact';
+          if (/node_modules\/(react|react-dom|scheduler)\//.test(id)) return 'react';
           // The QR encoder, loaded only when the share dialog opens.
           if (/node_modules\/uqr\//.test(id)) return 'qr';
           return undefined;
