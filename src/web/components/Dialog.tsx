@@ -25,7 +25,7 @@ export function Dialog({
   const ref = useRef<HTMLDialogElement>(null);
 
   // A layout effect: the dialog opens (and takes focus) in the same task as the click that asked
-  // for it, not a frame later as Preact's plain effects would.
+  // for it, before the browser paints the page without it.
   useLayoutEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
@@ -46,7 +46,13 @@ export function Dialog({
       role={role === 'alertdialog' ? 'alertdialog' : undefined}
       aria-labelledby={labelledBy}
       aria-describedby={describedBy}
-      onClose={onClose}
+      onClose={() => {
+        // `close` events are queued, not dispatched at once: one from the cleanup above can arrive
+        // after the dialog was opened again (React's StrictMode unmounts and remounts every effect
+        // once in development). Only a dialog that is still closed has really been closed.
+        if (ref.current?.open) return;
+        onClose();
+      }}
       onClick={(event) => {
         // A click on the backdrop lands on the <dialog> itself (the content fills the box).
         if (event.target === event.currentTarget) close();
