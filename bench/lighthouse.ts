@@ -99,7 +99,7 @@ async function main(): Promise<void> {
           const report = values.save
             ? path.join(WORK_DIR, 'reports', `${form}-${page.file}-${String(run + 1)}.json`)
             : null;
-          results.push(await measure(page.url, started.port, form, report));
+          results.push(await measureWithRetries(page.url, started.port, form, report));
           const last = results.at(-1);
           if (last) {
             console.log(
@@ -203,6 +203,26 @@ function startChrome(userDataDir: string): Promise<{ process: ChildProcess; port
       reject(new Error(`${CHROME_PATH} exited with code ${String(code)}`));
     });
   });
+}
+
+/** Runs that Lighthouse itself could not trace (NO_NAVSTART on a busy machine) are run again. */
+const TRACE_RETRIES = 2;
+
+async function measureWithRetries(
+  url: string,
+  chromePort: number,
+  form: FormFactor,
+  reportFile: string | null,
+): Promise<Measurement> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await measure(url, chromePort, form, reportFile);
+    } catch (error) {
+      const untraced = error instanceof Error && error.message.includes('NO_NAVSTART');
+      if (!untraced || attempt >= TRACE_RETRIES) throw error;
+      console.log(`  (Lighthouse could not trace the load; running it again)`);
+    }
+  }
 }
 
 async function measure(
