@@ -101,11 +101,6 @@ const NAMED: Record<
     GroupExport: { schema: GroupExportSchema },
     ViewKey: { schema: ViewKeySchema },
     Health: { schema: HealthSchema },
-    ErrorCode: { schema: ErrorCodeSchema },
-    Error: {
-      schema: ApiErrorSchema,
-      about: { description: 'Every 4xx and 5xx answer. Messages are SPEC.md’s wording.' },
-    },
   },
   input: {
     AccessKey: {
@@ -175,7 +170,8 @@ const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 /** Codes implied by what an operation reads and does (operations.ts, Operation). */
 function errorCodesOf(operation: Operation): Set<ErrorCode> {
-  const codes = new Set<ErrorCode>(['internal_error']);
+  // Every request, to any route, counts toward its address's open connections.
+  const codes = new Set<ErrorCode>(['internal_error', 'too_many_connections']);
   if (operation.key !== 'none') {
     for (const code of [
       'invalid_group_name',
@@ -287,6 +283,170 @@ class SchemaConverter {
   }
 }
 
+// ---- Examples -----------------------------------------------------------------------------------
+
+const COUNTER_ID = '5f0c6a7e-1b2d-4c3e-9f8a-2b7d4e6c1a90';
+const KEY_EXAMPLE = '3f9a1c2e7d4b6a8f0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f';
+const NUMBERED_OP_ID = 'tab-3f9a1c2e.42';
+
+/**
+ * A realistic example per property or parameter name, so that a reader (and Swagger UI's "Try it
+ * out") sees a plausible group instead of each type's bound (an integer's was
+ * -9007199254740991). `Component.property` wins over the bare name; an example is only given
+ * where its type fits the schema (`id` is a counter's UUID in one place and an activity entry's
+ * number in another). Enumerations and constants take their first value on their own.
+ */
+const EXAMPLES: Record<string, unknown[]> = {
+  id: [COUNTER_ID, 812],
+  'Group.id': ['0b7e2f4a-9c1d-4e8b-a6f3-5d2c1b0a9e8f'],
+  name: ['game-night'],
+  'Counter.name': ['Coffees'],
+  'CounterSnapshot.name': ['Coffees'],
+  'CreateCounterBody.name': ['Coffees'],
+  'CounterPatch.name': ['Coffees'],
+  displayName: ['Game Night'],
+  profileImageUrl: ['https://images.example.org/game-night.png'],
+  thumbnailUrl: ['https://images.example.org/coffee.png'],
+  timeZone: ['Europe/Berlin'],
+  weekStart: [1],
+  sectionLimits: [{ Entrances: 250 }],
+  description: ['Cups from the office machine'],
+  value: [12],
+  incrementStep: [1],
+  decrementStep: [1],
+  goal: [20],
+  min: [0],
+  max: [50],
+  'SectionBody.max': [250],
+  startValue: [0],
+  section: ['Entrances'],
+  periodStart: ['2026-11-22T23:00:00.000Z'],
+  allTime: [412],
+  createdAt: ['2026-11-22T10:00:00.000Z'],
+  version: [17],
+  seq: [233],
+  at: ['2026-11-23T08:15:00.000Z'],
+  exportedAt: ['2026-11-23T09:00:00.000Z'],
+  actor: ['Ada'],
+  member: ['Ada'],
+  counterId: [COUNTER_ID],
+  counter: [COUNTER_ID],
+  counterName: ['Coffees'],
+  delta: [5],
+  increments: [5],
+  decrements: [0],
+  net: [5],
+  reachedGoal: [20],
+  final: [48],
+  undoOf: [null],
+  undoneBy: [null],
+  from: ['Coffees'],
+  to: ['Teas'],
+  start: ['2026-11-21T23:00:00.000Z'],
+  end: ['2026-11-22T23:00:00.000Z'],
+  periodEnd: ['2026-11-22T23:00:00.000Z'],
+  t: [1_763_805_600_000],
+  v: [12],
+  key: [KEY_EXAMPLE],
+  AccessKey: [KEY_EXAMPLE],
+  OperationId: [NUMBERED_OP_ID],
+  viewKey: ['9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c'],
+  opId: [NUMBERED_OP_ID],
+  'Idempotency-Key': [NUMBERED_OP_ID],
+  'Tally-Member': ['Ada%20Lovelace'],
+  times: [1],
+  created: [true],
+  connections: [42],
+  openapi: ['3.1.1'],
+  message: ['Invalid access key for this group'],
+  entryId: ['812'],
+  limit: [50],
+  before: [812],
+  after: [800],
+  points: [30],
+  since: ['2026-11-23T00:00:00.000Z'],
+};
+
+/** The JSON Schema type names a value fits. */
+function typesOf(value: unknown): string[] {
+  if (value === null) return ['null'];
+  if (Array.isArray(value)) return ['array'];
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? ['integer', 'number'] : ['number'];
+  return [typeof value];
+}
+
+/** The types a schema accepts at its top level or in its `anyOf` / `oneOf` branches. */
+function typesAccepted(schema: JsonSchema): string[] {
+  const own = typeof schema.type === 'string' ? [schema.type] : ((schema.type ?? []) as string[]);
+  const branches = [
+    ...((schema.anyOf ?? []) as JsonSchema[]),
+    ...((schema.oneOf ?? []) as JsonSchema[]),
+  ];
+  return [...own, ...branches.flatMap(typesAccepted)];
+}
+
+/** The first value of the schema's constant or enumeration, in it or its first such branch. */
+function firstAllowed(schema: JsonSchema): unknown {
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  for (const branch of [
+    ...((schema.anyOf ?? []) as JsonSchema[]),
+    ...((schema.oneOf ?? []) as JsonSchema[]),
+  ]) {
+    const value = firstAllowed(branch);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** The example for a property or parameter `name` of schema `schema`, if one fits. */
+function exampleFor(
+  name: string,
+  schema: JsonSchema,
+  component: string | undefined,
+): unknown[] | undefined {
+  if ('$ref' in schema) return undefined;
+  const allowed = firstAllowed(schema);
+  if (allowed !== undefined) return [allowed];
+  const accepted = typesAccepted(schema);
+  const candidates = [...(EXAMPLES[`${component ?? ''}.${name}`] ?? []), ...(EXAMPLES[name] ?? [])];
+  const fitting = candidates.find((value) =>
+    typesOf(value).some((type) => accepted.includes(type)),
+  );
+  if (fitting !== undefined) return [fitting];
+  return accepted.length === 1 && accepted[0] === 'null' ? [null] : undefined;
+}
+
+/**
+ * Gives every property and parameter without an example the one EXAMPLES has for its name.
+ * `component` is the named schema being walked, for `Component.property` examples.
+ */
+function addExamples(node: unknown, component?: string): void {
+  if (Array.isArray(node)) {
+    for (const item of node) addExamples(item, component);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const object = node as JsonSchema;
+  if (typeof object.in === 'string' && typeof object.name === 'string' && object.schema) {
+    const schema = object.schema as JsonSchema;
+    const examples =
+      schema.examples === undefined ? exampleFor(object.name, schema, component) : undefined;
+    if (examples !== undefined) schema.examples = examples;
+  }
+  if (typeof object.properties === 'object' && object.properties !== null) {
+    for (const [name, property] of Object.entries(
+      object.properties as Record<string, JsonSchema>,
+    )) {
+      if (property.examples !== undefined || property.example !== undefined) continue;
+      const examples = exampleFor(name, property, component);
+      if (examples !== undefined) property.examples = examples;
+    }
+  }
+  for (const value of Object.values(object)) addExamples(value, component);
+}
+
 /** Drops what belongs to a standalone JSON Schema document, not to a schema inside OpenAPI. */
 function clean(schema: JsonSchema | undefined): JsonSchema {
   if (schema === undefined) throw new Error('schema missing from the conversion');
@@ -390,7 +550,8 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
       tags: [operation.tag],
       summary: operation.summary,
       ...(operation.description !== undefined && { description: operation.description }),
-      ...(operation.key !== 'none' && { security: [{ [GROUP_KEY]: [] }] }),
+      // An empty list says the operation is public: it needs no key.
+      security: operation.key === 'none' ? [] : [{ [GROUP_KEY]: [] }],
       parameters,
       ...(operation.body && {
         requestBody: {
@@ -423,6 +584,15 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
   for (const documented of operations) {
     if ((documented.parameters as unknown[]).length === 0) delete documented.parameters;
   }
+
+  for (const [name, schema] of Object.entries(converter.components)) {
+    // A named scalar (AccessKey, OperationId, AccessLevel) carries its example itself.
+    const examples =
+      schema.properties === undefined ? exampleFor(name, schema, undefined) : undefined;
+    if (examples !== undefined && schema.examples === undefined) schema.examples = examples;
+    addExamples(schema, name);
+  }
+  addExamples(paths);
 
   return {
     openapi: OPENAPI_VERSION,

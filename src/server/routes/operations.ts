@@ -98,7 +98,7 @@ export interface Operation {
 
 // ---- Shapes only the document needs (the routes read these parts without a schema) ---------
 
-/** `{name}`: a group name; the server normalises it (SPEC §5), so any casing or spacing works. */
+/** `{name}`: a group name; the server normalises it (docs/product.md#group-names), so any casing or spacing works. */
 export const GroupNameParamSchema = z.string().min(1);
 /** `{id}`: a counter id (a UUID). */
 export const CounterIdParamSchema = z.string().min(1).max(64);
@@ -376,7 +376,7 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Counters',
     summary: 'Tap +',
     description:
-      '`value += times × incrementStep`, applied by the database so concurrent taps add up. Taps committed together are answered with the row after them all.',
+      '`value += times × incrementStep`. Taps are applied one after another in commit order, so concurrent taps add up; taps committed together are answered with the row after them all.',
     key: 'write',
     body: { schema: AdjustBodySchema, required: false },
     change: true,
