@@ -122,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     undefined,
     security.liveMessages,
     batcher,
+    store.availability,
   );
   app.decorate('tally', { store, hub, service });
 

@@ -156,6 +156,11 @@ async function openStoreAndBus(
       instanceId,
       loadCounter: (groupId, counterId) => store.loadCounter(groupId, counterId),
       log,
+      // The listener's connection failing says the database (or the path to it) may be gone:
+      // the store checks its own at once (it stops accepting changes if they fail too).
+      onConnectionLost: () => {
+        store.checkConnection();
+      },
       ...(observers
         ? {
             onAnnouncementLag: (lagMs) => {
@@ -165,6 +170,10 @@ async function openStoreAndBus(
         : {}),
     });
     await bus.start();
+    store.availability.onChange((saving) => {
+      if (saving) log.info('database back: saving changes again');
+      else log.warn('database unavailable: changes are refused until it is back');
+    });
     return { store, bus };
   } catch (error) {
     await store.close().catch(() => undefined);

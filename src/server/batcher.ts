@@ -16,6 +16,7 @@ import { MESSAGES } from '../shared/messages.js';
 import type { Bus } from './bus/types.js';
 import { DomainError } from './errors.js';
 import {
+  StorageUnavailableError,
   changesByGroup,
   failsWholeBatch,
   type Operation,
@@ -251,8 +252,16 @@ export class Batcher {
     );
   }
 
-  /** Applies an operation with its batch; rejects with `busy` (not applied) when overloaded. */
+  /**
+   * Applies an operation with its batch; rejects with `busy` (not applied) when overloaded, and
+   * with `storage_unavailable` at once while the store cannot save (nothing queues meanwhile).
+   */
   submit(operation: Operation): Promise<OperationOutcome> {
+    if (this.store.availability?.saving === false) {
+      const error = new StorageUnavailableError('database unavailable');
+      this.observer?.notApplied(operation, error);
+      return Promise.reject(error);
+    }
     if (this.overloaded) {
       this.refused += 1;
       const error = busyError();

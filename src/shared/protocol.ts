@@ -111,5 +111,12 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('pong'), t: z.number().optional() }),
   /** Everyone here now, one entry per member id, sent after `ready` and on every change. */
   z.object({ type: z.literal('presence'), members: z.array(PresenceMemberSchema) }),
+  /**
+   * Whether the server can save changes right now. `false` while its database is away: changes
+   * are answered `storage_unavailable` and the member's device keeps them. `true` once it is
+   * back, followed by a fresh `ready`. Sent only when it changes, and `false` after a `ready`
+   * while still away; a `ready` without it means saving.
+   */
+  z.object({ type: z.literal('storage'), saving: z.boolean() }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;

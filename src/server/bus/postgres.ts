@@ -5,7 +5,9 @@
  * postgres.ts). Every instance LISTENs on one dedicated connection and hands other instances'
  * changes to its own subscribers; its own changes it has delivered already, straight after
  * commit. If the LISTEN connection drops, the instance reconnects with backoff and then tells
- * its subscribers to resync, since notifications sent meanwhile are lost.
+ * its subscribers to resync, since notifications sent meanwhile are lost. A listening connection
+ * only receives, so a path that silently drops packets would leave it waiting forever: it is
+ * checked with a query every LIVENESS_CHECK_MS and replaced when one goes unanswered.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
@@ -22,9 +24,15 @@ import {
 } from './notify.js';
 import type { Bus, ChangeListener, PresenceAnnouncement } from './types.js';
 
-/** Reconnect backoff for the LISTEN connection, ms. */
+/**
+ * Reconnect backoff for the LISTEN connection, ms. The cap bounds how long after the database is
+ * back the instance hears other instances' changes again.
+ */
 const RECONNECT_MIN_MS = 100;
-const RECONNECT_MAX_MS = 5_000;
+const RECONNECT_MAX_MS = 1_000;
+/** How often the listening connection is checked with a query, and how long its answer may take, ms. */
+export const LIVENESS_CHECK_MS = 2_000;
+export const LIVENESS_TIMEOUT_MS = 2_000;
 
 export interface PostgresBusOptions {
   connection: PostgresConnection;
@@ -39,6 +47,11 @@ export interface PostgresBusOptions {
    * more than the lag show as 0). For the metrics; nothing measured without it.
    */
   onAnnouncementLag?: (lagMs: number) => void;
+  /**
+   * Told when the listening connection fails (dropped, or a check unanswered): the database or
+   * the path to it may be gone for every connection of this instance.
+   */
+  onConnectionLost?: (error: unknown) => void;
 }
 
 export class PostgresBus implements Bus {
@@ -48,6 +61,7 @@ export class PostgresBus implements Bus {
   private client: pg.Client | null = null;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private livenessTimer: NodeJS.Timeout | undefined;
   private backoffMs = RECONNECT_MIN_MS;
 
   constructor(private readonly options: PostgresBusOptions) {}
@@ -103,6 +117,7 @@ export class PostgresBus implements Bus {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.livenessTimer);
     const client = this.client;
     this.client = null;
     await this.local.close();
@@ -120,22 +135,57 @@ export class PostgresBus implements Bus {
     });
     client.on('error', (error) => {
       log.warn({ err: error }, 'database listener connection failed');
-      this.lost(client);
+      this.lost(client, error);
     });
     client.on('end', () => {
-      this.lost(client);
+      this.lost(client, new Error('database listener connection ended'));
     });
-    await client.connect();
-    await client.query(`LISTEN ${channel}`);
-    await client.query(`LISTEN ${presenceChannelOf(channel)}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+      await client.query(`LISTEN ${presenceChannelOf(channel)}`);
+    } catch (error) {
+      client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      client.end().catch(() => undefined);
+      return;
+    }
     this.client = client;
     this.backoffMs = RECONNECT_MIN_MS;
+    this.watchLiveness(client);
   }
 
-  private lost(client: pg.Client): void {
+  /** A query on the listening connection now and then: no answer in time, and it is replaced. */
+  private watchLiveness(client: pg.Client): void {
+    clearInterval(this.livenessTimer);
+    let checking = false;
+    this.livenessTimer = setInterval(() => {
+      if (checking || this.client !== client) return;
+      checking = true;
+      // `pg` reads query_timeout from a query's config; its type definitions leave it out.
+      const check = Object.assign({ text: 'SELECT 1' }, { query_timeout: LIVENESS_TIMEOUT_MS });
+      client.query(check).then(
+        () => {
+          checking = false;
+        },
+        (error: unknown) => {
+          checking = false;
+          this.options.log.warn({ err: error }, 'database listener check failed: reconnecting');
+          this.lost(client, error);
+        },
+      );
+    }, LIVENESS_CHECK_MS);
+    this.livenessTimer.unref();
+  }
+
+  private lost(client: pg.Client, error: unknown): void {
     if (this.client !== client || this.closed) return;
     this.client = null;
+    clearInterval(this.livenessTimer);
     client.end().catch(() => undefined);
+    this.options.onConnectionLost?.(error);
     this.scheduleReconnect();
   }
 

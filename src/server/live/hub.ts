@@ -17,6 +17,7 @@ import {
   type ServerMessage,
 } from '../../shared/protocol.js';
 import type { Bus } from '../bus/types.js';
+import type { StoreAvailability } from '../store/types.js';
 import { memberName } from '../../shared/activity.js';
 import { hashKey } from '../core/access.js';
 import type { TallyService } from '../core/service.js';
@@ -64,6 +65,10 @@ const NEVER_OVERLOADED: OverloadGate = {
   onDrained: () => () => undefined,
 };
 
+/** The `storage` frames, serialised once. */
+const NOT_SAVING_FRAME = JSON.stringify({ type: 'storage', saving: false } satisfies ServerMessage);
+const SAVING_FRAME = JSON.stringify({ type: 'storage', saving: true } satisfies ServerMessage);
+
 type ClientState =
   | { phase: 'awaiting-auth' }
   | { phase: 'authenticating'; early: RawData[] }
@@ -99,6 +104,7 @@ export class LiveHub {
   private readonly paused = new Set<Client>();
   private pauseTimer: NodeJS.Timeout | undefined;
   private readonly stopDrainWatch: () => void;
+  private readonly stopAvailabilityWatch: () => void;
   private lastOverloadLog = -Infinity;
 
   constructor(
@@ -109,6 +115,8 @@ export class LiveHub {
     private readonly gapTimeoutMs = GAP_TIMEOUT_MS,
     private readonly messagePolicy: BucketPolicy = DEFAULT_LIVE_MESSAGE_POLICY,
     private readonly gate: OverloadGate = NEVER_OVERLOADED,
+    /** Whether the store can save now (PostgreSQL); absent: always. */
+    private readonly availability?: StoreAvailability,
   ) {
     this.stopDrainWatch = gate.onDrained(() => {
       this.resumeAll();
@@ -116,12 +124,16 @@ export class LiveHub {
     // The feed of changes was interrupted (another instance's database listener reconnected):
     // what was missed is unknown, so every channel reloads and resends its snapshot.
     this.stopReconnectWatch = bus.onReconnect(() => {
-      for (const channel of this.channels.values()) {
-        channel.resync().catch((error: unknown) => {
-          this.log.error({ err: error }, 'live resync failed');
-        });
-      }
+      this.resyncAll();
     });
+    // The database went away: members are told that changes are not being saved (their devices
+    // keep them). Back: they are told, and get fresh snapshots, since a batch whose connection
+    // was cut during COMMIT may have committed without this instance delivering it.
+    this.stopAvailabilityWatch =
+      availability?.onChange((saving) => {
+        this.broadcastAll(saving ? SAVING_FRAME : NOT_SAVING_FRAME);
+        if (saving) this.resyncAll();
+      }) ?? (() => undefined);
     this.presence = new PresenceBoard(bus, (groupId, members) => {
       this.channels.get(groupId)?.broadcast(presenceFrame(members));
     });
@@ -211,6 +223,7 @@ export class LiveHub {
     this.heartbeat.stop();
     this.stopReconnectWatch();
     this.stopDrainWatch();
+    this.stopAvailabilityWatch();
     this.resumeAll();
     this.presence.close();
     for (const client of [...this.clients]) this.close(client, code, reason);
@@ -324,6 +337,7 @@ export class LiveHub {
       return;
     }
     if (isClosed(client)) return;
+    if (this.availability?.saving === false) this.send(client, { type: 'storage', saving: false });
     // Joining announces the member to everyone (itself included); a socket without a member
     // still sees who is here.
     if (member)
@@ -345,6 +359,19 @@ export class LiveHub {
       this.channels.set(groupId, channel);
     }
     return channel;
+  }
+
+  private resyncAll(): void {
+    for (const channel of this.channels.values()) {
+      channel.resync().catch((error: unknown) => {
+        this.log.error({ err: error }, 'live resync failed');
+      });
+    }
+  }
+
+  /** One frame to every joined socket of every group. */
+  private broadcastAll(text: string): void {
+    for (const channel of this.channels.values()) channel.broadcast(text);
   }
 
   // ---- overload (ADR 13) ---------------------------------------------------------------------

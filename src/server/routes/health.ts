@@ -3,7 +3,9 @@
  * in its own transaction (Store.probeWrite); it notices a full or read-only disk, a SQLite file
  * deleted or replaced under the server, another process holding SQLite's write lock, and a
  * PostgreSQL schema dropped (and re-created) under the server. A load balancer may poll often,
- * so one probe answers every check for PROBE_CACHE_MS.
+ * so one probe answers every check for PROBE_CACHE_MS. While the store already knows it cannot
+ * save (a lost PostgreSQL connection, until its own probe commits), the answer is 503 at once.
+ * The PostgreSQL probe gives up after 1 s, so the database going away shows within 2 s.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ErrorCode } from '../../shared/api.js';
@@ -38,9 +40,16 @@ export function registerHealthRoute(
     cached = { at: now, result };
     return result;
   };
+  // A probe from before the store's state changed says nothing about now.
+  store.availability?.onChange(() => {
+    cached = undefined;
+  });
 
   app.get('/api/health', async (_request, reply) => {
-    const result = await probe();
+    const result: ProbeResult =
+      store.availability?.saving === false
+        ? { ok: false, code: 'storage_unavailable', message: MESSAGES.storageUnavailable }
+        : await probe();
     if (!result.ok) {
       return reply.code(503).send({ error: { code: result.code, message: result.message } });
     }

@@ -24,7 +24,13 @@ import {
   type TallyRow,
 } from './tallies.js';
 import type { Change } from '../../shared/protocol.js';
-import { clientConfig, notifyChannelOf, type PostgresConnection } from '../postgres/connection.js';
+import {
+  clientConfig,
+  isConnectionFailure,
+  notifyChannelOf,
+  type PostgresConnection,
+} from '../postgres/connection.js';
+import { Availability } from './availability.js';
 import {
   COUNTER_FIELDS,
   COUNTER_ORDER,
@@ -68,6 +74,7 @@ import {
 import { DEFAULT_LIMITS } from '../config.js';
 import {
   StorageUnavailableError,
+  StoreBusyError,
   type ActivityListQuery,
   type DuePeriod,
   type GroupRecord,
@@ -76,6 +83,7 @@ import {
   type Operation,
   type OperationOutcome,
   type Store,
+  type StoreAvailability,
 } from './types.js';
 
 /** Operation ids deleted per statement when expired ones are pruned. */
@@ -89,10 +97,44 @@ const OPERATION_ID_PRUNE_CHUNK = 5_000;
  */
 const UNAVAILABLE_SQLSTATE = /^(08|53|57|25006$|42P01$|3F000$)/;
 
+/**
+ * How long one statement may go unanswered before its connection counts as lost, ms (client side:
+ * a black-holed path answers nothing, and TCP alone would wait minutes). Tally's statements take
+ * milliseconds, and a lock held by someone else ends sooner, with LOCK_TIMEOUT_MS. A batch past it
+ * is answered `storage_unavailable` (not applied as far as the caller knows; a retry with its
+ * operation id is answered from what was stored).
+ */
+const REPLY_TIMEOUT_MS = 4_000;
+/**
+ * Longest a batch waits for a row or table lock, ms (server side): a table locked by an operator
+ * answers the batch `busy`, retryable, instead of holding the lane.
+ */
+const LOCK_TIMEOUT_MS = 2_500;
+/**
+ * The health check's and the recovery probe's write, ms: it answers within a second when the
+ * database is there, so /api/health says 503 within 2 s of the database going away.
+ */
+const PROBE_TIMEOUT_MS = 1_000;
+
+/**
+ * A statement with its own client-side timeout, ms: `pg` reads `query_timeout` from a query's
+ * config, which its type definitions leave out.
+ */
+function timed<T extends pg.QueryConfig>(config: T, timeoutMs: number): T {
+  return Object.assign(config, { query_timeout: timeoutMs });
+}
+
+/** SQLSTATE 55P03, lock_not_available: the lock wait ran past LOCK_TIMEOUT_MS. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
 /** A driver error that fails every operation alike, as the error the API answers it with. */
 function storageError(error: unknown): unknown {
-  if (error instanceof StorageUnavailableError) return error;
+  if (error instanceof StorageUnavailableError || error instanceof StoreBusyError) return error;
+  if (isConnectionFailure(error)) {
+    return new StorageUnavailableError(error instanceof Error ? error.message : String(error));
+  }
   const code = (error as { code?: unknown } | null)?.code;
+  if (code === LOCK_NOT_AVAILABLE) return new StoreBusyError();
   if (typeof code === 'string' && UNAVAILABLE_SQLSTATE.test(code)) {
     return new StorageUnavailableError(error instanceof Error ? error.message : code);
   }
@@ -204,6 +246,10 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (group_id, session)
    );`,
 ];
+
+/** The health check's write: one row, in its own transaction. */
+const PROBE_WRITE = `INSERT INTO health_probe (id, at) VALUES (1, now())
+  ON CONFLICT (id) DO UPDATE SET at = excluded.at`;
 
 /** What BATCH_READ answers: one row of JSON arrays. */
 interface BatchReadRow {
@@ -443,9 +489,16 @@ export interface PostgresStoreOptions {
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
-  readonly pool: pg.Pool;
   readonly schema: string;
   readonly notifyChannel: string;
+  /** Whether changes can be saved now; lost on a connection failure, back once a probe commits. */
+  readonly availability: StoreAvailability;
+  private readonly watch: Availability;
+  private readonly connection: PostgresConnection;
+  private readonly poolSize: number;
+  /** Replaced when a connection fails, so no connection of the lost database is used again. */
+  private currentPool: pg.Pool;
+  private closed = false;
   private readonly encodeAnnouncements: PostgresStoreOptions['encodeAnnouncements'];
   private readonly activityLog: boolean;
   /** Counters per group; activity entries kept per group (store/quotas.ts). */
@@ -466,25 +519,140 @@ export class PostgresStore implements Store {
       },
       options.onTrimError ?? (() => undefined),
     );
+    this.connection = options.connection;
+    this.poolSize = options.poolSize;
     this.schema = options.connection.schema;
     this.notifyChannel = notifyChannelOf(this.schema);
     this.encodeAnnouncements = options.encodeAnnouncements;
     this.activityLog = options.activityLog ?? true;
-    this.pool = new pg.Pool({
-      ...clientConfig(options.connection, 'tally'),
-      max: options.poolSize,
-      // A query waiting this long for a free connection fails instead of hanging, ms.
-      connectionTimeoutMillis: 10_000,
+    this.currentPool = this.newPool();
+    this.watch = new Availability(() => this.probe());
+    this.availability = this.watch;
+  }
+
+  /** The pool queries go through now (tests watch its statements). */
+  get pool(): pg.Pool {
+    return this.currentPool;
+  }
+
+  private newPool(): pg.Pool {
+    const pool = new pg.Pool({
+      ...clientConfig(this.connection, 'tally'),
+      max: this.poolSize,
+      query_timeout: REPLY_TIMEOUT_MS,
+      lock_timeout: LOCK_TIMEOUT_MS,
       idleTimeoutMillis: 30_000,
     });
-    // An idle connection dropped by the server must not crash the process; the pool replaces it.
-    this.pool.on('error', () => undefined);
+    // An idle connection dropped by the server (a restart, pg_terminate_backend) must not end the
+    // process: the pool discards it, and the store stops accepting changes until a probe commits.
+    pool.on('error', (error) => {
+      if (pool === this.currentPool && isConnectionFailure(error)) this.connectionLost(error);
+    });
+    return pool;
+  }
+
+  /**
+   * A connection failed (here, or the bus's listening connection: the composition root forwards
+   * it): changes are refused at once from now on, every connection of the pool is replaced, and
+   * the probe runs until the database commits a write again.
+   */
+  connectionLost(reason: unknown): void {
+    if (this.closed) return;
+    if (this.watch.saving) {
+      const old = this.currentPool;
+      this.currentPool = this.newPool();
+      // Idle connections close now; those checked out close when their statement ends.
+      old.end().catch(() => undefined);
+    }
+    this.watch.lost(reason);
+  }
+
+  /**
+   * Another connection to the same database failed (the bus's listening connection): one probe
+   * now says whether this store's connections are affected too. A single connection killed on
+   * its own changes nothing; a database or path that is gone makes the store unavailable.
+   */
+  checkConnection(): void {
+    if (this.closed || !this.watch.saving) return;
+    this.probe().catch((error: unknown) => {
+      if (isConnectionFailure(error)) this.connectionLost(error);
+    });
+  }
+
+  /** The recovery probe: the health check's one-row write, past the availability gate. */
+  private async probe(): Promise<void> {
+    await this.currentPool.query(timed({ text: PROBE_WRITE }, PROBE_TIMEOUT_MS));
+  }
+
+  /** Refuses at once while the database is known to be away. */
+  private ensureAvailable(): void {
+    if (!this.watch.saving) throw new StorageUnavailableError('database unavailable');
+  }
+
+  /** A statement's failure as the error to answer with; a lost connection is noted. */
+  private failed(error: unknown): unknown {
+    if (isConnectionFailure(error)) this.connectionLost(error);
+    return storageError(error);
+  }
+
+  /** One statement outside a transaction. */
+  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    this.ensureAvailable();
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw this.failed(error);
+    }
+  }
+
+  /**
+   * A connection of the pool for a transaction. A checked-out connection has no listener of the
+   * pool's: its `error` (the server going away between two statements) would otherwise end the
+   * process. `release` discards the connection when it failed.
+   */
+  private async checkout(): Promise<{ client: pg.PoolClient; release: (error?: unknown) => void }> {
+    this.ensureAvailable();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.failed(error);
+    }
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken ??= error;
+    };
+    client.on('error', onError);
+    return {
+      client,
+      release: (error?: unknown) => {
+        client.off('error', onError);
+        const failure = broken ?? (isConnectionFailure(error) ? (error as Error) : undefined);
+        client.release(failure);
+        if (failure) this.connectionLost(failure);
+      },
+    };
   }
 
   async migrate(): Promise<void> {
-    const client = await this.pool.connect();
+    // A connection of its own, without the pool's timeouts: a migration of a large table may take
+    // minutes, and an instance starting beside one that migrates waits for its lock as long.
+    const client = new pg.Client(clientConfig(this.connection, 'tally-migrate'));
+    // A connection lost mid-migration rejects the statement under way; the event must not also
+    // end the process with an unhandled 'error' (start-up then fails with its one-line reason).
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     const lock = `tally-migrations:${this.schema}`;
     try {
+      await client.query('SET statement_timeout = 0');
       // Several instances starting at once: one migrates, the others wait and then find it done.
       await client.query('SELECT pg_advisory_lock(hashtext($1))', [lock]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
@@ -504,23 +672,21 @@ export class PostgresStore implements Store {
           await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
           await client.query('COMMIT');
         } catch (error) {
-          await client.query('ROLLBACK');
+          await client.query('ROLLBACK').catch(() => undefined);
           throw error;
         }
       }
     } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lock]).catch(() => undefined);
-      client.release();
+      // Ending the session also releases the advisory lock.
+      await client.end().catch(() => undefined);
     }
   }
 
   async findGroup(name: string): Promise<GroupRecord | null> {
     // Every request starts here: a vanished schema answers 503, not 500.
-    const { rows } = await this.pool
-      .query<GroupRow>('SELECT * FROM counter_groups WHERE name = $1', [name])
-      .catch((error: unknown) => {
-        throw storageError(error);
-      });
+    const { rows } = await this.query<GroupRow>('SELECT * FROM counter_groups WHERE name = $1', [
+      name,
+    ]);
     return rows[0] ? toGroup(rows[0]) : null;
   }
 
@@ -528,7 +694,7 @@ export class PostgresStore implements Store {
     name: string,
     keyHash: string,
   ): Promise<{ group: GroupRecord; created: boolean }> {
-    const inserted = await this.pool.query<GroupRow>(
+    const inserted = await this.query<GroupRow>(
       `INSERT INTO counter_groups (id, name, display_name, access_key_hash)
        VALUES ($1, $2, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING *`,
       [randomUUID(), name, keyHash],
@@ -540,7 +706,8 @@ export class PostgresStore implements Store {
   }
 
   async loadGroupState(groupId: string): Promise<GroupState | null> {
-    const client = await this.pool.connect();
+    const { client, release } = await this.checkout();
+    let failure: unknown;
     try {
       // One snapshot for both reads, so the counters and seq belong to the same moment.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -559,16 +726,17 @@ export class PostgresStore implements Store {
       await client.query('COMMIT');
       return { group: toGroup(group), counters: counters.rows.map(toCounter), seq: group.seq };
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      failure = error;
+      if (!isConnectionFailure(error)) await client.query('ROLLBACK').catch(() => undefined);
+      throw storageError(error);
     } finally {
-      client.release();
+      release(failure);
     }
   }
 
   /** The current row of one counter (resolves oversized announcements). */
   async loadCounter(groupId: string, counterId: string): Promise<Counter | null> {
-    const { rows } = await this.pool.query<CounterRow>(
+    const { rows } = await this.query<CounterRow>(
       `SELECT ${COUNTER_FIELDS} FROM counters WHERE id = $1 AND group_id = $2`,
       [counterId, groupId],
     );
@@ -585,11 +753,11 @@ export class PostgresStore implements Store {
 
   async probeWrite(): Promise<void> {
     try {
-      await this.pool.query(
-        `INSERT INTO health_probe (id, at) VALUES (1, now())
-         ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
-      );
+      this.ensureAvailable();
+      await this.probe();
     } catch (error) {
+      if (isConnectionFailure(error)) this.connectionLost(error);
+      if (error instanceof StorageUnavailableError) throw error;
       throw new StorageUnavailableError(error instanceof Error ? error.message : String(error));
     }
   }
@@ -600,8 +768,8 @@ export class PostgresStore implements Store {
    */
   async pruneOperationIds(olderThanMs: number): Promise<number> {
     const rows = await deleteInChunks(OPERATION_ID_PRUNE_CHUNK, async () => {
-      if (this.pool.ended) return null;
-      const result = await this.pool.query(
+      if (this.closed) return null;
+      const result = await this.query(
         `DELETE FROM operation_ids WHERE (group_id, op_id) IN (
            SELECT group_id, op_id FROM operation_ids
            WHERE created_at < now() - ($1::double precision * interval '1 millisecond') LIMIT $2)`,
@@ -609,10 +777,10 @@ export class PostgresStore implements Store {
       );
       return result.rowCount ?? 0;
     });
-    if (this.pool.ended) return rows;
+    if (this.closed) return rows;
     // Sessions of numbered taps (ADR 24) unused as long: idle rows, so one statement locks
     // nothing a batch waits for (a session back after a day waits for this statement only).
-    const sessions = await this.pool.query(
+    const sessions = await this.query(
       `DELETE FROM operation_sessions
        WHERE updated_at < now() - ($1::double precision * interval '1 millisecond')`,
       [olderThanMs],
@@ -631,7 +799,7 @@ export class PostgresStore implements Store {
     if (query.after !== undefined) add('id > ?', query.after);
     if (query.counterId !== undefined) add('counter_id = ?', query.counterId);
     params.push(query.limit);
-    const { rows } = await this.pool.query<ActivityRow>(
+    const { rows } = await this.query<ActivityRow>(
       `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE ${where.join(' AND ')}
        ORDER BY id ${query.order === 'newest' ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
       params,
@@ -653,7 +821,7 @@ export class PostgresStore implements Store {
     if (!counter) return null;
     const now = Date.now();
     const current = { t: now, v: counter.value };
-    const first = await this.pool.query<{ id: number; at: Date; value_after: number }>(
+    const first = await this.query<{ id: number; at: Date; value_after: number }>(
       `SELECT id, at, value_after FROM activity
        WHERE counter_id = $1 AND group_id = $2 AND value_after IS NOT NULL ORDER BY id LIMIT 1`,
       [counterId, groupId],
@@ -663,7 +831,7 @@ export class PostgresStore implements Store {
     const firstAt = firstRow.at.getTime();
     const width = bucketWidthMs(firstAt, now, points);
     const buckets = Math.ceil((now - firstAt + 1) / width);
-    const { rows } = await this.pool.query<{ id: number; at: Date; value_after: number }>(
+    const { rows } = await this.query<{ id: number; at: Date; value_after: number }>(
       `SELECT a.id, a.at, a.value_after FROM generate_series(0, $3::int - 1) AS k
        CROSS JOIN LATERAL (
          SELECT id, at, value_after FROM activity
@@ -684,7 +852,7 @@ export class PostgresStore implements Store {
 
   async recentValues(groupId: string, points: number): Promise<Record<string, HistoryPoint[]>> {
     // One statement: each counter's newest entries through a lateral index scan.
-    const { rows } = await this.pool.query<{ id: string; at: Date; value_after: number }>(
+    const { rows } = await this.query<{ id: string; at: Date; value_after: number }>(
       `SELECT c.id, a.at, a.value_after FROM counters c
        CROSS JOIN LATERAL (
          SELECT id AS entry_id, at, value_after FROM activity
@@ -694,7 +862,7 @@ export class PostgresStore implements Store {
        ORDER BY c.id, a.entry_id`,
       [groupId, points],
     );
-    const { rows: counters } = await this.pool.query<{ id: string }>(
+    const { rows: counters } = await this.query<{ id: string }>(
       'SELECT id FROM counters WHERE group_id = $1',
       [groupId],
     );
@@ -711,8 +879,8 @@ export class PostgresStore implements Store {
   async pruneActivity(olderThanMs: number): Promise<number> {
     const pruned = await this.pruneByAge(olderThanMs);
     await this.trimmer.trimAll(async (after) => {
-      if (this.pool.ended) return [];
-      const { rows } = await this.pool.query<{ id: string }>(
+      if (this.closed) return [];
+      const { rows } = await this.query<{ id: string }>(
         'SELECT id FROM counter_groups WHERE id > $1 ORDER BY id LIMIT $2',
         [after, TRIM_ALL_PAGE],
       );
@@ -723,7 +891,7 @@ export class PostgresStore implements Store {
 
   private pruneByAge(olderThanMs: number): Promise<number> {
     return deleteInChunks(ACTIVITY_TRIM_CHUNK, async () => {
-      const result = await this.pool.query(
+      const result = await this.query(
         `DELETE FROM activity WHERE id IN (
            SELECT id FROM activity
            WHERE at < now() - ($1::double precision * interval '1 millisecond') LIMIT $2)`,
@@ -740,8 +908,8 @@ export class PostgresStore implements Store {
 
   /** The newest of the group's entries beyond its `cap` newest, or null (activity_by_group). */
   private async activityBoundary(groupId: string, cap: number): Promise<number | null> {
-    if (this.pool.ended) return null;
-    const { rows } = await this.pool.query<{ id: number }>(
+    if (this.closed) return null;
+    const { rows } = await this.query<{ id: number }>(
       'SELECT id FROM activity WHERE group_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2',
       [groupId, cap],
     );
@@ -749,8 +917,8 @@ export class PostgresStore implements Store {
   }
 
   private async deleteActivityUpTo(groupId: string, upTo: number, limit: number): Promise<number> {
-    if (this.pool.ended) return 0;
-    const result = await this.pool.query(
+    if (this.closed) return 0;
+    const result = await this.query(
       `DELETE FROM activity WHERE id IN (
          SELECT id FROM activity WHERE group_id = $1 AND id <= $2 ORDER BY id LIMIT $3)`,
       [groupId, upTo, limit],
@@ -771,7 +939,7 @@ export class PostgresStore implements Store {
     }
     values.push(query.limit);
     // float8 sums: exact to 2^53, and a bigint sum's numeric result would arrive as text.
-    const { rows } = await this.pool.query<TallyRow>(
+    const { rows } = await this.query<TallyRow>(
       `SELECT actor, counter_id, sum(${INCREMENTS})::float8 AS increments,
          sum(${DECREMENTS})::float8 AS decrements
        FROM activity WHERE ${where.join(' AND ')}
@@ -789,7 +957,7 @@ export class PostgresStore implements Store {
     limit: number,
   ): Promise<CounterPeriod[] | null> {
     if (!(await this.loadCounter(groupId, counterId))) return null;
-    const { rows } = await this.pool.query<PeriodRow>(
+    const { rows } = await this.query<PeriodRow>(
       `SELECT ${PERIOD_FIELDS} FROM counter_periods WHERE counter_id = $1 AND group_id = $2
        ORDER BY start_at DESC LIMIT $3`,
       [counterId, groupId, limit],
@@ -798,7 +966,7 @@ export class PostgresStore implements Store {
   }
 
   async groupPeriods(groupId: string): Promise<CounterPeriod[]> {
-    const { rows } = await this.pool.query<PeriodRow>(
+    const { rows } = await this.query<PeriodRow>(
       `SELECT ${PERIOD_FIELDS} FROM counter_periods WHERE group_id = $1
        ORDER BY start_at, counter_id`,
       [groupId],
@@ -807,7 +975,7 @@ export class PostgresStore implements Store {
   }
 
   async duePeriods(now: number, limit: number): Promise<DuePeriod[]> {
-    const { rows } = await this.pool.query<{ group_id: string; id: string }>(
+    const { rows } = await this.query<{ group_id: string; id: string }>(
       `SELECT group_id, id FROM counters WHERE next_reset_at IS NOT NULL AND next_reset_at <= $1
        ORDER BY next_reset_at LIMIT $2`,
       [now, limit],
@@ -816,7 +984,7 @@ export class PostgresStore implements Store {
   }
 
   async groupSeq(groupId: string): Promise<number | null> {
-    const { rows } = await this.pool.query<{ seq: number }>(
+    const { rows } = await this.query<{ seq: number }>(
       'SELECT seq FROM counter_groups WHERE id = $1',
       [groupId],
     );
@@ -824,10 +992,12 @@ export class PostgresStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await this.pool.query('SELECT 1');
+    await this.query('SELECT 1');
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    this.watch.close();
     await this.trimmer.stop();
     if (!this.pool.ended) await this.pool.end();
   }
@@ -835,7 +1005,8 @@ export class PostgresStore implements Store {
   // ---- inside the batch transaction: the reads and writes of store/commit.ts ------------------
 
   private async commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
-    const client = await this.pool.connect();
+    const { client, release } = await this.checkout();
+    let failure: unknown;
     try {
       await client.query('BEGIN');
       const options = {
@@ -847,14 +1018,21 @@ export class PostgresStore implements Store {
         this.read(client, request),
       );
       await this.write(client, result, options.now);
+      // A connection lost while COMMIT is under way leaves its outcome unknown: the batch is
+      // answered `storage_unavailable` all the same, a retry with its operation id is answered
+      // from what was stored, and live clients get fresh snapshots when the database is back.
       await client.query('COMMIT');
       this.trimmer.noteBatch(result.writes.entries.map(({ draft }) => draft.groupId));
       return result.outcomes;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      failure = error;
+      // A lost connection has nothing to roll back (the server ends the transaction with it).
+      if (!isConnectionFailure(error)) {
+        await client.query('ROLLBACK').catch(() => undefined);
+      }
       throw error;
     } finally {
-      client.release();
+      release(failure);
     }
   }
 

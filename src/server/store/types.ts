@@ -128,8 +128,20 @@ export type OperationOutcome =
       changes?: Change[];
     };
 
+/**
+ * Whether changes can be saved right now (PostgreSQL: false from a lost connection until the
+ * database commits a write again), and a signal when that changes.
+ */
+export interface StoreAvailability {
+  readonly saving: boolean;
+  /** Called with the new state on every change; returns an unsubscribe. */
+  onChange(listener: (saving: boolean) => void): () => void;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
+  /** Absent where saving never pauses as a whole (SQLite answers each write by itself). */
+  readonly availability?: StoreAvailability;
   /** Runs pending schema migrations; safe to call on every start. */
   migrate(): Promise<void>;
   findGroup(name: string): Promise<GroupRecord | null>;
