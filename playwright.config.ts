@@ -1,5 +1,12 @@
 import { defineConfig } from '@playwright/test';
 
+// Playwright empties its output folder when a run starts: two runs at once on one checkout (two
+// developers' terminals, an editor's test runner) would delete each other's traces mid-run. Each
+// run outside CI writes to a folder of its own; workers inherit the name through the environment.
+process.env.TALLY_E2E_OUTPUT ??= process.env.CI
+  ? 'test-results/e2e'
+  : `test-results/e2e-${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}-${String(process.pid)}`;
+
 /**
  * End-to-end tests in a real Chromium against the real server (test/e2e/global-setup.ts).
  * Playwright's own browser download cannot work here: Debian's chromium is used instead.
@@ -14,7 +21,7 @@ export default defineConfig({
   expect: { timeout: 5_000 },
   forbidOnly: Boolean(process.env.CI),
   reporter: process.env.CI ? [['list'], ['github']] : [['list']],
-  outputDir: 'test-results/e2e',
+  outputDir: process.env.TALLY_E2E_OUTPUT,
   use: {
     browserName: 'chromium',
     launchOptions: {
