@@ -19,6 +19,7 @@ export const BUILD_INPUTS = [
   'package.json',
   'package-lock.json',
   'scripts/precompress.mjs',
+  'scripts/source-archive.mjs',
 ];
 
 /** Written by `npm run build` once everything else is built. */

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { DestinationStream } from 'pino';
@@ -12,7 +13,7 @@ import { BODY_LIMIT_BYTES } from '../shared/limits.js';
 import { MESSAGES } from '../shared/messages.js';
 import { CLOSE_CODES } from '../shared/protocol.js';
 import { openBackend } from './backend.js';
-import { limitsOf, type Config } from './config.js';
+import { limitsOf, publicSourceUrl, type Config } from './config.js';
 import { GroupAccessCache } from './core/access-cache.js';
 import { TallyService } from './core/service.js';
 import { LiveHub } from './live/hub.js';
@@ -162,6 +163,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
   const indexHtml = webRoot === null ? null : path.join(webRoot, 'index.html');
   const serveWeb = indexHtml !== null && webRoot !== null && fs.existsSync(indexHtml);
+  const appShell = serveWeb ? shellServer(indexHtml, footerSource(config, webRoot)) : staticShell;
   if (serveWeb) {
     await app.register(fastifyStatic, {
       root: webRoot,
@@ -214,8 +216,49 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 }
 
 /** The single-page app's shell, revalidated on every use. */
-function appShell(reply: FastifyReply): FastifyReply {
+function staticShell(reply: FastifyReply): FastifyReply {
   return reply.header('cache-control', 'no-cache').sendFile('index.html');
+}
+
+/** What the build's archive of its own source is called in the web root (package.json build). */
+const SOURCE_ARCHIVE = 'source.tar.gz';
+
+/**
+ * Where the footer's source link points: SOURCE_URL, else package.json's `repository`, else the
+ * archive of this server's source the build made (in a git checkout); null: there is none.
+ */
+function footerSource(config: Config, webRoot: string): string | null {
+  const url = publicSourceUrl(config, path.join(PROJECT_ROOT, 'package.json'));
+  if (url !== null) return url;
+  return fs.existsSync(path.join(webRoot, SOURCE_ARCHIVE)) ? `/${SOURCE_ARCHIVE}` : null;
+}
+
+/**
+ * The shell with `<meta name="tally-source">` in its head, so the web app's footer links to the
+ * source without a request of its own (and without an inline script, which the CSP forbids).
+ * Written and compressed once, at start; with no source to name, the built file as it is.
+ */
+function shellServer(
+  indexHtml: string,
+  source: string | null,
+): (reply: FastifyReply) => FastifyReply {
+  const html = fs.readFileSync(indexHtml, 'utf8');
+  if (source === null || !html.includes('</head>')) return staticShell;
+  const attribute = source.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  const body = Buffer.from(
+    html.replace('</head>', `<meta name="tally-source" content="${attribute}" /></head>`),
+  );
+  const encoded = { br: zlib.brotliCompressSync(body), gzip: zlib.gzipSync(body) };
+  return (reply) => {
+    const accepted = reply.request.headers['accept-encoding'] ?? '';
+    const encoding = /\bbr\b/.test(accepted) ? 'br' : /\bgzip\b/.test(accepted) ? 'gzip' : null;
+    void reply
+      .header('cache-control', 'no-cache')
+      .header('vary', 'accept-encoding')
+      .type('text/html; charset=utf-8');
+    if (encoding === null) return reply.send(body);
+    return reply.header('content-encoding', encoding).send(encoded[encoding]);
+  };
 }
 
 /** A malformed %-escape is just a path that matches no file. */

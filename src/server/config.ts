@@ -2,6 +2,7 @@
  * Configuration from the environment, parsed and checked once at start. A bad value fails fast
  * with a one-line message naming the variable (ConfigError), never a stack trace.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseTrustProxy, type TrustProxy } from './security/client-address.js';
 
@@ -41,6 +42,11 @@ export interface Config {
    * (COMMIT_LINGER_MS, batcher.ts LingerPolicy); undefined or 0: never (the default).
    */
   commitLingerMs?: number | undefined;
+  /**
+   * The public repository of this server's source, shown in the web app's footer (SOURCE_URL);
+   * undefined: package.json's `repository`, else the source archive the build made, if any.
+   */
+  sourceUrl?: string | undefined;
 }
 
 /**
@@ -154,6 +160,67 @@ function parseMetricsToken(raw: string | undefined): string | undefined {
     throw new ConfigError(`${rule}: it has a space or a character outside printable ASCII`);
   }
   return raw;
+}
+
+/** SOURCE_URL: an http(s) address, or unset (package.json's `repository` then). */
+function parseSourceUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const url = httpUrl(raw.trim());
+  if (url === null) {
+    throw new ConfigError(
+      `SOURCE_URL must be an http:// or https:// address, e.g. https://github.com/you/tally (got "${raw}")`,
+    );
+  }
+  return url;
+}
+
+function httpUrl(raw: string): string | null {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The web address of package.json's `repository` field (npm's forms: a URL, `git+https://….git`,
+ * `git@github.com:owner/repo.git`, `github:owner/repo` or `owner/repo`), or null when the field is
+ * missing or names nothing a browser can open.
+ */
+export function repositoryUrl(manifest: unknown): string | null {
+  if (typeof manifest !== 'object' || manifest === null) return null;
+  const field: unknown = (manifest as { repository?: unknown }).repository;
+  const raw =
+    typeof field === 'string'
+      ? field
+      : typeof field === 'object' && field !== null
+        ? (field as { url?: unknown }).url
+        : undefined;
+  if (typeof raw !== 'string' || raw.trim() === '') return null;
+  let text = raw.trim();
+  const shorthand = /^(?:github:)?([\w.-]+)\/([\w.-]+)$/.exec(text);
+  if (shorthand) text = `https://github.com/${shorthand[1]}/${shorthand[2]}`;
+  const scp = /^git@([^:]+):(.+)$/.exec(text);
+  if (scp) text = `https://${scp[1]}/${scp[2]}`;
+  text = text
+    .replace(/^git\+/, '')
+    .replace(/^git:\/\//, 'https://')
+    .replace(/\.git$/, '');
+  return httpUrl(text);
+}
+
+/** The source address the footer shows: SOURCE_URL, else package.json's `repository`, else null. */
+export function publicSourceUrl(
+  config: Pick<Config, 'sourceUrl'>,
+  packageFile: string,
+): string | null {
+  if (config.sourceUrl !== undefined) return config.sourceUrl;
+  try {
+    return repositoryUrl(JSON.parse(fs.readFileSync(packageFile, 'utf8')));
+  } catch {
+    return null;
+  }
 }
 
 export class ConfigError extends Error {
@@ -273,5 +340,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: parseLimits(env),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     commitLingerMs: parseCommitLinger(env.COMMIT_LINGER_MS),
+    sourceUrl: parseSourceUrl(env.SOURCE_URL),
   };
 }

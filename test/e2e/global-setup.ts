@@ -25,6 +25,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
         stdio: 'inherit',
       },
     );
+    // As `npm run build` does: the footer links to this archive when nothing else is configured.
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/source-archive.mjs')], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-e2e-'));
   const images = await startImageServer();
