@@ -118,4 +118,8 @@ export const MESSAGES = {
     count === 1 ? '1 change waiting' : `${count.toLocaleString('en-US')} changes waiting`,
   notSentYet: 'Not sent yet: it goes out when the connection is back',
   offlineOpening: "You're offline. This group opens as soon as the connection is back.",
+
+  // Tally: the server's database is away (a restart, a failover)
+  savingPaused:
+    'Changes are not being saved right now. Your taps are kept on this device and sent as soon as saving resumes.',
 } as const;

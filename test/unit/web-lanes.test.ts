@@ -269,6 +269,18 @@ describe('retries', () => {
     expect(events).toEqual(['failed op-1: Busy']);
     expect(lanes.pending().count).toBe(0);
   });
+
+  it('keeps retrying, and keeps the change, while the server cannot save', async () => {
+    const { lanes, next, clock, events } = setup();
+    lanes.enqueue(rename('c1', 'Teas'));
+    const unavailable = new ApiRequestError(503, 'storage_unavailable', 'Cannot save');
+    for (let attempt = 0; attempt < 3 * MAX_SERVER_RETRIES; attempt += 1) {
+      await next().fail(unavailable);
+      clock.fireAll();
+    }
+    expect(events).toEqual([]);
+    expect(lanes.pending().count).toBe(1);
+  });
 });
 
 describe('failures', () => {

@@ -19,6 +19,8 @@ export interface LiveHandlers {
   onFatal(code: number, reason: string): void;
   /** Everyone here now (presence). */
   onPresence?(members: PresenceMember[]): void;
+  /** Whether the server can save changes now (false while its database is away). */
+  onStorage?(saving: boolean): void;
 }
 
 /** Idle time before the client checks the connection with a ping, ms. */
@@ -149,6 +151,9 @@ export class LiveConnection {
         return;
       case 'presence':
         this.handlers.onPresence?.(message.members);
+        return;
+      case 'storage':
+        this.handlers.onStorage?.(message.saving);
         return;
       case 'pong':
       case 'ack':

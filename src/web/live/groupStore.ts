@@ -73,6 +73,8 @@ export interface GroupViewState {
   members: readonly PresenceMember[];
   /** Goals just reached, live (issue 17): each shown for GOAL_NOTICE_MS, oldest first. */
   goalNotices: readonly GoalNotice[];
+  /** The server can save changes now; false while its database is away (changes wait here). */
+  saving: boolean;
 }
 
 export interface GoalNotice {
@@ -116,6 +118,7 @@ export class GroupStore {
   private readonly listeners = new Set<() => void>();
   private connection: LiveConnection | null = null;
   private status: LiveStatus = 'connecting';
+  private saving = true;
   private error: string | null = null;
   private fatal: string | null = null;
   private lastCreatedId: string | null = null;
@@ -195,6 +198,8 @@ export class GroupStore {
   private readonly liveHandlers: LiveHandlers = {
     onReady: (message) => {
       this.access = message.access;
+      // A `ready` means saving; the server follows it with `storage` while its database is away.
+      this.saving = true;
       this.dispatch({
         type: 'snapshot',
         group: message.group,
@@ -211,6 +216,12 @@ export class GroupStore {
     },
     onPresence: (members) => {
       this.members = members;
+      this.emit();
+    },
+    onStorage: (saving) => {
+      this.saving = saving;
+      // Saving again: what waited goes now rather than at its next retry.
+      if (saving) this.retryNow();
       this.emit();
     },
     onChanges: (changes) => {
@@ -305,6 +316,7 @@ export class GroupStore {
       access: this.access,
       members: this.members,
       goalNotices: this.goalNotices,
+      saving: this.saving,
     };
   }
 

@@ -21,7 +21,10 @@ export const ORDER_LANE = '#order';
 /** Retry delays for operations that got no answer, ms (doubling, capped). */
 export const RETRY_BASE_MS = 500;
 export const RETRY_MAX_MS = 10_000;
-/** Answers like 503 are retried this many times; lost connections until they come back. */
+/**
+ * Answers like 503 are retried this many times; lost connections, and a server whose database is
+ * away (`storage_unavailable`), until they come back.
+ */
 export const MAX_SERVER_RETRIES = 8;
 
 /** A change about to be queued: the lanes give it its operation id. */
@@ -331,5 +334,5 @@ export class Lanes {
 
 function shouldRetry(error: unknown, attempt: number): boolean {
   if (!(error instanceof ApiRequestError) || !error.retriable) return false;
-  return error.status === 0 || attempt < MAX_SERVER_RETRIES;
+  return error.status === 0 || error.code === 'storage_unavailable' || attempt < MAX_SERVER_RETRIES;
 }

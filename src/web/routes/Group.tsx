@@ -13,6 +13,7 @@ import { GroupHeader } from './group/GroupHeader.js';
 import { AccessDenied, OfflineOpening } from './group/Notices.js';
 import { Pending, Shell } from './group/Page.js';
 import { useGroupAccess } from './group/useGroupAccess.js';
+import { SavingPaused } from '../components/SavingPaused.js';
 
 const loadImageUrlDialog = () => import('../components/ImageUrlDialog.js');
 const ProfilePictureDialog = lazy(() =>
@@ -104,7 +105,7 @@ function GroupView({ store }: { store: GroupStore }) {
 
   // Online, a change is confirmed within milliseconds: say it waits only when it does.
   const slow = useHeldFor(state.pendingCount > 0, PENDING_NOTICE_AFTER_MS);
-  const showPending = state.pendingCount > 0 && (state.status !== 'live' || slow);
+  const showPending = state.pendingCount > 0 && (state.status !== 'live' || !state.saving || slow);
 
   if (state.fatal !== null) return <AccessDenied message={state.fatal} />;
 
@@ -129,6 +130,8 @@ function GroupView({ store }: { store: GroupStore }) {
         }}
         onAddCounter={addCounter}
       />
+
+      {state.status === 'live' && !state.saving && <SavingPaused waiting={state.pendingCount} />}
 
       {state.error !== null && (
         <ErrorBanner

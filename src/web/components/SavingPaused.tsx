@@ -1,0 +1,30 @@
+/**
+ * Shown while the server cannot save changes (its database is away: a restart, a failover): a calm
+ * note that taps are kept on this device, not an error. It goes by itself once saving resumes.
+ */
+import { MESSAGES } from '../../shared/messages.js';
+import { icon } from './icons.js';
+
+/** A cloud struck through (lucide's cloud-off): not saved to the server for now. */
+const CloudOff = icon(
+  'm2 2 20 20M5.782 5.782A7 7 0 0 0 9 19h8.5a4.5 4.5 0 0 0 1.307-.193M21.532 16.5A4.5 4.5 0 0 0 17.5 10h-1.79A7.008 7.008 0 0 0 10 5.07',
+);
+
+export function SavingPaused({ waiting }: { waiting: number }) {
+  return (
+    <div
+      role="status"
+      aria-live="polite"
+      data-testid="saving-paused"
+      className="mx-auto mt-3 flex w-full max-w-3xl items-start gap-3 rounded-xl border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50"
+    >
+      <CloudOff className="mt-0.5 size-5 shrink-0 text-amber-700 dark:text-amber-300" />
+      <p className="min-w-0 flex-1">
+        {MESSAGES.savingPaused}
+        {waiting > 0 && (
+          <span className="ml-1 font-medium">{MESSAGES.changesWaiting(waiting)}.</span>
+        )}
+      </p>
+    </div>
+  );
+}
