@@ -4,7 +4,7 @@
  * normal member on 127.0.0.2 taps in its own group and newcomers from fresh addresses join it.
  * One table: the member's latency and errors, newcomers let in, the server's RSS and CPU, with
  * and without each attack, and what the attacker achieved. A measurement: missed targets do not
- * fail it; only a harness failure exits non-zero. Numbers go into BENCHMARKS.md by hand.
+ * fail it; only a harness failure exits non-zero. Numbers go into docs/benchmarks.md by hand.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';

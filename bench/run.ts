@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --preset smoke|full] [-- --only tally]`: runs the same load against Tally
  * (with its activity log, and without it to show the log's cost) and two baselines in one run and
- * prints one table with Tally's ratio to each. Numbers go into BENCHMARKS.md by hand, with the
+ * prints one table with Tally's ratio to each. Numbers go into docs/benchmarks.md by hand, with the
  * machine described. The overload scenario (Tally only, ADR 13) ramps the offered rate to find
  * the peak, then offers twice the peak, and prints the curve.
  *

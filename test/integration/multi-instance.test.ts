@@ -51,7 +51,7 @@ describe.skipIf(postgresUrl === undefined)('two instances on one PostgreSQL', ()
     return client;
   };
 
-  // How fast is the benchmark's business (bench/, BENCHMARKS.md): here only that it arrives.
+  // How fast is the benchmark's business (bench/, docs/benchmarks.md): here only that it arrives.
   it("shows a client on instance A a change made through instance B's API, without a reload", async () => {
     const member = await createGroup(b.url);
     const watcher = await live(a, member.group.name, member.key);

@@ -1,7 +1,7 @@
 /**
  * The store comparison's arithmetic (bench/stores.ts, bench/stores-report.ts): how many groups a
  * rate needs, and the medians, ranges and ratios its table prints. The benchmark itself is run by
- * hand (BENCHMARKS.md); these are the parts a wrong number could hide in.
+ * hand (docs/benchmarks.md); these are the parts a wrong number could hide in.
  */
 import { describe, expect, it } from 'vitest';
 import { Histogram } from '../../bench/histogram.js';

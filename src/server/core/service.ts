@@ -278,7 +278,8 @@ export class TallyService {
    * Each member's taps per counter (GET …/tallies), largest net first. One answer per group,
    * query and change number is computed once, however many members' boards ask (they all
    * refresh after the same change): at the log's cap it adds up 100,000 entries
-   * (BENCHMARKS.md). A new change number computes it again, so a board is never behind.
+   * (docs/benchmarks.md, "Tallies"). A new change number computes it again, so a board is never
+   * behind.
    */
   async tallies(groupId: string, query: TalliesQuery): Promise<Tally[]> {
     const seq = await this.store.groupSeq(groupId);

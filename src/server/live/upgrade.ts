@@ -1,7 +1,8 @@
 /**
  * WebSocket upgrades for the live channel, straight from the HTTP server to `ws`. Going around
  * the router keeps nothing of the upgrade request alive for the socket's lifetime: an idle
- * member costs about 9 KB of server memory (BENCHMARKS.md), well under a routed socket.
+ * member costs about 9 KB of server memory (docs/benchmarks.md, "Full preset"), well under a
+ * routed socket.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';

@@ -98,7 +98,7 @@ function Counters({ store, state, readOnly, showPending, onAddCounter }: GridPro
       />
     ) : (
       // As tall as the screen: the footer waits below the fold instead of jumping down when
-      // the grid arrives (a layout shift Lighthouse counted on phones, BENCHMARKS.md).
+      // the grid arrives (a layout shift Lighthouse counted on phones, ADR 6).
       <Pending tall>{MESSAGES.loadingCounters}</Pending>
     );
   }
