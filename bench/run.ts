@@ -30,6 +30,7 @@ import {
 } from './hotpath.js';
 import { DEFAULT_POSTGRES_URL, describePostgres, tallyOnPostgres } from './postgres-target.js';
 import { beforeCheckout } from './checkout.js';
+import { benchFault, faultName } from './faults/report.js';
 import { storeCurve, type StoresShape } from './stores.js';
 import { storeFailures, storesTable, type StoreRuns } from './stores-report.js';
 import {
@@ -222,6 +223,11 @@ const { values } = parseArgs({
     floors: { type: 'boolean', default: false },
     /** The hot path also runs this build with COMMIT_LINGER_MS at each of these values (ms). */
     linger: { type: 'string' },
+    /**
+     * A database fault under taps on PostgreSQL instances of a database of the benchmark's own:
+     * restart, terminate, blackhole or failover (bench/faults/report.ts). Needs --store postgres.
+     */
+    fault: { type: 'string' },
   },
 });
 const before = beforeCheckout(values.before);
@@ -635,6 +641,19 @@ async function main(): Promise<void> {
       stdio: 'inherit',
     },
   );
+  if (values.fault !== undefined) {
+    if (store !== 'postgres' || instances !== 2) {
+      throw new Error(
+        '--fault runs two instances on PostgreSQL: add --store postgres --instances 2',
+      );
+    }
+    const failures = await benchFault(faultName(values.fault), repeats, log);
+    console.log(
+      `\nload average (1, 5, 15 min): ${loadAverage()}\nTally correctness: ${failures === 0 ? 'every tap answered; every counter stores at least the acknowledged taps and at most those sent; no instance exited' : `${failures} failures`}`,
+    );
+    if (failures > 0) process.exitCode = 1;
+    return;
+  }
   const usesPostgres = runs('stores') || store === 'postgres';
   // Said before any load, and fails fast when the database cannot be reached.
   const database = usesPostgres ? await describePostgres(values.postgres) : undefined;
