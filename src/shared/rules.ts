@@ -10,6 +10,7 @@ import {
   URL_MAX_LENGTH,
 } from './limits.js';
 import { MESSAGES } from './messages.js';
+import { ianaZoneName } from './time-zones.js';
 
 /**
  * SPEC §5: lowercase; every character outside a-z, 0-9, underscore and hyphen becomes a hyphen;
@@ -122,13 +123,16 @@ export function makeGuestName(random: () => number = Math.random): string {
 
 /**
  * An IANA time zone name as the runtime's Intl knows it, canonical ('utc' → 'UTC',
- * 'europe/berlin' → 'Europe/Berlin'), or null when it names no zone. Offsets such as '+01:00'
+ * 'europe/berlin' → 'Europe/Berlin') under its current IANA name ('Asia/Calcutta' →
+ * 'Asia/Kolkata', time-zones.ts), or null when it names no zone. Offsets such as '+01:00'
  * are refused: a group's midnights follow a place, with its daylight saving time.
  */
 export function canonicalTimeZone(input: string): string | null {
   if (input.trim() === '' || /^[+-]/.test(input.trim())) return null;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: input.trim() }).resolvedOptions().timeZone;
+    return ianaZoneName(
+      new Intl.DateTimeFormat('en-US', { timeZone: input.trim() }).resolvedOptions().timeZone,
+    );
   } catch {
     return null;
   }

@@ -1,5 +1,5 @@
 import { lazy, Suspense } from 'react';
-import { ThemeToggle } from './components/ThemeToggle.js';
+import { TopBar } from './components/TopBar.js';
 import { accessKeyOf } from './lib/access-key.js';
 import { openEarly } from './lib/opening.js';
 import { displayGroupOf, useLocation } from './lib/router.js';
@@ -26,18 +26,16 @@ export function App() {
   const displayName = displayGroupOf(url.pathname);
   const rawName = groupNameOf(url.pathname);
   return (
-    <>
-      <ThemeToggle />
-      <Suspense fallback={null}>
-        {displayName !== null ? (
-          <DisplayScreen key={location} rawName={displayName} accessKey={accessKeyOf(url.search)} />
-        ) : rawName === '' ? (
-          <Landing />
-        ) : (
-          <GroupScreen key={location} rawName={rawName} accessKey={accessKeyOf(url.search)} />
-        )}
-      </Suspense>
-    </>
+    // Until a screen's chunk arrives, its top bar stands alone: the theme toggle is there at once.
+    <Suspense fallback={<TopBar />}>
+      {displayName !== null ? (
+        <DisplayScreen key={location} rawName={displayName} accessKey={accessKeyOf(url.search)} />
+      ) : rawName === '' ? (
+        <Landing />
+      ) : (
+        <GroupScreen key={location} rawName={rawName} accessKey={accessKeyOf(url.search)} />
+      )}
+    </Suspense>
   );
 }
 

@@ -22,10 +22,8 @@ test.describe('landing page', () => {
     await expect(page.getByRole('button', { name: 'Create Group' })).toBeVisible();
     const footer = page.getByRole('contentinfo');
     await expect(footer).toContainText(`© ${new Date().getFullYear()}`);
-    await expect(footer.getByRole('link')).toHaveAttribute(
-      'href',
-      'https://github.com/tally-app/tally',
-    );
+    // No SOURCE_URL and no `repository` in package.json here: the build's own source archive.
+    await expect(footer.getByRole('link')).toHaveAttribute('href', '/source.tar.gz');
   });
 
   test('Generate Secure Key reads Generating... for about 300 ms, then fills a 64-hex key', async ({

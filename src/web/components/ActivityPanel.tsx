@@ -514,9 +514,11 @@ function Entry({
         <p className="text-sm leading-5 break-words">
           <span className={undone ? 'line-through decoration-zinc-400' : ''}>
             <strong className="font-semibold">{actor}</strong> {text}
-          </span>{' '}
+          </span>
+          {/* The separator is held to the text's last word by a no-break space: when the time
+              wraps, it starts its line, never "·". */}
+          <span className="muted text-xs">{'\u00a0·'}</span>{' '}
           <span className="muted whitespace-nowrap text-xs">
-            ·{' '}
             <time dateTime={entry.at} title={new Date(at).toLocaleString('en-GB')}>
               {relativeTime(at, now)}
             </time>

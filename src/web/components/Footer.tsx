@@ -1,16 +1,42 @@
 import { mutedText } from '../lib/ui.js';
 
-export const SOURCE_URL = 'https://github.com/tally-app/tally';
+/**
+ * Where this server's source is, as the server says in the page's `<meta name="tally-source">`:
+ * its operator's SOURCE_URL or package.json's `repository`, else '/source.tar.gz' (the archive
+ * the build made of its own source); null when the server names none. Never a guessed address.
+ */
+export function sourceLink(): { href: string; label: string } | null {
+  const href = document.querySelector('meta[name="tally-source"]')?.getAttribute('content');
+  if (!href) return null;
+  return href.startsWith('/')
+    ? { href, label: 'Source code of this server (.tar.gz)' }
+    : { href, label: 'Source code' };
+}
 
-/** SPEC §1: copyright with the current year and a link to the public source repository. */
+/**
+ * SPEC §1: copyright with the current year and a link to the source repository. A server that
+ * names no source shows the copyright alone rather than a link that may lead nowhere.
+ */
 export function Footer() {
+  const source = sourceLink();
   return (
     <footer className={`mt-auto px-4 py-8 text-center text-sm ${mutedText}`}>
       <p>
-        © {new Date().getFullYear()} Tally ·{' '}
-        <a href={SOURCE_URL} target="_blank" rel="noopener noreferrer" className="footer-link">
-          Source code on GitHub
-        </a>
+        © {new Date().getFullYear()} Tally
+        {source !== null && (
+          <>
+            {' · '}
+            <a
+              href={source.href}
+              {...(source.href.startsWith('/')
+                ? { download: '' }
+                : { target: '_blank', rel: 'noopener noreferrer' })}
+              className="footer-link"
+            >
+              {source.label}
+            </a>
+          </>
+        )}
       </p>
     </footer>
   );

@@ -5,14 +5,19 @@
  */
 import { useId, useState } from 'react';
 import type { Group } from '../../shared/api.js';
+import { ianaZoneName } from '../../shared/time-zones.js';
 import { timeZoneOptions, WEEKDAYS, zoneLabel } from '../lib/counter-settings.js';
 import { textInput } from '../lib/ui.js';
 import type { GroupPatch } from '../live/ops.js';
 import { Dialog, FormButtons } from './Dialog.js';
 
+/**
+ * Every zone this browser knows, under current IANA names only: Chromium lists Asia/Calcutta,
+ * Asia/Saigon and Europe/Kiev, names the IANA database replaced years ago.
+ */
 function supportedZones(): string[] {
   try {
-    return Intl.supportedValuesOf('timeZone');
+    return [...new Set(Intl.supportedValuesOf('timeZone').map(ianaZoneName))];
   } catch {
     return [];
   }
@@ -29,14 +34,18 @@ export function GroupSettingsDialog({
   onClose: () => void;
 }) {
   const titleId = useId();
-  const [timeZone, setTimeZone] = useState(group.timeZone);
+  // A group saved under an older name (Asia/Calcutta) shows, and keeps, its current name.
+  const currentZone = ianaZoneName(group.timeZone);
+  const [timeZone, setTimeZone] = useState(currentZone);
   const [weekStart, setWeekStart] = useState(group.weekStart);
-  const [browserZone] = useState(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
-  const [zones] = useState(() => timeZoneOptions(group.timeZone, browserZone, supportedZones()));
+  const [browserZone] = useState(() =>
+    ianaZoneName(Intl.DateTimeFormat().resolvedOptions().timeZone),
+  );
+  const [zones] = useState(() => timeZoneOptions(currentZone, browserZone, supportedZones()));
 
   const suggestion = (zone: string) => {
     const notes = [
-      zone === group.timeZone ? 'current' : null,
+      zone === currentZone ? 'current' : null,
       zone === browserZone ? 'this device' : null,
     ].filter((note) => note !== null);
     return notes.length > 0 ? `${zoneLabel(zone)} (${notes.join(', ')})` : zoneLabel(zone);
@@ -50,7 +59,7 @@ export function GroupSettingsDialog({
           onSubmit={(event) => {
             event.preventDefault();
             const patch: GroupPatch = {};
-            if (timeZone !== group.timeZone) patch.timeZone = timeZone;
+            if (timeZone !== currentZone) patch.timeZone = timeZone;
             if (weekStart !== group.weekStart) patch.weekStart = weekStart;
             if (Object.keys(patch).length > 0) onSave(patch);
             close();

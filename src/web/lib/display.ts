@@ -1,5 +1,5 @@
 /**
- * Display mode (issue 18): every counter on one screen, read from across a room. Pure layout
+ * Display mode: every counter on one screen, read from across a room. Pure layout
  * arithmetic so it can be tested without a browser: the grid's columns and rows and the value's
  * font size follow from how many counters there are and the size of the viewport.
  */
@@ -19,8 +19,17 @@ export interface DisplayLayout {
 export const MIN_VALUE_PX = 48;
 /** Nor larger than this share of the viewport's height (one counter on a TV). */
 const MAX_VALUE_SHARE = 0.4;
-/** Space taken by the header line above the grid, px. */
-export const HEADER_PX = 72;
+/**
+ * Space taken above the grid, px: the top bar (3.5 rem and its 1 px border) and the grid's top
+ * padding (half a gap), with a pixel to spare so rounding never makes the page scroll.
+ */
+export const HEADER_PX = 66;
+/** The top bar's height with its bottom border, px (styles.css .top-bar h-14, .app-bar border). */
+export const BAR_PX = 57;
+/** A section's heading above its tiles, px: one line of 24 px text and its 12 px margin. */
+export const SECTION_PX = 44;
+/** A section's heading's font size, px. */
+export const SECTION_FONT_PX = 24;
 /** Gap between cells and around the grid, px. */
 export const GAP_PX = 16;
 /** Padding inside each cell, both sides together, px. */
@@ -43,6 +52,27 @@ const DETAIL_CHARS = 38;
 const TEXT_CHAR_WIDTH = 0.55;
 const MIN_DETAIL_PX = 14;
 const MIN_NAME_PX = 18;
+/**
+ * A name's average character width as a share of its font size, semibold (generous: "Push-ups"
+ * and "Temporary workers" measure 0.50–0.58 in the fonts a TV browser has). Names are sized so
+ * the longest fits its tile on one line; DisplayView measures and shrinks them further if a font
+ * runs wider.
+ */
+export const NAME_CHAR_WIDTH = 0.62;
+/** Names up to this many characters always fit on one line; longer ones are cut with "…". */
+export const NAME_FIT_CHARS = 24;
+/** Sized for at least this many characters, so one short name does not make every name huge. */
+const NAME_MIN_CHARS = 10;
+
+/** What the layout needs to know beyond the number of counters. */
+export interface DisplayContent {
+  /** Counters per block in the grid's order (a section, or a run of counters without one). */
+  blocks?: readonly number[];
+  /** How many of the blocks are sections, each with a heading above its tiles. */
+  headings?: number;
+  /** The longest name, characters. */
+  nameChars?: number;
+}
 
 /**
  * What a display cell shows under its value, in detail lines: the pace always has its line (two
@@ -63,8 +93,10 @@ export function detailLines(counter: {
  * The grid for `count` counters in a `width`×`height` viewport: the columns that give the largest
  * value font. Each cell's value fits its width with `digits` characters, and its name, value and
  * `lines` detail lines (the most any cell has) fit its height; with details, a cell is never too
- * narrow for them at MIN_DETAIL_PX. Never below MIN_VALUE_PX: with many counters the page scrolls
- * instead.
+ * narrow for them at MIN_DETAIL_PX, nor, with more than one column, for the longest name at
+ * MIN_NAME_PX. Sections (`content.blocks`, `content.headings`) start on a row of their own under
+ * their heading, as on the group screen. Never below MIN_VALUE_PX: with many counters the page
+ * scrolls instead.
  */
 export function displayLayout(
   count: number,
@@ -72,14 +104,24 @@ export function displayLayout(
   height: number,
   digits = 3,
   lines = 1,
+  content: DisplayContent = {},
 ): DisplayLayout {
   const n = Math.max(1, Math.floor(count));
+  const blocks = content.blocks?.length ? content.blocks.map((b) => Math.max(1, b)) : [n];
+  const nameChars = nameCharsOf(content.nameChars);
   const chars = Math.max(1, digits);
   const usableWidth = Math.max(1, width - GAP_PX);
-  const usableHeight = Math.max(1, height - HEADER_PX - GAP_PX);
+  const usableHeight = Math.max(
+    1,
+    height -
+      HEADER_PX -
+      GAP_PX -
+      (content.headings ?? 0) * SECTION_PX -
+      (blocks.length - 1) * GAP_PX,
+  );
   let best = { columns: 1, rows: n, size: 0, cellWidth: 1 };
-  for (let columns = 1; columns <= n; columns++) {
-    const rows = Math.ceil(n / columns);
+  for (let columns = 1; columns <= Math.max(...blocks); columns++) {
+    const rows = blocks.reduce((sum, size) => sum + Math.ceil(size / columns), 0);
     const cellWidth = usableWidth / columns - GAP_PX - CELL_PADDING_PX;
     const cellHeight = usableHeight / rows - GAP_PX - CELL_PADDING_PX;
     if (cellWidth <= 0 || cellHeight <= 0) continue;
@@ -87,8 +129,10 @@ export function displayLayout(
     if (columns > 1 && lines > 1 && cellWidth < DETAIL_CHARS * TEXT_CHAR_WIDTH * MIN_DETAIL_PX) {
       continue;
     }
+    // So do names: a name cut short ("Push-…") is a counter nobody can tell from the next.
+    if (columns > 1 && cellWidth < nameChars * NAME_CHAR_WIDTH * MIN_NAME_PX) continue;
     const size = Math.min(
-      tallestValue(cellHeight, cellWidth, lines),
+      tallestValue(cellHeight, cellWidth, lines, nameChars),
       (cellWidth * 0.9) / (chars * DIGIT_WIDTH),
     );
     if (size > best.size) best = { columns, rows, size, cellWidth };
@@ -100,15 +144,27 @@ export function displayLayout(
     columns: best.columns,
     rows: best.rows,
     valueSize,
-    ...textSizes(valueSize, best.cellWidth),
+    ...textSizes(valueSize, best.cellWidth, nameChars),
   };
 }
 
-/** The name's and the details' font sizes for a value of `valueSize` in a cell `cellWidth` wide. */
-function textSizes(valueSize: number, cellWidth: number): { nameSize: number; detailSize: number } {
+function nameCharsOf(longest: number | undefined): number {
+  return Math.min(NAME_FIT_CHARS, Math.max(NAME_MIN_CHARS, longest ?? NAME_MIN_CHARS));
+}
+
+/**
+ * The name's and the details' font sizes for a value of `valueSize` in a cell `cellWidth` wide:
+ * a name of `nameChars` characters and a detail line fit its width.
+ */
+function textSizes(
+  valueSize: number,
+  cellWidth: number,
+  nameChars: number,
+): { nameSize: number; detailSize: number } {
   const fitsWidth = cellWidth / (DETAIL_CHARS * TEXT_CHAR_WIDTH);
+  const nameFits = cellWidth / (nameChars * NAME_CHAR_WIDTH);
   return {
-    nameSize: Math.max(MIN_NAME_PX, Math.round(valueSize * NAME_SHARE)),
+    nameSize: Math.floor(Math.min(Math.max(MIN_NAME_PX, valueSize * NAME_SHARE), nameFits)),
     detailSize: Math.max(MIN_DETAIL_PX, Math.floor(Math.min(valueSize * DETAIL_SHARE, fitsWidth))),
   };
 }
@@ -117,9 +173,14 @@ function textSizes(valueSize: number, cellWidth: number): { nameSize: number; de
  * The largest value font whose cell (the value, the name and `lines` detail lines, at their
  * sizes and minimums) fits `cellHeight`, px: bisection, the height grows with the value.
  */
-function tallestValue(cellHeight: number, cellWidth: number, lines: number): number {
+function tallestValue(
+  cellHeight: number,
+  cellWidth: number,
+  lines: number,
+  nameChars: number,
+): number {
   const heightOf = (valueSize: number) => {
-    const { nameSize, detailSize } = textSizes(valueSize, cellWidth);
+    const { nameSize, detailSize } = textSizes(valueSize, cellWidth, nameChars);
     return valueSize * VALUE_LINE + nameSize * NAME_LINE + lines * detailSize * DETAIL_LINE;
   };
   let low = 0;
@@ -137,4 +198,27 @@ export function widestValue(values: readonly number[]): number {
   let widest = 1;
   for (const value of values) widest = Math.max(widest, value.toLocaleString('en-US').length);
   return widest;
+}
+
+/**
+ * Every tile's height, px: the block layout of `rows` rows of tiles in all and `headings` section
+ * headings, with the gaps between them, fills the `height` under the top bar; never less than a
+ * tile's own content (name, value, `lines` detail lines and padding), where the page scrolls.
+ */
+export function tileHeight(
+  layout: DisplayLayout,
+  height: number,
+  rows: number,
+  headings: number,
+  lines: number,
+): number {
+  const content =
+    layout.valueSize * VALUE_LINE +
+    layout.nameSize * NAME_LINE +
+    lines * layout.detailSize * DETAIL_LINE +
+    CELL_PADDING_PX +
+    2; // the tile's 1 px border, top and bottom
+  const r = Math.max(1, rows);
+  const fill = (height - BAR_PX - GAP_PX - headings * SECTION_PX - (r - 1) * GAP_PX) / r;
+  return Math.floor(Math.max(content, fill));
 }

@@ -1,27 +1,30 @@
 /**
- * Display mode (issue 18): /{group}/display?key=… for a projector or TV. Every counter's name and
- * value in a grid that fills the screen (lib/display.ts sizes it), with goal progress, capacity and
- * section totals when set. Read only: no editing controls, no presence (this tab joins the live
+ * Display mode: /{group}/display?key=… for a projector or TV. Every counter's name and value in
+ * a grid that fills the screen (lib/display.ts sizes it), in the group screen's order and sections
+ * (each section's tiles under a heading with its total), with goal progress and capacity when set. Read only: no editing controls, no presence (this tab joins the live
  * connection without a member entry, so no name is listed), live and reconnecting by itself
  * through the group screen's own store.
  */
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useLayoutEffect, useState, useSyncExternalStore } from 'react';
 import type { Counter } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { PaceLine } from '../components/PaceLine.js';
+import { TopBar } from '../components/TopBar.js';
 import { capacityOf, goalProgress } from '../lib/capacity.js';
 import {
   DETAIL_LINE,
   detailLines,
   displayLayout,
   GAP_PX,
-  HEADER_PX,
   NAME_LINE,
+  tileHeight,
+  SECTION_FONT_PX,
+  SECTION_PX,
   VALUE_LINE,
   widestValue,
   type DisplayLayout,
 } from '../lib/display.js';
-import { capacityText, layoutBlocks, totalText, type SectionBlock } from '../lib/sections.js';
+import { capacityText, layoutBlocks, totalText } from '../lib/sections.js';
 import type { GroupStore } from '../live/groupStore.js';
 import { AccessDenied } from './group/Notices.js';
 import { Pending, Shell } from './group/Page.js';
@@ -80,73 +83,167 @@ function DisplayView({ store }: { store: GroupStore }) {
   }, [group.displayName]);
 
   const counters = state.counters ?? [];
-  const sections = layoutBlocks(counters, group.sectionLimits).filter(
-    (block): block is SectionBlock => block.kind === 'section',
-  );
+  // The group screen's blocks, in its order: a section's tiles together under its heading.
+  const blocks = layoutBlocks(counters, group.sectionLimits);
+  const sectioned = blocks.some((block) => block.kind === 'section');
+  const lines = Math.max(1, ...counters.map(detailLines));
   const layout = displayLayout(
     counters.length,
     viewport.width,
-    viewport.height - (sections.length > 0 ? 48 : 0),
+    viewport.height,
     widestValue(counters.map((counter) => counter.value)),
-    Math.max(1, ...counters.map(detailLines)),
+    lines,
+    {
+      blocks: blocks.map((block) => block.counters.length),
+      headings: blocks.filter((block) => block.kind === 'section').length,
+      nameChars: Math.max(0, ...counters.map((counter) => nameOf(counter).length)),
+    },
   );
+  const nameSize = useFittedNames(layout.nameSize, counters);
+  const rows = blocks.reduce(
+    (sum, block) => sum + Math.ceil(block.counters.length / layout.columns),
+    0,
+  );
+  const headings = blocks.filter((block) => block.kind === 'section').length;
+  const tiles = {
+    ...layout,
+    nameSize,
+    lines,
+    height: tileHeight(layout, viewport.height, rows, headings, lines),
+  };
 
   return (
-    <main
-      data-testid="display"
-      className="flex min-h-dvh flex-col bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-50"
-      style={{ padding: `0 ${GAP_PX / 2}px ${GAP_PX / 2}px` }}
-    >
-      <header
-        className="flex items-center gap-4 pr-16 pl-2"
-        style={{ minHeight: `${HEADER_PX}px` }}
-      >
-        <h1 className="min-w-0 truncate text-3xl font-bold">{group.displayName}</h1>
+    <div className="flex min-h-dvh flex-col bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-50">
+      <TopBar wide label={false}>
+        <h1 className="min-w-0 truncate text-xl font-bold sm:text-2xl">{group.displayName}</h1>
         <p
           role="status"
           data-testid="display-status"
-          className="ml-auto shrink-0 text-lg font-medium text-zinc-700 dark:text-zinc-300"
+          className="ml-auto shrink-0 text-base font-medium text-zinc-700 sm:text-lg dark:text-zinc-300"
         >
           {STATUS_TEXT[state.status]}
         </p>
-      </header>
-      {sections.length > 0 && (
-        <ul
-          aria-label="Section totals"
-          className="flex flex-wrap gap-x-6 gap-y-1 px-2 pb-2 text-xl"
-        >
-          {sections.map((block) => (
-            <li key={block.name} data-testid="display-section" className="tabular-nums">
-              <span className="font-semibold">{block.name}</span> {totalText(block)}
-              {capacityText(block) !== null && (
-                <span className={`ml-2 ${toneText(block.capacity)}`}>· {capacityText(block)}</span>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
-      {state.counters === null ? (
-        <Pending>{MESSAGES.loadingCounters}</Pending>
-      ) : counters.length === 0 ? (
-        <p className="flex flex-1 items-center justify-center text-3xl text-zinc-700 dark:text-zinc-300">
-          No counters yet
-        </p>
-      ) : (
-        <ul
-          aria-label="Counters"
-          className="grid flex-1"
-          style={{
-            gap: `${GAP_PX}px`,
-            gridTemplateColumns: `repeat(${layout.columns}, minmax(0, 1fr))`,
-            gridAutoRows: 'minmax(0, 1fr)',
-          }}
-        >
-          {counters.map((counter) => (
-            <DisplayCell key={counter.id} counter={counter} store={store} layout={layout} />
-          ))}
-        </ul>
-      )}
-    </main>
+      </TopBar>
+      <main
+        data-testid="display"
+        className="flex flex-1 flex-col"
+        style={{ padding: `${GAP_PX / 2}px`, gap: `${GAP_PX}px` }}
+      >
+        {state.counters === null ? (
+          <Pending>{MESSAGES.loadingCounters}</Pending>
+        ) : counters.length === 0 ? (
+          <p className="flex flex-1 items-center justify-center text-3xl text-zinc-700 dark:text-zinc-300">
+            No counters yet
+          </p>
+        ) : (
+          blocks.map((block, index) =>
+            block.kind === 'section' ? (
+              <section
+                key={`section-${block.name}`}
+                aria-labelledby={`display-section-${index}`}
+                className="flex flex-col"
+              >
+                <h2
+                  id={`display-section-${index}`}
+                  data-testid="display-section"
+                  className="truncate px-2 font-semibold tabular-nums"
+                  style={{
+                    fontSize: `${SECTION_FONT_PX}px`,
+                    lineHeight: 1.25,
+                    marginBottom: `${SECTION_PX - SECTION_FONT_PX * 1.25}px`,
+                  }}
+                >
+                  {block.name}{' '}
+                  <span className="font-normal text-zinc-700 dark:text-zinc-300">
+                    {totalText(block)}
+                  </span>
+                  {capacityText(block) !== null && (
+                    <span className={`ml-2 font-normal ${toneText(block.capacity)}`}>
+                      · {capacityText(block)}
+                    </span>
+                  )}
+                </h2>
+                <Tiles
+                  label={`Counters in ${block.name}`}
+                  counters={block.counters}
+                  store={store}
+                  tiles={tiles}
+                />
+              </section>
+            ) : (
+              <Tiles
+                key={`run-${block.counters[0]?.id ?? index}`}
+                label={sectioned ? 'Counters without a section' : 'Counters'}
+                counters={block.counters}
+                store={store}
+                tiles={tiles}
+              />
+            ),
+          )
+        )}
+      </main>
+    </div>
+  );
+}
+
+const nameOf = (counter: Counter) => (counter.name === '' ? 'Counter Name' : counter.name);
+
+/**
+ * The names' font size: the layout's, made smaller when a name still overflows its tile on one
+ * line (a font wider than the layout's estimate). Measured before paint, so nothing is seen cut.
+ */
+function useFittedNames(size: number, counters: readonly Counter[]): number {
+  const names = counters.map(nameOf).join('\n');
+  const [fitted, setFitted] = useState({ size, names, scale: 1 });
+  const current = fitted.size === size && fitted.names === names ? fitted : null;
+  useLayoutEffect(() => {
+    if (current === null) {
+      setFitted({ size, names, scale: 1 });
+      return;
+    }
+    let worst = 1;
+    for (const node of document.querySelectorAll<HTMLElement>('[data-display-name]')) {
+      if (node.scrollWidth > node.clientWidth + 1) {
+        worst = Math.min(worst, node.clientWidth / node.scrollWidth);
+      }
+    }
+    // Shrink once more than needed (2 %) so the next measurement finds room; never below half.
+    if (worst < 1 && current.scale > 0.5) {
+      setFitted({ ...current, scale: Math.max(0.5, current.scale * worst * 0.98) });
+    }
+  });
+  return Math.floor(size * (current?.scale ?? 1));
+}
+
+/** The layout, the detail lines every tile has room for, and each tile's height, px. */
+type Tiles = DisplayLayout & { lines: number; height: number };
+
+/** One block's tiles: a grid as wide as the screen, every tile the same height. */
+function Tiles({
+  label,
+  counters,
+  store,
+  tiles,
+}: {
+  label: string;
+  counters: readonly Counter[];
+  store: GroupStore;
+  tiles: Tiles;
+}) {
+  return (
+    <ul
+      aria-label={label}
+      className="grid"
+      style={{
+        gap: `${GAP_PX}px`,
+        gridTemplateColumns: `repeat(${tiles.columns}, minmax(0, 1fr))`,
+        gridAutoRows: `${tiles.height}px`,
+      }}
+    >
+      {counters.map((counter) => (
+        <DisplayCell key={counter.id} counter={counter} store={store} tiles={tiles} />
+      ))}
+    </ul>
   );
 }
 
@@ -156,28 +253,34 @@ function toneText(level: string): string {
   return 'text-zinc-700 dark:text-zinc-300';
 }
 
+/**
+ * A tile: the name on one line, the value, then the details in a box as tall as the most any tile
+ * has. Every tile's stack is the same height and centred the same way, so names and values line
+ * up across a row whatever each tile's details say, and a pace appearing moves nothing.
+ */
 function DisplayCell({
   counter,
   store,
-  layout: { valueSize, nameSize, detailSize },
+  tiles: { valueSize, nameSize, detailSize, lines },
 }: {
   counter: Counter;
   store: GroupStore;
-  layout: DisplayLayout;
+  tiles: Tiles;
 }) {
-  const name = counter.name === '' ? 'Counter Name' : counter.name;
+  const name = nameOf(counter);
   const goal = goalProgress(counter);
   const capacity = capacityOf(counter);
   const detail = { fontSize: `${detailSize}px`, lineHeight: DETAIL_LINE };
-  const paceLines = counter.goal === null && counter.max === null ? 1 : 2;
   return (
     <li
       data-testid="display-counter"
       className="flex min-w-0 flex-col items-center justify-center rounded-2xl border border-zinc-200 bg-zinc-50 p-3 text-center dark:border-zinc-800 dark:bg-zinc-900"
     >
       <span
-        className="max-w-full truncate font-semibold text-zinc-700 dark:text-zinc-300"
+        data-display-name=""
+        className="block w-full truncate font-semibold whitespace-nowrap text-zinc-700 dark:text-zinc-300"
         style={{ fontSize: `${nameSize}px`, lineHeight: NAME_LINE }}
+        title={name}
       >
         {name}
       </span>
@@ -188,47 +291,46 @@ function DisplayCell({
       >
         {format(counter.value)}
       </span>
-      {goal !== null && (
-        <span className="w-full max-w-md" style={detail}>
-          <span className="block truncate tabular-nums">
-            {goal.reached ? 'Goal reached · ' : 'Goal '}
-            {goal.label}
-          </span>
-          <span
-            role="progressbar"
-            aria-label={`Goal of ${name}`}
-            aria-valuemin={0}
-            aria-valuemax={100}
-            aria-valuenow={Math.round(goal.fraction * 100)}
-            aria-valuetext={goal.valueText}
-            className="mt-1 block h-2 overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800"
-          >
-            <span
-              className={`block h-full rounded-full ${goal.reached ? 'bg-emerald-600 dark:bg-emerald-400' : 'bg-indigo-600 dark:bg-indigo-400'}`}
-              style={{ width: `${Math.round(goal.fraction * 100)}%` }}
-            />
-          </span>
-        </span>
-      )}
-      {capacity !== null && (
-        <span
-          data-testid="display-capacity"
-          className={`max-w-full truncate font-semibold tabular-nums ${toneText(capacity.level)}`}
-          style={detail}
-        >
-          {capacity.label} · {format(counter.value)} / {format(capacity.max)}
-        </span>
-      )}
-      {/* The pace's lines are always there, so a value does not move when a pace appears. */}
       <span
-        className="block w-full overflow-hidden"
-        style={{ height: `${paceLines * DETAIL_LINE * detailSize}px` }}
+        className="flex w-full flex-col items-center overflow-hidden"
+        style={{ height: `${lines * DETAIL_LINE * detailSize}px` }}
       >
+        {goal !== null && (
+          <span className="w-full max-w-md" style={detail}>
+            <span className="block truncate tabular-nums">
+              {goal.reached ? 'Goal reached · ' : 'Goal '}
+              {goal.label}
+            </span>
+            <span
+              role="progressbar"
+              aria-label={`Goal of ${name}`}
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={Math.round(goal.fraction * 100)}
+              aria-valuetext={goal.valueText}
+              className="mt-1 block h-2 overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800"
+            >
+              <span
+                className={`block h-full rounded-full ${goal.reached ? 'bg-emerald-600 dark:bg-emerald-400' : 'bg-indigo-600 dark:bg-indigo-400'}`}
+                style={{ width: `${Math.round(goal.fraction * 100)}%` }}
+              />
+            </span>
+          </span>
+        )}
+        {capacity !== null && (
+          <span
+            data-testid="display-capacity"
+            className={`max-w-full truncate font-semibold tabular-nums ${toneText(capacity.level)}`}
+            style={detail}
+          >
+            {capacity.label} · {format(counter.value)} / {format(capacity.max)}
+          </span>
+        )}
         <PaceLine
           counter={counter}
           store={store}
           stacked
-          className="text-zinc-700 dark:text-zinc-300"
+          className="w-full text-zinc-700 dark:text-zinc-300"
           style={detail}
         />
       </span>

@@ -6,6 +6,7 @@ import { MESSAGES } from '../../shared/messages.js';
 import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import { Footer } from '../components/Footer.js';
 import { Logo } from '../components/Logo.js';
+import { TopBar } from '../components/TopBar.js';
 import { ApiRequestError, fetchGroupPreview, joinGroup } from '../lib/api.js';
 import { handOver } from '../lib/opening.js';
 import { whenIdle } from '../lib/idle.js';
@@ -125,7 +126,8 @@ export function Landing() {
 
   return (
     <div className="flex min-h-dvh flex-col">
-      <main className="mx-auto flex w-full max-w-md flex-1 flex-col justify-center px-4 pt-16 pb-6 sm:px-6">
+      <TopBar />
+      <main className="mx-auto flex w-full max-w-md flex-1 flex-col justify-center px-4 pt-8 pb-6 sm:px-6">
         <div className="flex flex-col items-center text-center">
           {showPicture ? (
             <img

@@ -25,7 +25,7 @@ export function GuestName({ store }: { store: GroupStore }) {
     };
   }, [store]);
   return (
-    <p className={`flex min-w-0 items-center gap-1 text-sm ${mutedText}`}>
+    <p className={`guest-name ${mutedText}`}>
       <span className="shrink-0">Signed in as</span>
       <InlineEdit
         value={name}

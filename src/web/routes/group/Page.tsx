@@ -2,8 +2,7 @@
 import type { ReactNode } from 'react';
 import { Footer } from '../../components/Footer.js';
 import { Loader } from '../../components/icons.js';
-import { Logo } from '../../components/Logo.js';
-import { navigate } from '../../lib/router.js';
+import { TopBar } from '../../components/TopBar.js';
 import { mutedText } from '../../lib/ui.js';
 
 export function Shell({ children }: { children: ReactNode }) {
@@ -12,25 +11,6 @@ export function Shell({ children }: { children: ReactNode }) {
       <TopBar />
       <main className="page-main">{children}</main>
       <Footer />
-    </div>
-  );
-}
-
-function TopBar() {
-  return (
-    <div className="top-bar">
-      <a
-        href="/"
-        onClick={(event) => {
-          if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-          event.preventDefault();
-          navigate('/');
-        }}
-        className="brand"
-      >
-        <Logo size={28} />
-        Tally
-      </a>
     </div>
   );
 }
