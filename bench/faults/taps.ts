@@ -261,13 +261,14 @@ export class TapLoad {
     return first === null ? null : first - at;
   }
 
-  /** ms from `at` to the first refusal (or acknowledgement slower than 1 s) of a tap sent after it. */
+  /** ms from `at` to the first refusal answered for a tap sent at or after it; null if none. */
   detectionAfter(at: number): number | null {
+    let first: number | null = null;
     for (const tap of this.taps) {
-      if (tap.sentAt < at || tap.answeredAt === null) continue;
-      if (tap.outcome !== 'ack') return tap.answeredAt - at;
+      if (tap.sentAt < at || tap.answeredAt === null || tap.outcome === 'ack') continue;
+      if (first === null || tap.answeredAt < first) first = tap.answeredAt;
     }
-    return null;
+    return first === null ? null : first - at;
   }
 
   /** Answer latencies (ms) of taps sent in [from, to). */

@@ -31,8 +31,8 @@ import type { Bus, ChangeListener, PresenceAnnouncement } from './types.js';
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 1_000;
 /** How often the listening connection is checked with a query, and how long its answer may take, ms. */
-export const LIVENESS_CHECK_MS = 2_000;
-export const LIVENESS_TIMEOUT_MS = 2_000;
+export const LIVENESS_CHECK_MS = 1_000;
+export const LIVENESS_TIMEOUT_MS = 1_500;
 
 export interface PostgresBusOptions {
   connection: PostgresConnection;
