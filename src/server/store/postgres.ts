@@ -124,6 +124,15 @@ function timed<T extends pg.QueryConfig>(config: T, timeoutMs: number): T {
   return Object.assign(config, { query_timeout: timeoutMs });
 }
 
+/**
+ * The socket under a `pg` connection (not in its type definitions): destroying it fails the
+ * statement under way at once with "Connection terminated unexpectedly".
+ */
+function socketOf(client: pg.PoolClient): { destroy(): void } | undefined {
+  return (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection
+    ?.stream;
+}
+
 /** SQLSTATE 55P03, lock_not_available: the lock wait ran past LOCK_TIMEOUT_MS. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -498,6 +507,8 @@ export class PostgresStore implements Store {
   private readonly poolSize: number;
   /** Replaced when a connection fails, so no connection of the lost database is used again. */
   private currentPool: pg.Pool;
+  /** Connections checked out for a transaction now: cut when the database is found gone. */
+  private readonly checkedOut = new Set<pg.PoolClient>();
   private closed = false;
   private readonly encodeAnnouncements: PostgresStoreOptions['encodeAnnouncements'];
   private readonly activityLog: boolean;
@@ -561,7 +572,10 @@ export class PostgresStore implements Store {
     if (this.watch.saving) {
       const old = this.currentPool;
       this.currentPool = this.newPool();
-      // Idle connections close now; those checked out close when their statement ends.
+      // Idle connections close now. Those in a transaction are cut: a statement waiting on a
+      // black-holed path would otherwise hold its batch until its own timeout (REPLY_TIMEOUT_MS);
+      // cut, it is answered `storage_unavailable` now (a retry is answered by operation id).
+      for (const client of this.checkedOut) socketOf(client)?.destroy();
       old.end().catch(() => undefined);
     }
     this.watch.lost(reason);
@@ -626,9 +640,11 @@ export class PostgresStore implements Store {
       broken ??= error;
     };
     client.on('error', onError);
+    this.checkedOut.add(client);
     return {
       client,
       release: (error?: unknown) => {
+        this.checkedOut.delete(client);
         client.off('error', onError);
         const failure = broken ?? (isConnectionFailure(error) ? (error as Error) : undefined);
         client.release(failure);
