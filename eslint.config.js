@@ -79,7 +79,20 @@ const layers = [
     ]),
   },
   {
-    // The store and the bus are wired together only by backend.ts.
+    // The rules of Tally alone: no SQL, no I/O, nothing of the server around them. Stores drive
+    // the commit (domain/commit.ts) with their reads; the domain never imports them back.
+    files: ['src/server/domain/**'],
+    rules: boundary([
+      {
+        regex: '^(?!\\./|\\.\\./\\.\\./shared/|zod$|luxon$|node:crypto$)',
+        message:
+          'domain/ imports only domain/, src/shared and pure packages (zod, luxon, node:crypto): no store/, routes/, live/, bus/, no database driver, no I/O. A new pure package may be added here.',
+      },
+    ]),
+  },
+  {
+    // The store and the bus are wired together only by backend.ts. Its adapters import the
+    // domain, never the reverse.
     files: ['src/server/store/**'],
     rules: boundary([
       { regex: serverFolder('bus'), message: 'store/ never imports bus/ (backend.ts joins them).' },

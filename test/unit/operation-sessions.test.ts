@@ -13,7 +13,7 @@ import {
   seenText,
   withNumber,
   type SessionWindow,
-} from '../../src/server/store/sessions.js';
+} from '../../src/server/domain/numbered-ids.js';
 
 describe('operation ids', () => {
   it('accepts opaque ids and numbered ids, and nothing else', () => {

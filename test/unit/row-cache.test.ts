@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RowCache, frozenCounter, frozenGroup } from '../../src/server/store/row-cache.js';
-import type { StoredCounter, StoredGroup } from '../../src/server/store/commit-io.js';
+import type { StoredCounter, StoredGroup } from '../../src/server/domain/commit-io.js';
 
 describe('the row cache', () => {
   it('holds at most its limit, letting the row stored longest ago go first', () => {

@@ -31,7 +31,7 @@ import { DomainError, errors } from '../errors.js';
 import { GroupCreationQuota } from '../security/group-quota.js';
 import { KeyGuard } from '../security/key-guard.js';
 import { refuseNulCharacters, refuseNulInMemberName, wellFormedMutation } from '../security/nul.js';
-import { publicGroup } from '../store/columns.js';
+import { publicGroup } from '../domain/operations.js';
 import type {
   AccessMutation,
   GroupRecord,

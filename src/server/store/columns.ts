@@ -1,9 +1,9 @@
 /** Rows as both SQL stores read them, and their API shapes. */
-import type { Counter, Group } from '../../shared/api.js';
+import type { Counter } from '../../shared/api.js';
 import type { ResetPeriod } from '../../shared/fields.js';
-import { MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
-import type { StoredCounter } from './commit-io.js';
-import type { GroupRecord } from './types.js';
+import type { StoredCounter } from '../domain/commit-io.js';
+import type { GroupRecord } from '../domain/operations.js';
+import { allTimeOf } from '../domain/periods.js';
 
 /** The counter columns every read returns. */
 export const COUNTER_FIELDS =
@@ -68,21 +68,6 @@ function parseSectionLimits(text: string): Record<string, number> {
 /** A group's section limits as stored: null when there are none. */
 export const sectionLimitsText = (limits: Record<string, number>): string | null =>
   Object.keys(limits).length === 0 ? null : JSON.stringify(limits);
-
-/**
- * Every ended period's final value plus the current one, held at the exact range's ends (a
- * counter that ran at the maximum for years would pass it; the sum is a figure, never a value).
- */
-export function allTimeOf(closedTotal: number, value: number): number {
-  const sum = BigInt(closedTotal) + BigInt(value);
-  if (sum > BigInt(MAX_VALUE)) return MAX_VALUE;
-  if (sum < BigInt(MIN_VALUE)) return MIN_VALUE;
-  return Number(sum);
-}
-
-/** A group as clients may see it: without its key hashes. */
-export const publicGroup = ({ keyHash: _key, viewKeyHash: _view, ...group }: GroupRecord): Group =>
-  group;
 
 export const toCounter = (row: CounterRow): Counter => ({
   id: row.id,

@@ -43,8 +43,8 @@ import {
   type GroupRow,
   type StoredCounterRow,
 } from './columns.js';
-import type { StoredAnswer } from './batch.js';
-import { commitBatch } from './commit.js';
+import type { StoredAnswer } from '../domain/operation-ids.js';
+import { commitBatch } from '../domain/commit.js';
 import {
   runAsync,
   type BatchResult,
@@ -55,15 +55,9 @@ import {
   type ReadAnswer,
   type ReadRequest,
   type StoredGroup,
-} from './commit-io.js';
-import {
-  ACTIVITY_FIELDS,
-  bucketWidthMs,
-  draftColumns,
-  historyPoints,
-  toActivityEntry,
-  type ActivityRow,
-} from './activity.js';
+} from '../domain/commit-io.js';
+import { ACTIVITY_FIELDS, bucketWidthMs, historyPoints } from './activity.js';
+import { draftColumns, toActivityEntry, type ActivityRow } from '../domain/entry-record.js';
 import {
   ActivityTrimmer,
   deleteInChunks,

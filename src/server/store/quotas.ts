@@ -1,21 +1,16 @@
 /**
- * Per-group quotas both SQL stores enforce (issue 14, docs/api.md "Limits"):
+ * Per-group quotas both SQL stores enforce (docs/api.md "Limits"):
  *   - counters per group, checked inside the write transaction (a create, or an undo that brings
- *     a deleted counter back), so concurrent creates can never pass it;
+ *     a deleted counter back), so concurrent creates can never pass it: the commit decides it
+ *     (domain/counters.ts);
  *   - activity entries kept per group, by count: the oldest beyond the cap are deleted in the
  *     background, in small chunks, never in one long statement on the event loop.
  */
-import { MESSAGES } from '../../shared/messages.js';
-import type { OperationOutcome } from './types.js';
 
 /** The quotas a store enforces (config.ts Limits, the fields stores need). */
 export interface StoreQuotas {
   countersPerGroup: number;
   activityEntriesPerGroup: number;
-}
-
-export function tooManyCounters(max: number): OperationOutcome {
-  return { ok: false, code: 'too_many_counters', message: MESSAGES.tooManyCounters(max) };
 }
 
 /** Group ids read per page when the hourly prune checks every group. */

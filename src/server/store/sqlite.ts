@@ -39,8 +39,8 @@ import {
   type GroupRow,
   type StoredCounterRow,
 } from './columns.js';
-import type { StoredAnswer } from './batch.js';
-import { commitBatch } from './commit.js';
+import type { StoredAnswer } from '../domain/operation-ids.js';
+import { commitBatch } from '../domain/commit.js';
 import {
   runSync,
   type BatchResult,
@@ -50,15 +50,9 @@ import {
   type ReadRequest,
   type StoredCounter,
   type StoredGroup,
-} from './commit-io.js';
-import {
-  ACTIVITY_FIELDS,
-  bucketWidthMs,
-  historyPoints,
-  detailText,
-  toActivityEntry,
-  type ActivityRow,
-} from './activity.js';
+} from '../domain/commit-io.js';
+import { ACTIVITY_FIELDS, bucketWidthMs, historyPoints } from './activity.js';
+import { detailText, toActivityEntry, type ActivityRow } from '../domain/entry-record.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { startReadWorker, type ReadWorker } from './read-worker.js';
 import {

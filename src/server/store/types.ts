@@ -4,17 +4,20 @@
  * is the contract every implementation passes.
  */
 import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../shared/activity.js';
-import type {
-  Counter,
-  ErrorCode,
-  Group,
-  Mutation,
-  MutationResult,
-  Tally,
-} from '../../shared/api.js';
-import type { Change } from '../../shared/protocol.js';
+import type { Counter, Tally } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { DomainError } from '../errors.js';
+import type { GroupRecord, Operation, OperationOutcome } from '../domain/operations.js';
+
+// The domain's vocabulary, for the layers above that see the store only through this file.
+export {
+  changesByGroup,
+  type AccessMutation,
+  type GroupRecord,
+  type Operation,
+  type OperationOutcome,
+  type StoreMutation,
+} from '../domain/operations.js';
 
 /**
  * The database is locked by another process (SQLite: a backup, a second program): nothing of the
@@ -44,44 +47,12 @@ export class StorageUnavailableError extends DomainError {
 export const failsWholeBatch = (error: unknown): boolean =>
   error instanceof StoreBusyError || error instanceof StorageUnavailableError;
 
-export interface GroupRecord extends Group {
-  /** SHA-256 of the access key, hex. Never leaves the server. */
-  keyHash: string;
-  /** SHA-256 of the view-only link's key, hex; null while the group has no view-only link. */
-  viewKeyHash: string | null;
-}
-
-/** Changes to who may open a group: server-made, never sent by clients as such. */
-export type AccessMutation =
-  /** A new access key; an existing view-only link moves to the key derived from the new one. */
-  | { kind: 'rotateKey'; keyHash: string; viewKeyHash: string }
-  /** Turns the view-only link on (its key's hash) or off (null). */
-  | { kind: 'setViewKey'; viewKeyHash: string | null }
-  /**
-   * Ends the periods of these counters that are due (issue 17's reset scheduler). Any batch ends
-   * a due period of a counter it reads; this names counters nobody touches at midnight.
-   */
-  | { kind: 'resetPeriods'; counterIds: string[] };
-
-/** What the store applies: a client's mutation, or an access change. */
-export type StoreMutation = Mutation | AccessMutation;
-
 export interface GroupState {
   group: GroupRecord;
   /** In the group's order: reordered counters by position, the others after them by age. */
   counters: Counter[];
   /** The group's latest change number; every change carries the next one. */
   seq: number;
-}
-
-/** One mutation of one group, as the batcher hands it to the store. */
-export interface Operation {
-  groupId: string;
-  /** Client operation id: a retried operation with the same id is applied once. */
-  opId?: string | undefined;
-  mutation: StoreMutation;
-  /** The member's display name for the activity log (already cleaned: shared memberName). */
-  actor?: string | undefined;
 }
 
 /** Which activity entries to read, always one group's. */
@@ -108,25 +79,6 @@ export interface DuePeriod {
   groupId: string;
   counterId: string;
 }
-
-export type OperationOutcome =
-  | {
-      ok: true;
-      result: MutationResult;
-      /** What subscribers must hear; empty when the operation was a replay of an earlier one. */
-      changes: Change[];
-      replayed: boolean;
-    }
-  | {
-      ok: false;
-      code: ErrorCode;
-      message: string;
-      /**
-       * What subscribers must hear although this operation was refused: the batch ended a
-       * period it found due (store/commit.ts) and announces it with the group's first outcome.
-       */
-      changes?: Change[];
-    };
 
 /**
  * Whether changes can be saved right now (PostgreSQL: false from a lost connection until the
@@ -197,24 +149,4 @@ export interface Store {
    */
   probeWrite(): Promise<void>;
   close(): Promise<void>;
-}
-
-/** Each group's changes of a committed batch, in change-number order. */
-export function changesByGroup(
-  operations: readonly Operation[],
-  outcomes: readonly OperationOutcome[],
-): Map<string, Change[]> {
-  const byGroup = new Map<string, Change[]>();
-  outcomes.forEach((outcome, index) => {
-    const groupId = operations[index]?.groupId;
-    const changes = outcome.changes ?? [];
-    if (changes.length === 0 || groupId === undefined) return;
-    const list = byGroup.get(groupId) ?? [];
-    list.push(...changes);
-    byGroup.set(groupId, list);
-  });
-  // Coalesced steps take their change number when they are applied, after singles that came
-  // later in the batch, so the changes are put back in change-number order.
-  for (const changes of byGroup.values()) changes.sort((a, b) => a.seq - b.seq);
-  return byGroup;
 }

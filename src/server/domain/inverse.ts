@@ -1,5 +1,5 @@
 /**
- * Undo as an inverse operation (issue 7): taking back an entry never restores an old snapshot of
+ * Undo as an inverse operation: taking back an entry never restores an old snapshot of
  * a value, it applies the opposite change atomically, so what other members did in between
  * stays. An increment of +5 is undone by −5; a typed value from 3 to 10 is undone by −7; a
  * rename is undone by renaming back; a created counter is deleted; a deleted counter comes back

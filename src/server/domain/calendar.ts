@@ -1,7 +1,7 @@
 /**
- * Counter periods (issue 17): when a day, week or month starts in a group's time zone. Luxon does
- * the calendar and time-zone arithmetic (daylight saving days last 23 or 25 hours; a zone may
- * skip midnight, where the day starts at the first instant that exists).
+ * The calendar of counters that reset: when a day, week or month starts in a group's time
+ * zone. Luxon does the calendar and time-zone arithmetic (daylight saving days last 23 or 25
+ * hours; a zone may skip midnight, where the day starts at the first instant that exists).
  * docs/decisions/0019-counters-with-a-purpose.md says how resets stay exact across instances.
  */
 import { DateTime } from 'luxon';

@@ -1,9 +1,17 @@
+/**
+ * Every answer the commit gives, succeeded or refused, in one place: a refusal's code and the
+ * app's message (shared/messages.ts), a success's result, changes and activity drafts.
+ */
 import type { Counter } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
 import { counterDraft, groupDraft, type ActivityDraft } from './activity.js';
-import { publicGroup } from './columns.js';
-import type { GroupRecord, Operation, OperationOutcome } from './types.js';
+import {
+  publicGroup,
+  type GroupRecord,
+  type Operation,
+  type OperationOutcome,
+} from './operations.js';
 
 /**
  * Marks each change with the client operation id that caused it, so the client that sent it
@@ -118,7 +126,7 @@ export function operationExpired(): OperationOutcome {
   return { ok: false, code: 'operation_expired', message: MESSAGES.operationExpired };
 }
 
-/** A change that would take a counter or a section past its limit (issue 17): HTTP 409. */
+/** A change that would take a counter or a section past its limit: HTTP 409. */
 export function limitReached(message: string): OperationOutcome {
   return { ok: false, code: 'limit_reached', message };
 }
@@ -136,4 +144,9 @@ export function cannotUndo(message: string): OperationOutcome {
 /** A reorder that does not list every counter of the group exactly once: HTTP 422. */
 export function invalidOrder(): OperationOutcome {
   return { ok: false, code: 'invalid_order', message: MESSAGES.invalidOrder };
+}
+
+/** A new or restored counter past the group's quota of counters (countersPerGroup). */
+export function tooManyCounters(max: number): OperationOutcome {
+  return { ok: false, code: 'too_many_counters', message: MESSAGES.tooManyCounters(max) };
 }

@@ -1,5 +1,5 @@
 /**
- * The contract between the commit algorithm (store/commit.ts) and a SQL store: what the
+ * The contract between the commit algorithm (domain/commit.ts) and a SQL store: what the
  * algorithm asks to read (`ReadRequest`), what it is answered (`ReadAnswer`), what it writes
  * (`BatchWrites`), and the two drivers that run it, synchronously or with `await`.
  */
@@ -7,8 +7,8 @@ import type { Counter } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
 import type { ActivityEntry } from '../../shared/activity.js';
 import type { ActivityDraft } from './activity.js';
-import type { StoredAnswer } from './batch.js';
-import type { GroupRecord, OperationOutcome } from './types.js';
+import type { StoredAnswer } from './operation-ids.js';
+import type { GroupRecord, OperationOutcome } from './operations.js';
 
 // ---- What the algorithm reads ------------------------------------------------------------------
 
@@ -46,7 +46,7 @@ export interface SessionKey {
   session: string;
 }
 
-/** A session's window as stored (store/sessions.ts): the bits as hex text. */
+/** A session's window as stored (domain/numbered-ids.ts): the bits as hex text. */
 export interface StoredSession extends SessionKey {
   high: number;
   seen: string;
@@ -79,7 +79,7 @@ export interface StoredCounter {
 
 export interface StoredOperationId extends OperationKey {
   result: StoredAnswer;
-  /** What the id meant (batch.ts fingerprintOf); null for rows older than fingerprints. */
+  /** What the id meant (operation-ids.ts fingerprintOf); null for rows older than fingerprints. */
   fingerprint: string | null;
   /** The activity entry it made, if any. */
   activityId: number | null;

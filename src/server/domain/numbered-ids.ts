@@ -8,6 +8,10 @@
  * busy) are not marked, so a retry is checked again like a new tap, as with opaque ids.
  */
 import { OPERATION_SESSION_WINDOW } from '../../shared/limits.js';
+import { parseNumberedId, type NumberedOperationId } from '../../shared/operation-ids.js';
+import type { Operation, OperationOutcome } from './operations.js';
+import { counterNotFound, operationExpired } from './outcomes.js';
+import { keyOf, type BatchState } from './state.js';
 
 export interface SessionWindow {
   /** The highest number applied. */
@@ -52,3 +56,45 @@ export const seenText = (seen: bigint): string => seen.toString(16);
 
 /** The bits from their stored text. */
 export const seenFromText = (text: string): bigint => BigInt(`0x${text}`);
+
+/**
+ * The session and number of a numbered tap (ADR 24): remembered in its session's window, not in
+ * an operation-id row of its own. Every other change keeps its own row, whatever its id's form.
+ */
+export function numberedTap(operation: Operation): NumberedOperationId | undefined {
+  const { opId, mutation } = operation;
+  return opId !== undefined && mutation.kind === 'adjustCounter'
+    ? parseNumberedId(opId)
+    : undefined;
+}
+
+/**
+ * A numbered tap its session already applied is answered with the counter as it is now (it
+ * includes the tap), like a coalesced tap; one too far behind is refused, never applied twice.
+ */
+export function replayNumbered(
+  batch: BatchState,
+  operation: Operation,
+  { session, n }: NumberedOperationId,
+): OperationOutcome | undefined {
+  const { groupId, mutation } = operation;
+  const state = numberState(batch.sessions.get(keyOf(groupId, session)), n);
+  if (state === 'new') return undefined;
+  if (state === 'expired') return operationExpired();
+  if (mutation.kind !== 'adjustCounter') return undefined;
+  const counter = batch.counterOf(groupId, mutation.counterId);
+  if (!counter) return counterNotFound();
+  const result = { kind: 'counter', counter: counter.counter, created: false } as const;
+  return { ok: true, result, changes: [], replayed: true };
+}
+
+/** A numbered tap applied: its session's window moves (written once, at the end). */
+export function rememberNumber(
+  batch: BatchState,
+  groupId: string,
+  { session, n }: NumberedOperationId,
+): void {
+  const key = keyOf(groupId, session);
+  batch.sessions.set(key, withNumber(batch.sessions.get(key), n));
+  batch.movedSessions.set(key, { groupId, session });
+}

@@ -1,0 +1,222 @@
+/**
+ * What activity entry each change makes (a draft: an entry before it has an id and a time).
+ * Both stores write these drafts inside the batch transaction that applies the change, so the
+ * log never disagrees with the counters; domain/entry-record.ts says how a draft is recorded.
+ *
+ * Storage (docs/decisions/0007-activity-log.md): one row per change, except that the taps of
+ * one member on one counter committed in one batch make one row ("Ada +5"), so a hot counter
+ * costs at most one row per member per batch.
+ */
+import type { Counter, Group } from '../../shared/api.js';
+import { GROUP_FIELDS } from '../../shared/fields.js';
+import {
+  CounterFieldSchema,
+  TALLY_ACTOR,
+  UNKNOWN_MEMBER,
+  type ActivityKind,
+  type CounterSnapshot,
+  type FieldChange,
+} from '../../shared/activity.js';
+import type { Operation } from './operations.js';
+
+/** An entry before it has an id; `opIds` are the operations it records (for undo by op id). */
+export interface ActivityDraft {
+  groupId: string;
+  seq: number;
+  actor: string;
+  kind: ActivityKind;
+  counterId: string | null;
+  counterName: string | null;
+  value: number | null;
+  delta: number | null;
+  /** How much of `delta` was added and taken away (taps). */
+  increments: number | null;
+  decrements: number | null;
+  /**
+   * Field changes, the counter snapshot of a create or delete, the goal a tap reached, the
+   * orders of a reorder, or the period a reset ended.
+   */
+  detail: FieldChange[] | CounterSnapshot | EntryDetail | null;
+  opIds: string[];
+}
+
+/** The detail of a tap that reached a goal, of a reorder and of an ended period. */
+export type EntryDetail =
+  | { goal: number }
+  | { from: string[]; to: string[] }
+  | { final: number; periodStart: number; periodEnd: number };
+
+const actorOf = (operation: Operation): string => operation.actor ?? UNKNOWN_MEMBER;
+const opIdsOf = (operation: Operation): string[] =>
+  operation.opId === undefined ? [] : [operation.opId];
+
+export const snapshotOf = ({ version: _version, ...snapshot }: Counter): CounterSnapshot =>
+  snapshot;
+
+/**
+ * Taps of a coalesced step: one entry per member, with the value delta of their taps and how
+ * much they added and took away. `reachedBy`: the member whose tap took the counter to its goal;
+ * their entry records the goal.
+ */
+export function adjustDrafts(
+  indices: readonly number[],
+  operations: readonly Operation[],
+  counter: Counter,
+  seq: number,
+  reachedBy?: string,
+): ActivityDraft[] {
+  const byActor = new Map<string, ActivityDraft>();
+  for (const index of indices) {
+    const operation = operations[index];
+    if (operation?.mutation.kind !== 'adjustCounter') continue;
+    const { direction, times } = operation.mutation;
+    const added = direction === 'increment' ? times * counter.incrementStep : 0;
+    const taken = direction === 'decrement' ? times * counter.decrementStep : 0;
+    const actor = actorOf(operation);
+    const draft = byActor.get(actor);
+    if (draft) {
+      draft.delta = (draft.delta ?? 0) + added - taken;
+      draft.increments = (draft.increments ?? 0) + added;
+      draft.decrements = (draft.decrements ?? 0) + taken;
+      draft.opIds.push(...opIdsOf(operation));
+      continue;
+    }
+    byActor.set(actor, {
+      ...counterDraft(operation, 'counter.adjusted', counter, seq),
+      delta: added - taken,
+      increments: added,
+      decrements: taken,
+      detail: reachedBy === actor && counter.goal !== null ? { goal: counter.goal } : null,
+    });
+  }
+  return [...byActor.values()];
+}
+
+/** An adjustment made by an undo (or one tap applied alone): one entry with its delta. */
+export function deltaDraft(
+  operation: Operation,
+  counter: Counter,
+  seq: number,
+  delta: number,
+  reachedGoal: boolean,
+): ActivityDraft {
+  return {
+    ...counterDraft(operation, 'counter.adjusted', counter, seq),
+    delta,
+    increments: Math.max(delta, 0),
+    decrements: Math.max(-delta, 0),
+    detail: reachedGoal && counter.goal !== null ? { goal: counter.goal } : null,
+  };
+}
+
+/** The entry of one applied mutation, from the rows before and after it. */
+export function counterDraft(
+  operation: Operation,
+  kind: ActivityKind,
+  counter: Counter,
+  seq: number,
+): ActivityDraft {
+  return {
+    groupId: operation.groupId,
+    seq,
+    actor: actorOf(operation),
+    kind,
+    counterId: counter.id,
+    counterName: counter.name,
+    value: kind === 'counter.deleted' ? null : counter.value,
+    delta: null,
+    increments: null,
+    decrements: null,
+    detail: kind === 'counter.created' || kind === 'counter.deleted' ? snapshotOf(counter) : null,
+    opIds: opIdsOf(operation),
+  };
+}
+
+/** Every field a counter edit can change (the shared schema's list). */
+const COUNTER_DIFF_FIELDS = CounterFieldSchema.options;
+
+/** A counter edit: the fields whose value changed, old → new. */
+export function updateDraft(
+  operation: Operation,
+  before: Counter,
+  after: Counter,
+  seq: number,
+): ActivityDraft {
+  const changes: FieldChange[] = COUNTER_DIFF_FIELDS.filter(
+    (field) => before[field] !== after[field],
+  ).map((field) => ({ field, from: before[field], to: after[field] }));
+  return {
+    ...counterDraft(operation, 'counter.updated', after, seq),
+    // The name it had when the member acted on it: "renamed Coffees → Teas" reads from `changes`.
+    counterName: before.name,
+    detail: changes,
+  };
+}
+
+/** A group edit: its fields and section maximums, old → new. */
+export function groupDraft(
+  operation: Operation,
+  before: Group,
+  after: Group,
+  seq: number,
+): ActivityDraft {
+  const changes: FieldChange[] = GROUP_FIELDS.filter((field) => before[field] !== after[field]).map(
+    (field) => ({ field, from: before[field], to: after[field] }),
+  );
+  const sections = new Set([
+    ...Object.keys(before.sectionLimits),
+    ...Object.keys(after.sectionLimits),
+  ]);
+  for (const section of sections) {
+    const from = before.sectionLimits[section] ?? null;
+    const to = after.sectionLimits[section] ?? null;
+    if (from !== to) changes.push({ field: 'sectionMax', section, from, to });
+  }
+  return groupEntry(operation, seq, 'group.updated', changes);
+}
+
+/** An entry about the whole group (no counter). */
+export function groupEntry(
+  operation: Operation,
+  seq: number,
+  kind: ActivityKind,
+  detail: ActivityDraft['detail'],
+): ActivityDraft {
+  return {
+    groupId: operation.groupId,
+    seq,
+    actor: actorOf(operation),
+    kind,
+    counterId: null,
+    counterName: null,
+    value: null,
+    delta: null,
+    increments: null,
+    decrements: null,
+    detail,
+    opIds: opIdsOf(operation),
+  };
+}
+
+/** A period's end: the counter returned to its start value (made by Tally itself). */
+export function resetDraft(
+  groupId: string,
+  counter: Counter,
+  seq: number,
+  period: { final: number; periodStart: number; periodEnd: number },
+): ActivityDraft {
+  return {
+    groupId,
+    seq,
+    actor: TALLY_ACTOR,
+    kind: 'counter.reset',
+    counterId: counter.id,
+    counterName: counter.name,
+    value: counter.value,
+    delta: null,
+    increments: null,
+    decrements: null,
+    detail: period,
+    opIds: [],
+  };
+}

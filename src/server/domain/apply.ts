@@ -1,0 +1,70 @@
+/**
+ * Which part of the domain decides each kind of change: one case per mutation kind. A change
+ * applied alone (anything but a tap, which taps.ts applies in coalesced runs) takes the group's
+ * next change number if it succeeds, and its entries and operation id are recorded.
+ */
+import { createCounter, deleteCounter, patchCounter } from './counters.js';
+import { changeAccess, patchGroup, reorder, updateSection } from './group-settings.js';
+import { rememberId } from './operation-ids.js';
+import type { Operation, OperationOutcome } from './operations.js';
+import { counterNotFound, failed, groupNotFound, tagWithOperationId } from './outcomes.js';
+import { periodsReset } from './periods.js';
+import type { Applying, BatchState } from './state.js';
+import { markUndone, undoEntry, undoOperation } from './undo.js';
+
+/** Applies the batch's operation at `index` by itself. */
+export function applyOne(batch: BatchState, index: number): OperationOutcome {
+  const operation = batch.operations[index] as Operation;
+  const { groupId, opId } = operation;
+  const group = batch.groups.get(groupId);
+  if (!group) return groupNotFound();
+  const seq = group.seq + 1;
+  const applied = applyMutation(batch, operation, seq);
+  const outcome = tagWithOperationId(applied.outcome, opId);
+  if (!outcome.ok) return outcome;
+  batch.bump(group, seq);
+  const drafts = applied.drafts.map((draft) => batch.log(draft, applied.undoes ?? null));
+  const entry = drafts[0] ?? null;
+  if (applied.undoes !== undefined && entry !== null) markUndone(batch, applied.undoes, entry);
+  rememberId(batch, groupId, opId, JSON.stringify(outcome.result), entry);
+  return outcome;
+}
+
+/** A new kind of change adds its case here, and what it reads to reads.ts. */
+function applyMutation(batch: BatchState, operation: Operation, seq: number): Applying {
+  const { mutation } = operation;
+  switch (mutation.kind) {
+    case 'createCounter':
+      return createCounter(batch, operation, mutation, seq);
+    case 'updateCounter':
+      return patchCounter(
+        batch,
+        operation,
+        mutation.counterId,
+        mutation.patch,
+        0n,
+        seq,
+        'counter.updated',
+      );
+    case 'adjustCounter':
+      // planBatch puts every tap in an adjust step (taps.ts): never applied one by one.
+      return failed(counterNotFound());
+    case 'deleteCounter':
+      return deleteCounter(batch, operation, mutation.counterId, seq);
+    case 'reorderCounters':
+      return reorder(batch, operation, mutation.counterIds, seq);
+    case 'updateSection':
+      return updateSection(batch, operation, mutation, seq);
+    case 'updateGroup':
+      return patchGroup(batch, operation, mutation.patch, seq);
+    case 'rotateKey':
+    case 'setViewKey':
+      return changeAccess(batch, operation, mutation, seq);
+    case 'resetPeriods':
+      return periodsReset(mutation);
+    case 'undoEntry':
+      return undoEntry(batch, operation, mutation, seq);
+    case 'undoOperation':
+      return undoOperation(batch, operation, mutation, seq);
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * Counters: a new one (its defaults, the group's quota of counters), an edit of its fields and
+ * value, a deletion; undos apply the same three (undo.ts). Every new row is checked against its
+ * limits and its section's maximum (limits.ts) and gets the period holding now if it resets
+ * (periods.ts).
+ */
+import type { CounterSnapshot } from '../../shared/activity.js';
+import type { Counter, CounterPatch } from '../../shared/api.js';
+import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
+import { MESSAGES } from '../../shared/messages.js';
+import type { Change } from '../../shared/protocol.js';
+import { counterDraft, deltaDraft, updateDraft } from './activity.js';
+import { counterRefusal, reaches } from './limits.js';
+import type { Operation, StoreMutation } from './operations.js';
+import {
+  counterNotFound,
+  counterOutcome,
+  created,
+  definedEntries,
+  deletedOutcome,
+  alreadyUndone,
+  failed,
+  tooManyCounters,
+  valueOutOfRange,
+  type Applied,
+} from './outcomes.js';
+import { withPeriod } from './periods.js';
+import type { BatchState } from './state.js';
+
+/** `value + delta` if it stays in the exact range, else undefined. */
+function movedValue(value: number, delta: bigint): number | undefined {
+  const next = BigInt(value) + delta;
+  return next < BigInt(MIN_VALUE) || next > BigInt(MAX_VALUE) ? undefined : Number(next);
+}
+
+/** Whether the group holds its quota of counters (counted when the batch began, then kept). */
+export function isFull(batch: BatchState, groupId: string): boolean {
+  return (batch.counts.get(groupId) ?? 0) >= batch.options.countersPerGroup;
+}
+
+/** A new counter with the fields given and defaults for the rest, last in the group's order. */
+export function createCounter(
+  batch: BatchState,
+  operation: Operation,
+  mutation: Extract<StoreMutation, { kind: 'createCounter' }>,
+  seq: number,
+): Applied {
+  const { groupId } = operation;
+  if (isFull(batch, groupId)) return failed(tooManyCounters(batch.options.countersPerGroup));
+  const { fields } = mutation;
+  const value = fields.value ?? 0;
+  const counter: Counter = {
+    id: batch.newCounterId(),
+    name: fields.name ?? MESSAGES.newCounterName,
+    description: fields.description ?? '',
+    value,
+    incrementStep: fields.incrementStep ?? DEFAULT_STEP,
+    decrementStep: fields.decrementStep ?? DEFAULT_STEP,
+    thumbnailUrl: fields.thumbnailUrl ?? null,
+    goal: fields.goal ?? null,
+    min: fields.min ?? null,
+    max: fields.max ?? null,
+    reset: fields.reset ?? null,
+    startValue: fields.startValue ?? 0,
+    section: fields.section ?? null,
+    periodStart: null,
+    allTime: value,
+    createdAt: new Date(batch.options.now).toISOString(),
+    version: seq,
+  };
+  const refused = counterRefusal(batch, undefined, groupId, null, counter);
+  if (refused) return failed(refused);
+  return created(operation, insertCounter(batch, groupId, seq, counter), seq);
+}
+
+/**
+ * Sets fields and adds `valueDelta` to the value (edits and their undo). `entryKind`: the entry
+ * it makes, an edit's field changes or, for an undone tap, a tap the other way.
+ */
+export function patchCounter(
+  batch: BatchState,
+  operation: Operation,
+  counterId: string,
+  patch: CounterPatch | Omit<CounterPatch, 'value'>,
+  valueDelta: bigint,
+  seq: number,
+  entryKind: 'counter.updated' | 'counter.adjusted',
+): Applied {
+  const state = batch.counterOf(operation.groupId, counterId);
+  if (!state) return failed(counterNotFound());
+  const before = state.counter;
+  const fields = Object.fromEntries(definedEntries(patch)) as CounterPatch;
+  // A typed value is set as is; otherwise the value moves by the delta (undo).
+  const value = fields.value ?? movedValue(before.value, valueDelta);
+  if (value === undefined) return failed(valueOutOfRange());
+  const period = withPeriod(
+    batch,
+    operation.groupId,
+    before,
+    { ...before, ...fields, value, version: seq },
+    state.nextResetAt,
+  );
+  const refused = counterRefusal(batch, state, operation.groupId, before, period.counter);
+  if (refused) return failed(refused);
+  if (period.nextResetAt !== state.nextResetAt) {
+    state.nextResetAt = period.nextResetAt;
+    state.onlyValue = false;
+  }
+  const after = batch.setCounter(state, period.counter);
+  const reached = reaches(after, BigInt(before.value), BigInt(after.value));
+  const draft =
+    entryKind === 'counter.adjusted'
+      ? deltaDraft(operation, after, seq, Number(valueDelta), reached)
+      : updateDraft(operation, before, after, seq);
+  const change: Change = {
+    type: 'counter.updated',
+    seq,
+    counter: after,
+    ...(reached && entryKind === 'counter.adjusted' ? { goalReachedBy: draft.actor } : {}),
+  };
+  return { outcome: counterOutcome(after, false, change), drafts: [draft] };
+}
+
+export function deleteCounter(
+  batch: BatchState,
+  operation: Operation,
+  counterId: string,
+  seq: number,
+): Applied {
+  const state = batch.counterOf(operation.groupId, counterId);
+  if (!state) return failed(counterNotFound());
+  state.exists = false;
+  state.changed = true;
+  batch.counts.set(state.groupId, (batch.counts.get(state.groupId) ?? 1) - 1);
+  return {
+    outcome: deletedOutcome(counterId, seq),
+    drafts: [counterDraft(operation, 'counter.deleted', state.counter, seq)],
+  };
+}
+
+/** A deleted counter back (an undo of its deletion), with the value it had, last in the order. */
+export function restoreCounter(
+  batch: BatchState,
+  operation: Operation,
+  counter: CounterSnapshot,
+  seq: number,
+): Applied {
+  if (isFull(batch, operation.groupId)) {
+    return failed(tooManyCounters(batch.options.countersPerGroup));
+  }
+  // The counter is back unless a counter with its id exists (it was restored already).
+  if (batch.counters.get(counter.id)?.exists === true) return failed(alreadyUndone());
+  const restoring: Counter = {
+    ...counter,
+    periodStart: null,
+    allTime: counter.value,
+    version: seq,
+  };
+  const refused = counterRefusal(batch, undefined, operation.groupId, null, restoring);
+  if (refused) return failed(refused);
+  return created(operation, insertCounter(batch, operation.groupId, seq, restoring), seq);
+}
+
+/** A new (or restored) counter: last in the order, its period starting now if it resets. */
+export function insertCounter(
+  batch: BatchState,
+  groupId: string,
+  seq: number,
+  counter: Counter,
+): Counter {
+  const previous = batch.counters.get(counter.id);
+  const period = withPeriod(batch, groupId, null, counter, null);
+  const final = { ...period.counter, allTime: period.counter.value };
+  batch.counters.set(counter.id, {
+    groupId,
+    createdSeq: seq,
+    position: null,
+    nextResetAt: period.nextResetAt,
+    closedTotal: 0,
+    counter: final,
+    existed: previous?.existed ?? false,
+    exists: true,
+    changed: true,
+    onlyValue: false,
+  });
+  batch.counts.set(groupId, (batch.counts.get(groupId) ?? 0) + 1);
+  return final;
+}

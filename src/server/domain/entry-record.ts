@@ -1,0 +1,147 @@
+/**
+ * An activity entry as both stores record it: the columns a draft (domain/activity.ts) writes,
+ * and the entry a recorded row reads back as. The commit reads an entry of its own batch this
+ * way too (an undo of a change made earlier in the same batch), so it sees what a later batch
+ * would.
+ */
+import { z } from 'zod';
+import {
+  CounterSnapshotSchema,
+  FieldChangeSchema,
+  type ActivityEntry,
+} from '../../shared/activity.js';
+import type { ActivityDraft } from './activity.js';
+
+/** An activity row as both stores record it; `at` is epoch ms in SQLite, a Date in PostgreSQL. */
+export interface ActivityRow {
+  id: number;
+  group_id: string;
+  seq: number;
+  at: number | Date;
+  actor: string;
+  kind: string;
+  counter_id: string | null;
+  counter_name: string | null;
+  value_after: number | null;
+  delta: number | null;
+  detail: string | null;
+  undo_of: number | null;
+  undone_by: number | null;
+  increments: number | null;
+  decrements: number | null;
+}
+
+export const detailText = (draft: ActivityDraft): string | null =>
+  draft.detail === null ? null : JSON.stringify(draft.detail);
+
+/** The columns a new entry writes, as the row stores it (without id, time and undo links). */
+export const draftColumns = (draft: ActivityDraft) => ({
+  group_id: draft.groupId,
+  seq: draft.seq,
+  actor: draft.actor,
+  kind: draft.kind,
+  counter_id: draft.counterId,
+  counter_name: draft.counterName,
+  value_after: draft.value,
+  delta: draft.delta,
+  detail: detailText(draft),
+  increments: draft.increments,
+  decrements: draft.decrements,
+});
+
+const ChangesSchema = z.array(FieldChangeSchema);
+const GoalDetailSchema = z.object({ goal: z.number().int() }).nullable();
+const OrderDetailSchema = z.object({ from: z.array(z.string()), to: z.array(z.string()) });
+const ResetDetailSchema = z.object({
+  final: z.number().int(),
+  periodStart: z.number(),
+  periodEnd: z.number(),
+});
+
+/** A stored row as the API shows it. Throws if the row is not a valid entry (never expected). */
+export function toActivityEntry(row: ActivityRow): ActivityEntry {
+  const base = {
+    id: row.id,
+    seq: row.seq,
+    at: new Date(row.at).toISOString(),
+    actor: row.actor,
+    undoOf: row.undo_of,
+    undoneBy: row.undone_by,
+  };
+  const detail: unknown = row.detail === null ? null : JSON.parse(row.detail);
+  const counterId = row.counter_id ?? '';
+  const counterName = row.counter_name ?? '';
+  const value = row.value_after;
+  switch (row.kind) {
+    case 'counter.adjusted': {
+      const delta = row.delta ?? 0;
+      return {
+        kind: row.kind,
+        ...base,
+        counterId,
+        counterName,
+        value,
+        delta,
+        // Entries written before taps recorded their amounts carry only the delta.
+        increments: row.increments ?? Math.max(delta, 0),
+        decrements: row.decrements ?? Math.max(-delta, 0),
+        reachedGoal: GoalDetailSchema.parse(detail)?.goal ?? null,
+      };
+    }
+    case 'counters.reordered': {
+      const order = OrderDetailSchema.parse(detail);
+      return {
+        kind: row.kind,
+        ...base,
+        counterId: null,
+        counterName: null,
+        value: null,
+        from: order.from,
+        to: order.to,
+      };
+    }
+    case 'counter.reset': {
+      const period = ResetDetailSchema.parse(detail);
+      return {
+        kind: row.kind,
+        ...base,
+        counterId,
+        counterName,
+        value,
+        final: period.final,
+        periodStart: new Date(period.periodStart).toISOString(),
+        periodEnd: new Date(period.periodEnd).toISOString(),
+      };
+    }
+    case 'counter.updated':
+      return {
+        kind: row.kind,
+        ...base,
+        counterId,
+        counterName,
+        value,
+        changes: ChangesSchema.parse(detail),
+      };
+    case 'counter.created':
+    case 'counter.deleted':
+      return {
+        kind: row.kind,
+        ...base,
+        counterId,
+        counterName,
+        value,
+        counter: CounterSnapshotSchema.parse(detail),
+      };
+    case 'group.updated':
+      return {
+        kind: row.kind,
+        ...base,
+        counterId: null,
+        counterName: null,
+        value: null,
+        changes: ChangesSchema.parse(detail),
+      };
+    default:
+      throw new Error(`unknown activity kind ${row.kind}`);
+  }
+}

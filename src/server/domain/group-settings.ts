@@ -1,0 +1,186 @@
+/**
+ * A group's own settings: its fields (name, picture, time zone, first day of the week), the
+ * order of its counters, its sections' maximums, and who may open it (access key, view-only
+ * link). A new time zone or first weekday moves every resetting counter's midnight
+ * (periods.ts); a section's maximum may not be set below the section's total (limits.ts).
+ */
+import type { GroupPatch } from '../../shared/api.js';
+import { SECTION_LIMITS_MAX } from '../../shared/limits.js';
+import { MESSAGES } from '../../shared/messages.js';
+import { groupEntry } from './activity.js';
+import { sectionTotal } from './limits.js';
+import type { Operation, OperationOutcome, StoreMutation } from './operations.js';
+import {
+  accessChanged,
+  definedEntries,
+  failed,
+  groupNotFound,
+  groupUpdated,
+  invalidChange,
+  invalidOrder,
+  limitReached,
+  type Applied,
+} from './outcomes.js';
+import { moveMidnights } from './periods.js';
+import type { BatchState, CounterState, GroupState } from './state.js';
+
+/** The group's counters in their order (all of them: only for groups read whole). */
+export function orderOf(batch: BatchState, groupId: string): CounterState[] {
+  return [...batch.counters.values()]
+    .filter((state) => state.exists && state.groupId === groupId)
+    .sort(
+      (a, b) =>
+        (a.position === null ? 1 : 0) - (b.position === null ? 1 : 0) ||
+        (a.position ?? 0) - (b.position ?? 0) ||
+        a.counter.createdAt.localeCompare(b.counter.createdAt) ||
+        a.createdSeq - b.createdSeq,
+    );
+}
+
+/** Puts the group's counters in this order: every counter once (a reorder or its undo). */
+export function reorder(
+  batch: BatchState,
+  operation: Operation,
+  counterIds: readonly string[],
+  seq: number,
+): Applied {
+  const { groupId } = operation;
+  if (!batch.wholeGroups.has(groupId)) return failed(invalidOrder());
+  const current = orderOf(batch, groupId);
+  const ids = new Set(counterIds);
+  if (ids.size !== counterIds.length || ids.size !== current.length) {
+    return failed(invalidOrder());
+  }
+  if (current.some((state) => !ids.has(state.counter.id))) {
+    return failed(invalidOrder());
+  }
+  const from = current.map((state) => state.counter.id);
+  counterIds.forEach((id, position) => {
+    const state = batch.counters.get(id) as CounterState;
+    if (state.position === position) return;
+    state.position = position;
+    state.changed = true;
+    state.onlyValue = false;
+  });
+  const to = [...counterIds];
+  return {
+    outcome: {
+      ok: true,
+      result: { kind: 'order', counterIds: to },
+      changes: [{ type: 'counters.reordered', seq, counterIds: to }],
+      replayed: false,
+    },
+    drafts: [groupEntry(operation, seq, 'counters.reordered', { from, to })],
+  };
+}
+
+/** The order an undo of a reorder puts back: the old one, counters since made after it. */
+export function previousOrder(
+  batch: BatchState,
+  groupId: string,
+  from: readonly string[],
+): string[] {
+  const existing = orderOf(batch, groupId).map((state) => state.counter.id);
+  const present = new Set(existing);
+  const kept = from.filter((id) => present.has(id));
+  const placed = new Set(kept);
+  return [...kept, ...existing.filter((id) => !placed.has(id))];
+}
+
+/** Sets or clears a section's maximum; refused below its total or past the count of sections. */
+function setSectionMax(
+  batch: BatchState,
+  group: GroupState,
+  section: string,
+  max: number | null,
+): OperationOutcome | undefined {
+  let limits = { ...group.record.sectionLimits };
+  if (max === null) {
+    limits = Object.fromEntries(Object.entries(limits).filter(([name]) => name !== section));
+  } else {
+    if (limits[section] === undefined && Object.keys(limits).length >= SECTION_LIMITS_MAX) {
+      return invalidChange(MESSAGES.tooManySections(SECTION_LIMITS_MAX));
+    }
+    const total = sectionTotal(batch, group.record.id, section);
+    if (total > BigInt(max)) {
+      return limitReached(MESSAGES.sectionLimitBelowTotal(section, Number(total)));
+    }
+    limits[section] = max;
+  }
+  group.record = { ...group.record, sectionLimits: limits };
+  group.changed = true;
+  return undefined;
+}
+
+/** A section's maximum set (a number) or cleared (null). */
+export function updateSection(
+  batch: BatchState,
+  operation: Operation,
+  mutation: Extract<StoreMutation, { kind: 'updateSection' }>,
+  seq: number,
+): Applied {
+  const group = batch.groups.get(operation.groupId);
+  if (!group) return failed(groupNotFound());
+  const before = group.record;
+  const refused = setSectionMax(batch, group, mutation.section, mutation.max);
+  if (refused) return failed(refused);
+  return groupUpdated(operation, before, group.record, seq);
+}
+
+/**
+ * Sets the group's fields, and section maximums (an undo of a group edit puts both back): all
+ * or nothing. New midnights need every counter of the group read (reads.ts).
+ */
+export function patchGroup(
+  batch: BatchState,
+  operation: Operation,
+  patch: GroupPatch,
+  seq: number,
+  sections: readonly { section: string; max: number | null }[] = [],
+): Applied {
+  const group = batch.groups.get(operation.groupId);
+  if (!group) return failed(groupNotFound());
+  const before = group.record;
+  for (const { section, max } of sections) {
+    const refused = setSectionMax(batch, group, section, max);
+    if (refused) {
+      group.record = before;
+      return failed(refused);
+    }
+  }
+  group.record = {
+    ...group.record,
+    ...(Object.fromEntries(definedEntries(patch)) as GroupPatch),
+  };
+  group.changed = true;
+  if (group.record.timeZone !== before.timeZone || group.record.weekStart !== before.weekStart) {
+    if (!batch.wholeGroups.has(group.record.id)) {
+      group.record = before;
+      return failed(invalidChange(MESSAGES.invalidTimeZone));
+    }
+    moveMidnights(batch, group, orderOf(batch, group.record.id));
+  }
+  return groupUpdated(operation, before, group.record, seq);
+}
+
+/** A new access key or view-only link: announced (sockets are re-checked), never logged. */
+export function changeAccess(
+  batch: BatchState,
+  operation: Operation,
+  mutation: Extract<StoreMutation, { kind: 'rotateKey' | 'setViewKey' }>,
+  seq: number,
+): Applied {
+  const group = batch.groups.get(operation.groupId);
+  if (!group) return failed(groupNotFound());
+  const { record } = group;
+  group.record =
+    mutation.kind === 'rotateKey'
+      ? {
+          ...record,
+          keyHash: mutation.keyHash,
+          viewKeyHash: record.viewKeyHash === null ? null : mutation.viewKeyHash,
+        }
+      : { ...record, viewKeyHash: mutation.viewKeyHash };
+  group.changed = true;
+  return accessChanged(group.record, seq);
+}
