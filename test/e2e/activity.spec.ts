@@ -7,6 +7,7 @@ import type { ActivityPage } from '../../src/shared/activity.js';
 import {
   api,
   baseUrl,
+  cardAction,
   counterCard,
   counterValue,
   expect,
@@ -172,7 +173,7 @@ test.describe('undo', () => {
     await openGroup(ada, name, key);
     await openGroup(bob, name, key);
 
-    await counterCard(ada, 'Coffees').getByRole('button', { name: 'Delete counter' }).click();
+    await cardAction(counterCard(ada, 'Coffees'), 'Delete counter');
     await ada.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
     await expect(counterCard(bob, 'Coffees')).toBeHidden();
 

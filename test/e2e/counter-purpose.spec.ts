@@ -15,6 +15,7 @@ import { MESSAGES } from '../../src/shared/messages.js';
 import {
   api,
   baseUrl,
+  cardAction,
   counterCard,
   counterValue,
   expect,
@@ -61,7 +62,7 @@ async function expectAxeClean(page: Page, where: string): Promise<void> {
 }
 
 async function openSettings(card: Locator): Promise<Locator> {
-  await card.getByRole('button', { name: 'Goal and limits' }).click();
+  await cardAction(card, 'Goal and limits');
   const dialog = card.page().getByRole('dialog', { name: 'Goal and limits' });
   await expect(dialog).toBeVisible();
   return dialog;
@@ -188,7 +189,7 @@ test.describe('counter settings', () => {
     // Escape closes it (the native dialog's focus trap and Escape), nothing saved.
     await page.keyboard.press('Escape');
     await expect(dialog).toBeHidden();
-    await expect(card.getByRole('button', { name: 'Goal and limits' })).toBeFocused();
+    await expect(card.getByRole('button', { name: 'Counter actions' })).toBeFocused();
     const stored = await counterOf(name, key, counters[0]?.id ?? '');
     expect([stored.min, stored.max]).toEqual([null, null]);
   });
@@ -207,7 +208,7 @@ test.describe('counter settings', () => {
     const card = counterCard(viewer, 'Hall');
     await expect(card.getByText('9 / 10').first()).toBeVisible();
     await expect(card.getByText('Nearly full · 1 left')).toBeVisible();
-    await expect(card.getByRole('button', { name: 'Goal and limits' })).toHaveCount(0);
+    await expect(card.getByRole('button', { name: 'Counter actions' })).toHaveCount(0);
     await expect(viewer.getByRole('button', { name: 'Group settings' })).toHaveCount(0);
     await viewer.context().close();
   });

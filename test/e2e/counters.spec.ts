@@ -1,6 +1,7 @@
 import { MESSAGES } from '../../src/shared/messages.js';
 import {
   api,
+  cardAction,
   counterCard,
   counterValue,
   expect,
@@ -150,19 +151,19 @@ test.describe('counters', () => {
     const { name, key } = await seedGroup([{ name: 'Doomed' }, { name: 'Keeper' }]);
     await openGroup(page, name, key);
     const card = counterCard(page, 'Doomed');
-    await card.getByRole('button', { name: 'Delete counter' }).click();
+    await cardAction(card, 'Delete counter');
     const dialog = page.getByRole('alertdialog');
     await expect(dialog).toContainText(MESSAGES.deleteConfirm);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect(dialog).toBeHidden();
     await expect(card).toBeVisible();
 
-    await card.getByRole('button', { name: 'Delete counter' }).click();
+    await cardAction(card, 'Delete counter');
     await page.keyboard.press('Escape');
     await expect(page.getByRole('alertdialog')).toBeHidden();
     await expect(card).toBeVisible();
 
-    await card.getByRole('button', { name: 'Delete counter' }).click();
+    await cardAction(card, 'Delete counter');
     await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
     await expect(card).toBeHidden();
     await expect(counterCard(page, 'Keeper')).toBeVisible();
@@ -222,7 +223,7 @@ test.describe('counters', () => {
         ? route.fulfill({ status: 400, body: '' })
         : route.continue(),
     );
-    await card.getByRole('button', { name: 'Delete counter' }).click();
+    await cardAction(card, 'Delete counter');
     await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
     await expect(
       page.getByRole('alert').filter({ hasText: MESSAGES.failedToDeleteCounter }),

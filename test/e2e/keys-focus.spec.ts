@@ -7,6 +7,7 @@
 import {
   api,
   baseUrl,
+  cardAction,
   counterCard,
   counterValue,
   expect,
@@ -104,7 +105,7 @@ test('focus mode counts on the server and shows another member’s taps live', a
       return true;
     };
   });
-  await counterCard(page, 'Door').getByRole('button', { name: 'Focus mode' }).click();
+  await cardAction(counterCard(page, 'Door'), 'Focus mode');
   const focus = page.getByRole('dialog', { name: 'Focus mode: Door' });
   await expect(focus).toBeVisible();
   const plus = focus.getByRole('button', { name: 'Increment Door by 1' });
@@ -144,7 +145,7 @@ test('focus mode counts with touch on a 360 px phone', async ({ browser }) => {
   const context = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true });
   const page = await context.newPage();
   await openGroup(page, name, key);
-  await counterCard(page, 'Door').getByRole('button', { name: 'Focus mode' }).tap();
+  await cardAction(counterCard(page, 'Door'), 'Focus mode', 'tap');
   const focus = page.getByRole('dialog', { name: 'Focus mode: Door' });
   const plus = focus.getByRole('button', { name: 'Increment Door by 1' });
   // Taps anywhere on the big area count, near its corners too; the smaller button takes away.

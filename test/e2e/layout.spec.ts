@@ -91,7 +91,7 @@ test.describe('accessibility', () => {
     for (const label of [
       'Increment by 5',
       'Decrement by 1',
-      'Delete counter',
+      'Counter actions',
       'Add thumbnail',
       'Change profile picture',
     ]) {

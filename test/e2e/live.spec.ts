@@ -1,6 +1,7 @@
 import { MESSAGES } from '../../src/shared/messages.js';
 import {
   api,
+  cardAction,
   counterCard,
   counterValue,
   expect,
@@ -33,7 +34,7 @@ test.describe('live updates between members', () => {
     await onAlice.getByRole('button', { name: 'Increment by 1' }).click();
     await expect(counterValue(counterCard(bob, 'Shared'))).toHaveText('2');
 
-    await counterCard(bob, 'Shared').getByRole('button', { name: 'Delete counter' }).click();
+    await cardAction(counterCard(bob, 'Shared'), 'Delete counter');
     await bob.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
     await expect(onAlice).toBeHidden();
     await expect(alice.getByText(MESSAGES.noCountersTitle)).toBeVisible();

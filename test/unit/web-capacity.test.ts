@@ -9,6 +9,7 @@ import {
   capacityOf,
   clampToLimits,
   goalProgress,
+  partialRoom,
   periodFigures,
 } from '../../src/web/lib/capacity.js';
 
@@ -155,6 +156,20 @@ describe('limits on the buttons', () => {
     expect(blockedReason(north, 'increment', { max: 10, total: 9 })).toBeNull();
     // Taking away from a full section is always possible.
     expect(blockedReason(north, 'decrement', { max: 10, total: 12 })).toBeNull();
+  });
+
+  it('offers what is left when a whole step would pass a limit, and nothing otherwise', () => {
+    const hall = { ...counter, value: 29, max: 30, incrementStep: 5 };
+    expect(partialRoom(hall, 'increment')).toBe(1);
+    expect(partialRoom({ ...hall, value: 30 }, 'increment')).toBe(0);
+    expect(partialRoom({ ...hall, value: 20 }, 'increment')).toBe(0);
+    const floor = { ...counter, value: 3, min: 0, decrementStep: 5 };
+    expect(partialRoom(floor, 'decrement')).toBe(3);
+    expect(partialRoom({ ...floor, value: 0 }, 'decrement')).toBe(0);
+    // A section's room counts too, whichever is smaller.
+    const north = { ...hall, value: 10, max: 40, section: 'North' };
+    expect(partialRoom(north, 'increment', { max: 12, total: 10 })).toBe(2);
+    expect(partialRoom({ ...north, max: 11 }, 'increment', { max: 20, total: 10 })).toBe(1);
   });
 
   it('keeps a typed value inside the limits', () => {

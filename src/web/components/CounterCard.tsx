@@ -1,4 +1,21 @@
-import { Check, Clock, icon, ImageOff, ImagePlus, Minus, Plus, Sliders, Trash } from './icons.js';
+import {
+  ArrowDownToLine,
+  Ban,
+  Check,
+  CircleAlert,
+  Clock,
+  Gauge,
+  ImageOff,
+  ImagePlus,
+  Maximize,
+  Minus,
+  MoreVertical,
+  Plus,
+  RotateCcw,
+  Sliders,
+  Trash,
+  TriangleAlert,
+} from './icons.js';
 import { lazy, memo, Suspense, useId, useState, type ReactNode } from 'react';
 import type { Counter } from '../../shared/api.js';
 import { MIN_STEP } from '../../shared/limits.js';
@@ -12,10 +29,12 @@ import {
   type Capacity,
   clampToLimits,
   goalProgress,
+  partialRoom,
   periodFigures,
 } from '../lib/capacity.js';
-import { card, iconButton } from '../lib/ui.js';
+import { card } from '../lib/ui.js';
 import { InlineEdit } from './InlineEdit.js';
+import { MenuButton } from './Menu.js';
 import { PaceLine } from './PaceLine.js';
 
 // Opened rarely: loaded on idle after the group screen shows (see prefetchCardEditors).
@@ -25,23 +44,13 @@ const ConfirmDialog = lazy(() => loadConfirmDialog().then((m) => ({ default: m.C
 const ThumbnailDialog = lazy(() =>
   loadImageUrlDialog().then((m) => ({ default: m.ThumbnailDialog })),
 );
-// Issue 17: goal, limits, period and section.
+// Goal, limits, period and section: opened from the card's menu.
 const loadSettingsDialog = () => import('./CounterSettingsDialog.js');
 const CounterSettingsDialog = lazy(() =>
   loadSettingsDialog().then((m) => ({ default: m.CounterSettingsDialog })),
 );
 
-// Issue 17's card icons (this card is their only user).
-const Gauge = icon('M12 14l4-4M3.3 19a10 10 0 1 1 17.4 0');
-const TriangleAlert = icon(
-  'M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0M12 9v4m0 4h.01',
-);
-const Ban = icon('M2 12a10 10 0 1 0 20 0a10 10 0 1 0-20 0M4.9 4.9l14.2 14.2');
-const ArrowDownToLine = icon('M12 3v12m-5-5 5 5 5-5M5 21h14');
-const Maximize = icon('M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5');
-const RotateCcw = icon('M3 12a9 9 0 1 0 3-6.7L3 8m0-5v5h5');
-
-// Issue 7: sparklines and the undo toast (Group.tsx), one chunk loaded right after first paint.
+// Sparklines and the undo toast (Group.tsx), one chunk loaded right after first paint.
 export const loadExtras = () => import('./GroupExtras.js');
 const Sparkline = lazy(() => loadExtras().then((m) => ({ default: m.Sparkline })));
 
@@ -63,10 +72,10 @@ export const CounterCard = memo(function CounterCard({
   store: GroupStore;
   /** View-only access: everything shown, nothing editable. */
   readOnly?: boolean;
-  /** Changes to this counter are waiting for the connection (issue 8's offline queue). */
+  /** Changes to this counter are waiting for the connection (the offline queue). */
   unsent?: boolean;
   /**
-   * Issue 17: the maximum of this counter's section (group.sectionLimits), null for none, and
+   * The maximum of this counter's section (group.sectionLimits), null for none, and
    * the section's live total: increments that would pass it are not offered. Numbers, not an
    * object, so the memoised card renders again only when they change.
    */
@@ -87,267 +96,328 @@ export const CounterCard = memo(function CounterCard({
   const saveNumber =
     (field: 'value' | 'incrementStep' | 'decrementStep', min?: number) => (text: string) => {
       let next = parseIntegerInput(text, counter[field], min);
-      // Issue 17: a typed value stays inside the counter's limits (the server refuses it outside).
+      // A typed value stays inside the counter's limits (the server refuses it outside).
       if (field === 'value') next = clampToLimits(next, counter);
       if (next !== counter[field]) store.updateCounter(id, { [field]: next });
     };
+  const section = sectionMax === null ? null : { max: sectionMax, total: sectionTotal };
   const decrementBlocked = blockedReason(counter, 'decrement');
-  const incrementBlocked = blockedReason(
-    counter,
-    'increment',
-    sectionMax === null ? null : { max: sectionMax, total: sectionTotal },
-  );
+  const incrementBlocked = blockedReason(counter, 'increment', section);
   const capacity = capacityOf(counter);
+  const decrementNoteId = useId();
+  const incrementNoteId = useId();
+  /** Moves the value by what is left below a limit: an edit, checked by the server like any. */
+  const moveBy = (amount: number) => {
+    store.updateCounter(id, { value: counter.value + amount });
+  };
 
+  // Three rows of the grid (CounterGrid's subgrid): the name, the −/+ row, the rest. Every card of
+  // a grid row shares the three heights, so the −/+ rows line up however long a name is or
+  // whatever lines the rest holds.
   return (
     <article
       id={`counter-${id}`}
       aria-label={counter.name === '' ? 'Counter Name' : counter.name}
       data-capacity={capacity?.level}
-      className={`${card} flex h-full flex-col gap-4 p-4 sm:p-5`}
+      className={`${card} row-span-3 grid grid-rows-subgrid p-4 sm:p-5`}
     >
-      <div className="flex items-start gap-3">
-        <Thumbnail
-          readOnly={readOnly}
-          url={counter.thumbnailUrl}
-          failed={thumbnailFailed}
-          onError={setFailedThumbnail}
-          onEdit={() => {
-            setEditingThumbnail(true);
-          }}
-        />
-        <div className="min-w-0 flex-1">
-          <h2 className="counter-name">
-            <InlineEdit
-              value={counter.name}
-              label="Counter name"
-              readOnly={readOnly}
-              placeholder="Counter Name"
-              onCommit={saveText('name')}
-            />
-          </h2>
-          <div className="counter-description">
-            <InlineEdit
-              value={counter.description}
-              label="Description"
-              readOnly={readOnly}
-              placeholder="Add a description..."
-              onCommit={saveText('description')}
-            />
-          </div>
-        </div>
-        {!readOnly && (
-          <button
-            type="button"
-            aria-label="Goal and limits"
-            title="Goal, limits, reset and section"
-            aria-haspopup="dialog"
-            onClick={() => {
-              setEditingSettings(true);
-            }}
-            className={`${iconButton} -mt-1 -mr-1`}
-          >
-            <Sliders className="size-[18px]" />
-          </button>
-        )}
-        {!readOnly && (
-          <button
-            type="button"
-            aria-label="Focus mode"
-            title="Focus mode: count full screen (f)"
-            aria-haspopup="dialog"
-            onClick={() => {
-              window.dispatchEvent(new CustomEvent('tally:focus-mode', { detail: id }));
-            }}
-            className={`${iconButton} -mt-1 -mr-1`}
-          >
-            <Maximize className="size-[18px]" />
-          </button>
-        )}
-        {!readOnly && (
-          <button
-            type="button"
-            aria-label="Delete counter"
-            title="Delete counter"
-            onClick={() => {
-              setConfirmingDelete(true);
-            }}
-            className={`${iconButton} -mt-1 -mr-1 hover:text-red-600 dark:hover:text-red-400`}
-          >
-            <Trash className="size-[18px]" />
-          </button>
-        )}
-      </div>
-
-      {thumbnailFailed && !editingThumbnail && (
-        <p role="status" className="-mt-1 text-xs text-red-700 dark:text-red-300">
-          {MESSAGES.counterImageFailed}
-        </p>
-      )}
-
-      {editingThumbnail && (
-        <Suspense fallback={null}>
-          <ThumbnailDialog
-            currentUrl={counter.thumbnailUrl}
-            onSave={(thumbnailUrl) => {
-              store.updateCounter(id, { thumbnailUrl });
-            }}
-            onClose={() => {
-              setEditingThumbnail(false);
-            }}
-          />
-        </Suspense>
-      )}
-
-      {editingSettings && (
-        <Suspense fallback={null}>
-          <CounterSettingsDialog
-            counter={counter}
-            counters={store.getState().counters ?? []}
-            onSave={(patch) => {
-              store.updateCounter(id, patch);
-            }}
-            onClose={() => {
-              setEditingSettings(false);
-            }}
-          />
-        </Suspense>
-      )}
-
-      <div className="mt-auto flex items-center justify-between gap-2">
-        {!readOnly && (
-          <AdjustButton
-            label={`Decrement by ${counter.decrementStep}`}
-            blocked={decrementBlocked}
-            onPress={() => {
-              store.adjust(id, 'decrement');
-            }}
-            className="adjust-btn adjust-minus"
-          >
-            <Minus className="size-5" />
-            <span>{counter.decrementStep}</span>
-          </AdjustButton>
-        )}
-        <div className="relative flex min-w-0 flex-1 justify-center text-center">
-          <InlineEdit
-            value={String(counter.value)}
-            label="Counter value"
+      <div className="flex min-w-0 flex-col gap-2">
+        <div className="flex items-start gap-3">
+          <Thumbnail
             readOnly={readOnly}
-            inputMode="numeric"
-            onCommit={saveNumber('value')}
-            className={`font-bold tracking-tight tabular-nums ${valueSize(counter.value)}`}
-            inputClassName="text-center text-2xl font-bold tabular-nums"
+            url={counter.thumbnailUrl}
+            failed={thumbnailFailed}
+            onError={setFailedThumbnail}
+            onEdit={() => {
+              setEditingThumbnail(true);
+            }}
           />
-          {unsent && (
-            // In the gap under the number, so the card keeps its height while offline.
-            <p className="unsent-note" title={MESSAGES.notSentYet}>
-              <Clock className="size-3.5" />
-              <span>Not sent yet</span>
-            </p>
+          <div className="min-w-0 flex-1">
+            {(!readOnly || counter.name !== '') && (
+              <h2 className="counter-name">
+                <InlineEdit
+                  value={counter.name}
+                  label="Counter name"
+                  readOnly={readOnly}
+                  placeholder="Counter Name"
+                  onCommit={saveText('name')}
+                  multiline
+                />
+              </h2>
+            )}
+            {(!readOnly || counter.description !== '') && (
+              <div className="counter-description">
+                <InlineEdit
+                  value={counter.description}
+                  label="Description"
+                  readOnly={readOnly}
+                  placeholder="Add a description..."
+                  onCommit={saveText('description')}
+                  multiline
+                />
+              </div>
+            )}
+          </div>
+          {!readOnly && (
+            <MenuButton
+              label="Counter actions"
+              icon={<MoreVertical className="size-5" />}
+              items={[
+                {
+                  label: 'Goal and limits',
+                  icon: <Sliders className="size-4" />,
+                  onSelect: () => {
+                    setEditingSettings(true);
+                  },
+                },
+                {
+                  label: 'Focus mode',
+                  icon: <Maximize className="size-4" />,
+                  onSelect: () => {
+                    window.dispatchEvent(new CustomEvent('tally:focus-mode', { detail: id }));
+                  },
+                },
+                {
+                  label: 'Delete counter',
+                  icon: <Trash className="size-4" />,
+                  danger: true,
+                  onSelect: () => {
+                    setConfirmingDelete(true);
+                  },
+                },
+              ]}
+            />
           )}
         </div>
-        {!readOnly && (
-          <AdjustButton
-            label={`Increment by ${counter.incrementStep}`}
-            blocked={incrementBlocked}
-            onPress={() => {
-              store.adjust(id, 'increment');
-            }}
-            className="adjust-btn adjust-plus"
-          >
-            <Plus className="size-5" />
-            <span>{counter.incrementStep}</span>
-          </AdjustButton>
+        {thumbnailFailed && !editingThumbnail && (
+          <p role="status" className="text-xs text-red-700 dark:text-red-300">
+            {MESSAGES.counterImageFailed}
+          </p>
         )}
       </div>
 
-      <PaceLine counter={counter} store={store} />
-
-      <Suspense fallback={<div className="h-9" />}>
-        <Sparkline counter={counter} store={store} />
-      </Suspense>
-
-      <Purpose counter={counter} capacity={capacity} />
-
-      <div className="steps-row">
-        <Step
-          label="Decrement Step"
-          value={counter.decrementStep}
-          onCommit={saveNumber('decrementStep', MIN_STEP)}
-          readOnly={readOnly}
-        />
-        <Step
-          label="Increment Step"
-          value={counter.incrementStep}
-          onCommit={saveNumber('incrementStep', MIN_STEP)}
-          readOnly={readOnly}
-          alignEnd
-        />
+      <div className="flex flex-col gap-4">
+        <div className="flex items-center justify-between gap-2">
+          {!readOnly && (
+            <AdjustButton
+              label={`Decrement by ${counter.decrementStep}`}
+              blocked={decrementBlocked !== null}
+              noteId={decrementNoteId}
+              onPress={() => {
+                store.adjust(id, 'decrement');
+              }}
+              className="adjust-btn adjust-minus"
+            >
+              <Minus className="size-5" />
+              <span>{counter.decrementStep}</span>
+            </AdjustButton>
+          )}
+          <div className="relative flex min-w-0 flex-1 justify-center text-center">
+            <InlineEdit
+              value={String(counter.value)}
+              label="Counter value"
+              readOnly={readOnly}
+              inputMode="numeric"
+              onCommit={saveNumber('value')}
+              className={`font-bold tracking-tight tabular-nums ${valueSize(counter.value)}`}
+              inputClassName="text-center text-2xl font-bold tabular-nums"
+            />
+            {unsent && (
+              // In the gap under the number, so the card keeps its height while offline.
+              <p className="unsent-note" title={MESSAGES.notSentYet}>
+                <Clock className="size-3.5" />
+                <span>Not sent yet</span>
+              </p>
+            )}
+          </div>
+          {!readOnly && (
+            <AdjustButton
+              label={`Increment by ${counter.incrementStep}`}
+              blocked={incrementBlocked !== null}
+              noteId={incrementNoteId}
+              onPress={() => {
+                store.adjust(id, 'increment');
+              }}
+              className="adjust-btn adjust-plus"
+            >
+              <Plus className="size-5" />
+              <span>{counter.incrementStep}</span>
+            </AdjustButton>
+          )}
+        </div>
+        {!readOnly && decrementBlocked !== null && (
+          <LimitNote
+            id={decrementNoteId}
+            reason={decrementBlocked}
+            room={-partialRoom(counter, 'decrement')}
+            onMove={moveBy}
+          />
+        )}
+        {!readOnly && incrementBlocked !== null && (
+          <LimitNote
+            id={incrementNoteId}
+            reason={incrementBlocked}
+            room={partialRoom(counter, 'increment', section)}
+            onMove={moveBy}
+          />
+        )}
       </div>
 
-      {confirmingDelete && (
-        <Suspense fallback={null}>
-          <ConfirmDialog
-            title="Delete counter"
-            message={MESSAGES.deleteConfirm}
-            confirmLabel="Delete"
-            onConfirm={() => {
-              store.deleteCounter(id);
-            }}
-            onClose={() => {
-              setConfirmingDelete(false);
-            }}
-          />
+      <div className="flex min-w-0 flex-col gap-4">
+        <PaceLine counter={counter} store={store} />
+
+        <Suspense fallback={<div className="h-9" />}>
+          <Sparkline counter={counter} store={store} />
         </Suspense>
-      )}
+
+        <Purpose counter={counter} capacity={capacity} />
+
+        {/* The steps are what a tap adds or takes away: a view-only page has no taps. */}
+        {!readOnly && (
+          <div className="steps-row mt-auto">
+            <Step
+              label="Decrement Step"
+              value={counter.decrementStep}
+              onCommit={saveNumber('decrementStep', MIN_STEP)}
+            />
+            <Step
+              label="Increment Step"
+              value={counter.incrementStep}
+              onCommit={saveNumber('incrementStep', MIN_STEP)}
+              alignEnd
+            />
+          </div>
+        )}
+
+        {editingThumbnail && (
+          <Suspense fallback={null}>
+            <ThumbnailDialog
+              currentUrl={counter.thumbnailUrl}
+              onSave={(thumbnailUrl) => {
+                store.updateCounter(id, { thumbnailUrl });
+              }}
+              onClose={() => {
+                setEditingThumbnail(false);
+              }}
+            />
+          </Suspense>
+        )}
+
+        {editingSettings && (
+          <Suspense fallback={null}>
+            <CounterSettingsDialog
+              counter={counter}
+              counters={store.getState().counters ?? []}
+              onSave={(patch) => {
+                store.updateCounter(id, patch);
+              }}
+              onClose={() => {
+                setEditingSettings(false);
+              }}
+            />
+          </Suspense>
+        )}
+
+        {confirmingDelete && (
+          <Suspense fallback={null}>
+            <ConfirmDialog
+              title="Delete counter"
+              message={MESSAGES.deleteConfirm}
+              confirmLabel="Delete"
+              onConfirm={() => {
+                store.deleteCounter(id);
+              }}
+              onClose={() => {
+                setConfirmingDelete(false);
+              }}
+            />
+          </Suspense>
+        )}
+      </div>
     </article>
   );
 });
 
 /**
  * The increment or decrement button. At a limit it stays focusable (a keyboard user tapping Enter
- * keeps their place) but does nothing, and says why: aria-disabled plus a description.
+ * keeps their place) but does nothing; the line under the buttons (LimitNote) says why, on screen
+ * for a phone that has no hover, and is the button's description.
  */
 function AdjustButton({
   label,
   blocked,
+  noteId,
   onPress,
   className,
   children,
 }: {
   label: string;
-  /** Why it cannot be used now (the next step would pass a limit), or null. */
-  blocked: string | null;
+  /** The next step would pass a limit: the server would refuse it. */
+  blocked: boolean;
+  /** The id of the line that says why. */
+  noteId: string;
   onPress: () => void;
   className: string;
   children: ReactNode;
 }) {
-  const reasonId = useId();
   return (
     <button
       type="button"
       aria-label={label}
-      aria-disabled={blocked !== null}
-      aria-describedby={blocked === null ? undefined : reasonId}
-      title={blocked ?? undefined}
+      aria-disabled={blocked}
+      aria-describedby={blocked ? noteId : undefined}
       onClick={() => {
-        if (blocked === null) onPress();
+        if (!blocked) onPress();
       }}
       className={className}
     >
       {children}
-      {blocked !== null && (
-        <span id={reasonId} className="sr-only">
-          {blocked}
-        </span>
-      )}
     </button>
   );
 }
 
 /**
- * Issue 17: goal progress, capacity, minimum and period, each only when the counter has it (a
- * counter without any renders nothing here: SPEC's card). Every state is text and an icon, the
+ * Why a button under it does nothing, in words, and, when a whole step would pass the limit but a
+ * smaller move would not, a button for exactly that remainder ("+1" at 29 of 30 with a step of 5).
+ */
+function LimitNote({
+  id,
+  reason,
+  room,
+  onMove,
+}: {
+  id: string;
+  reason: string;
+  /** The remainder: positive up to a maximum, negative down to a minimum, 0 for none. */
+  room: number;
+  onMove: (amount: number) => void;
+}) {
+  const amount = Math.abs(room).toLocaleString('en-US');
+  return (
+    <div className="flex items-start gap-2 rounded-xl bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950/50 dark:text-amber-100">
+      <CircleAlert className="mt-0.5 size-4 shrink-0" />
+      <p id={id} className="min-w-0 flex-1">
+        {reason}
+      </p>
+      {room !== 0 && (
+        <button
+          type="button"
+          aria-label={room > 0 ? `Add the last ${amount}` : `Take away the last ${amount}`}
+          onClick={() => {
+            onMove(room);
+          }}
+          className="chip-btn shrink-0"
+        >
+          {room > 0 ? `+${amount}` : `−${amount}`}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Goal progress, capacity, minimum and period, each only when the counter has it (a counter
+ * without any renders nothing here, the plain card). Every state is text and an icon, the
  * colour only repeats it.
  */
 function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity | null }) {
@@ -471,13 +541,11 @@ function Step({
   value,
   onCommit,
   alignEnd = false,
-  readOnly = false,
 }: {
   label: string;
   value: number;
   onCommit: (text: string) => void;
   alignEnd?: boolean;
-  readOnly?: boolean;
 }) {
   return (
     <div className={`flex flex-col gap-0.5 ${alignEnd ? 'items-end text-right' : 'items-start'}`}>
@@ -487,7 +555,6 @@ function Step({
         label={label}
         inputMode="numeric"
         onCommit={onCommit}
-        readOnly={readOnly}
         compact
         className="font-semibold tabular-nums"
       />

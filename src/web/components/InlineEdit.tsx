@@ -1,9 +1,18 @@
 /**
- * SPEC §4 inline editing: click to edit; Enter or Save commits; Escape or Cancel reverts.
+ * Inline editing: click to edit; Enter or Save commits; Escape or Cancel reverts.
  * Leaving the field (clicking elsewhere, tabbing away) commits too, so a typed edit is not lost.
  */
 import { Check, X } from './icons.js';
-import { useLayoutEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import {
+  useLayoutEffect,
+  useRef,
+  useState,
+  type ChangeEvent,
+  type FocusEvent,
+  type KeyboardEvent,
+  type MouseEvent,
+  type ReactNode,
+} from 'react';
 
 interface InlineEditProps {
   /** The current value as text. */
@@ -23,7 +32,16 @@ interface InlineEditProps {
   inputClassName?: string;
   /** Also shrink the editor to its content (steps) instead of filling the width. */
   compact?: boolean;
-  /** View-only access: the value as plain text, not editable. */
+  /**
+   * Edit in a box that wraps the text as it is shown, growing a line at a time, with Save and
+   * Cancel under it: a name or a description longer than one line stays in sight while edited.
+   * Enter still saves; the text stays one paragraph.
+   */
+  multiline?: boolean;
+  /**
+   * View-only access: the value as plain text, nothing that looks editable (no hover, no
+   * placeholder: an empty value shows nothing).
+   */
   readOnly?: boolean;
 }
 
@@ -38,20 +56,22 @@ export function InlineEdit({
   className = '',
   inputClassName = '',
   compact = false,
+  multiline = false,
   readOnly = false,
 }: InlineEditProps) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(value);
+  /** The shown text's width when editing started, px: the box is never narrower than its text. */
+  const [shownWidth, setShownWidth] = useState(0);
   const buttonRef = useRef<HTMLButtonElement>(null);
-  const inputRef = useRef<HTMLInputElement>(null);
+  const inputRef = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   const finished = useRef(false);
   const returnFocus = useRef(false);
 
   // Focus follows the mode: into the input when editing starts (the user just asked to edit this
-  // field), back to the display button after Enter, Escape, Save or Cancel. Not `autoFocus`:
-  // Preact only sets the autofocus attribute, which a browser honours once per page. A layout
-  // effect, so focus moves in the same task as the click or key press (Preact runs plain effects
-  // a frame later).
+  // field), back to the display button after Enter, Escape, Save or Cancel (`autoFocus` covers only
+  // the first half). A layout effect, so focus moves before the next paint, in the same task as
+  // the click or key press.
   useLayoutEffect(() => {
     if (editing) {
       inputRef.current?.focus();
@@ -61,8 +81,17 @@ export function InlineEdit({
     }
   }, [editing]);
 
+  // A wrapping box is as tall as its lines (field-sizing is not in every browser yet).
+  useLayoutEffect(() => {
+    const box = inputRef.current;
+    if (!editing || !multiline || box === null) return;
+    box.style.height = 'auto';
+    box.style.height = `${box.scrollHeight + box.offsetHeight - box.clientHeight}px`;
+  }, [editing, multiline, draft]);
+
   const start = () => {
     finished.current = false;
+    setShownWidth(Math.ceil(buttonRef.current?.getBoundingClientRect().width ?? 0));
     setDraft(value);
     setEditing(true);
   };
@@ -76,15 +105,10 @@ export function InlineEdit({
   };
 
   if (readOnly) {
-    const shown = value === '' ? (placeholder ?? '') : value;
+    if (value === '' && children === undefined) return null;
     return (
-      <span
-        data-field={label}
-        className={`inline-display cursor-default ${
-          value === '' ? 'text-zinc-500 italic dark:text-zinc-400' : ''
-        } ${className}`}
-      >
-        {children ?? shown}
+      <span data-field={label} className={`break-words ${className}`}>
+        {children ?? value}
       </span>
     );
   }
@@ -99,7 +123,8 @@ export function InlineEdit({
         aria-label={`${label}: ${shown}`}
         title="Click to edit"
         className={`inline-display ${
-          value === '' ? 'text-zinc-500 italic dark:text-zinc-400' : ''
+          // A placeholder is a hint on one line; a value wraps between words.
+          value === '' ? 'whitespace-nowrap text-zinc-500 italic dark:text-zinc-400' : ''
         } ${className}`}
       >
         {children ?? shown}
@@ -112,38 +137,60 @@ export function InlineEdit({
     event.preventDefault();
   };
 
+  const field = {
+    ref: inputRef,
+    value: draft,
+    onChange: (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
+      // A pasted line break would be a paragraph the shown text does not have.
+      setDraft(multiline ? event.target.value.replace(/\s*[\r\n]+\s*/g, ' ') : event.target.value);
+    },
+    onFocus: (event: FocusEvent<HTMLInputElement | HTMLTextAreaElement>) => {
+      event.currentTarget.select();
+    },
+    onKeyDown: (event: KeyboardEvent) => {
+      if (event.key === 'Enter') {
+        event.preventDefault();
+        finish(true, true);
+      } else if (event.key === 'Escape') {
+        event.preventDefault();
+        event.stopPropagation();
+        finish(false, true);
+      }
+    },
+    onBlur: () => {
+      finish(true, false);
+    },
+    'aria-label': label,
+    placeholder,
+    inputMode,
+    maxLength,
+    autoComplete: 'off',
+    spellCheck: inputMode === 'text',
+  };
+
   return (
-    <span className={`flex items-center gap-1 ${compact ? 'inline-flex' : 'w-full'}`}>
-      <input
-        ref={inputRef}
-        value={draft}
-        onChange={(event) => {
-          setDraft(event.target.value);
-        }}
-        onFocus={(event) => {
-          event.currentTarget.select();
-        }}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter') {
-            event.preventDefault();
-            finish(true, true);
-          } else if (event.key === 'Escape') {
-            event.preventDefault();
-            event.stopPropagation();
-            finish(false, true);
-          }
-        }}
-        onBlur={() => {
-          finish(true, false);
-        }}
-        aria-label={label}
-        placeholder={placeholder}
-        inputMode={inputMode}
-        maxLength={maxLength}
-        autoComplete="off"
-        spellCheck={inputMode === 'text'}
-        className={`inline-input ${compact ? 'w-20' : 'flex-1'} ${inputClassName}`}
-      />
+    // A one-line box grows with what is typed and starts at least as wide as the text it replaces;
+    // when that leaves no room beside it, Save and Cancel go to the next line instead of
+    // squeezing it. A wrapping box takes the whole width, Save and Cancel under it.
+    <span
+      className={`flex-wrap items-center gap-1 ${
+        compact ? 'inline-flex max-w-full' : multiline ? 'flex w-full justify-end' : 'flex w-full'
+      }`}
+    >
+      {multiline ? (
+        <textarea
+          {...field}
+          rows={1}
+          className={`inline-input w-full resize-none ${inputClassName}`}
+        />
+      ) : (
+        <input
+          {...field}
+          // The shown text's width plus the box's own padding, border and caret (24 px).
+          style={{ minWidth: `min(100%, ${Math.max(shownWidth + 24, compact ? 48 : 96)}px)` }}
+          className={`inline-input grow [field-sizing:content] ${inputClassName}`}
+        />
+      )}
       <button
         type="button"
         aria-label="Save"

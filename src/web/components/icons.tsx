@@ -1,9 +1,10 @@
 /**
  * Tally's icons: one stroked path each on a 24 px grid (2 px round strokes, the usual line-icon
  * look), drawn here so the group screen ships a few hundred bytes of path data instead of an icon
- * library's runtime (issue 5: initial JavaScript within 80 KB gzip). Decorative only: every
- * button that shows one has its own accessible name. Icons only one screen uses are declared in
- * that screen's file, so they travel in its chunk.
+ * library's runtime (the group screen's initial JavaScript has a budget, test/e2e/bundle.spec.ts).
+ * Decorative only: every button that shows one has its own accessible name. New icons are declared
+ * here, so the same picture is not drawn twice in different files (a few screens still keep older
+ * ones of their own).
  * Circles are two half arcs: M(x-r) y a r r 0 1 0 (2r) 0 a r r 0 1 0 -(2r) 0.
  */
 
@@ -57,3 +58,25 @@ export const Sun = icon(
 export const Moon = icon('M12 3a6 6 0 0 0 9 9 9 9 0 1 1-9-9z');
 /** Settings (a counter's goal and limits, the group's time zone and week). */
 export const Sliders = icon('M4 6h9m4 0h3M4 12h3m4 0h9M4 18h11m4 0h1M13 4v4M7 10v4M15 16v4');
+/** A counter's menu of less frequent actions (settings, focus mode, delete). */
+export const MoreVertical = icon(
+  'M11 5a1 1 0 1 0 2 0a1 1 0 1 0-2 0M11 12a1 1 0 1 0 2 0a1 1 0 1 0-2 0M11 19a1 1 0 1 0 2 0a1 1 0 1 0-2 0',
+);
+/** Focus mode: one counter full screen. */
+export const Maximize = icon('M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5');
+/** A card's capacity states: room left, nearly full, full. */
+export const Gauge = icon('M12 14l4-4M3.3 19a10 10 0 1 1 17.4 0');
+export const TriangleAlert = icon(
+  'M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0M12 9v4m0 4h.01',
+);
+export const Ban = icon('M2 12a10 10 0 1 0 20 0a10 10 0 1 0-20 0M4.9 4.9l14.2 14.2');
+/** At the minimum. */
+export const ArrowDownToLine = icon('M12 3v12m-5-5 5 5 5-5M5 21h14');
+/** A counter that resets each day, week or month. */
+export const RotateCcw = icon('M3 12a9 9 0 1 0 3-6.7L3 8m0-5v5h5');
+/** Reorder mode. */
+export const ArrowsUpDown = icon('M7 20V4M3 8l4-4 4 4M17 4v16M21 16l-4 4-4-4');
+/** Something is only to be looked at here (a view-only link). */
+export const Eye = icon(
+  'M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12M9 12a3 3 0 1 0 6 0a3 3 0 1 0-6 0',
+);

@@ -118,6 +118,28 @@ export function blockedReason(
   return null;
 }
 
+/**
+ * How far the value can still move when a whole step cannot: 29 of 30 with a step of 5 still has
+ * room for 1. 0 when the step is not blocked or nothing is left. The server refuses a tap that
+ * would pass a limit whole (it never stops halfway), so the card offers this remainder as an edit
+ * of the value, which the server checks against the same limits and section maximum.
+ */
+export function partialRoom(
+  counter: Pick<Counter, 'value' | 'min' | 'max' | 'incrementStep' | 'decrementStep' | 'section'>,
+  direction: 'increment' | 'decrement',
+  section: SectionRoom | null = null,
+): number {
+  if (blockedReason(counter, direction, section) === null) return 0;
+  if (direction === 'decrement') {
+    return counter.min === null ? 0 : Math.max(0, counter.value - counter.min);
+  }
+  let room = counter.max === null ? Number.POSITIVE_INFINITY : counter.max - counter.value;
+  if (section !== null && counter.section !== null) {
+    room = Math.min(room, section.max - section.total);
+  }
+  return Number.isFinite(room) ? Math.max(0, room) : 0;
+}
+
 /** A typed value kept inside the counter's limits (SPEC §5 clamps inline numbers the same way). */
 export function clampToLimits(value: number, counter: Pick<Counter, 'min' | 'max'>): number {
   let result = value;

@@ -92,6 +92,45 @@ export function counterCard(page: Page, name: string): Locator {
   return page.getByRole('article', { name, exact: true });
 }
 
+/**
+ * Chooses one of a card's less frequent actions ('Goal and limits', 'Focus mode', 'Delete
+ * counter'): they sit behind the card's one menu button.
+ */
+export async function cardAction(
+  card: Locator,
+  action: string,
+  how: 'click' | 'tap' = 'click',
+): Promise<void> {
+  const button = card.getByRole('button', { name: 'Counter actions' });
+  const item = card.getByRole('menuitem', { name: action, exact: true });
+  if (how === 'tap') {
+    await button.tap();
+    await item.tap();
+  } else {
+    await button.click();
+    await item.click();
+  }
+}
+
+/** A view-only key for the group (the share dialog's "Create view-only link"). */
+export async function createViewKey(name: string, key: string): Promise<string> {
+  return (await call<{ viewKey: string }>('POST', `/api/groups/${name}/view-key`, key)).viewKey;
+}
+
+/** The theme a page starts in (what the theme toggle stores). */
+export async function startInTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
+  await page.addInitScript((value) => {
+    localStorage.setItem('tally:theme', value);
+  }, theme);
+}
+
+/** The screen sizes the docs' screenshots are taken at, px. */
+export const SCREEN_SIZES = {
+  phone: { width: 390, height: 844 },
+  desktop: { width: 1280, height: 800 },
+  tv: { width: 1920, height: 1080 },
+} as const;
+
 export function counterValue(card: Locator): Locator {
   return card.getByRole('button', { name: /^Counter value: / });
 }

@@ -7,7 +7,7 @@ import { lazy, Suspense, useEffect, useId, useState } from 'react';
 import type { Counter } from '../../../shared/api.js';
 import { MESSAGES } from '../../../shared/messages.js';
 import { CounterCard } from '../../components/CounterCard.js';
-import { Check, icon, Plus } from '../../components/icons.js';
+import { ArrowsUpDown, Check, Plus } from '../../components/icons.js';
 import { SectionHeader } from '../../components/SectionHeader.js';
 import { hasSections, layoutBlocks, type SectionBlock } from '../../lib/sections.js';
 import { mutedText, primaryButton, secondaryButton } from '../../lib/ui.js';
@@ -19,9 +19,12 @@ import { Pending } from './Page.js';
 const loadReorderList = () => import('./ReorderList.js');
 const ReorderList = lazy(() => loadReorderList().then((m) => ({ default: m.ReorderList })));
 
-const ArrowsUpDown = icon('M7 20V4M3 8l4-4 4 4M17 4v16M21 16l-4 4-4-4');
-
 const GRID = 'grid grid-cols-1 gap-4 md:grid-cols-2 lg:grid-cols-3';
+/**
+ * Each card takes three rows of its list's grid (name, −/+ row, the rest) and lays its parts on
+ * them (a subgrid), so the −/+ rows of one grid row share a height whatever the cards hold.
+ */
+const CARD_CELL = 'row-span-3 grid min-w-0 grid-rows-subgrid';
 
 interface GridProps {
   store: GroupStore;
@@ -106,7 +109,7 @@ function Counters({ store, state, readOnly, showPending, onAddCounter }: GridPro
   /** The cards of a run or a section; a section's cards block taps past its maximum too. */
   const cards = (list: readonly Counter[], section?: SectionBlock) =>
     list.map((counter) => (
-      <li key={counter.id} className="min-w-0">
+      <li key={counter.id} className={CARD_CELL}>
         <CounterCard
           counter={counter}
           store={store}

@@ -1,9 +1,10 @@
 /**
- * Issue 18: the group screen's keys (src/web/lib/keys.ts): digits select a counter, +/− and the
+ * The group screen's keys (src/web/lib/keys.ts): digits select a counter, +/− and the
  * clicker's Page Up/Down count on it, `?` lists the keys, `f` opens focus mode. The selection is
  * ringed and announced. The help overlay and focus mode are chunks of their own.
  */
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { Eye, X } from '../../components/icons.js';
 import type { Counter } from '../../../shared/api.js';
 import { blockedReason } from '../../lib/capacity.js';
 import { keyAction, selectionAnnouncement } from '../../lib/keys.js';
@@ -18,6 +19,16 @@ const FocusMode = lazy(() => loadFocusMode().then((m) => ({ default: m.FocusMode
 
 /** The event a card's focus-mode button sends (no import: the card stays light). */
 export const FOCUS_EVENT = 'tally:focus-mode';
+
+/**
+ * Why a counting key does nothing on a view-only link: on screen (not only to a screen reader),
+ * since an outlined card that does not count looks broken.
+ */
+export const VIEW_ONLY_KEYS =
+  'This is a view-only link: it shows the counters but cannot count. Open the group with its full link to count.';
+
+/** How long the view-only notice stays after the last key that asked to count, ms. */
+const NOTICE_MS = 6_000;
 
 const RING = ['ring-4', 'ring-indigo-500', 'ring-offset-2', 'dark:ring-offset-zinc-950'];
 
@@ -41,6 +52,8 @@ export function KeyboardCounting({
   const [announcement, setAnnouncement] = useState('');
   const [helpOpen, setHelpOpen] = useState(false);
   const [focusId, setFocusId] = useState<string | null>(null);
+  /** Bumped by each counting key pressed on a view-only link; 0 while no notice shows. */
+  const [viewOnlyNotice, setViewOnlyNotice] = useState(0);
   // The handler reads the latest of these without being added again on every change.
   const latest = useRef({ state, readOnly, selected, focusId, helpOpen });
   latest.current = { state, readOnly, selected, focusId, helpOpen };
@@ -74,7 +87,14 @@ export function KeyboardCounting({
           return;
         }
         case 'adjust': {
-          if (current === null || now.readOnly) return;
+          if (now.readOnly) {
+            // The arrows and Page keys scroll the page until a counter is selected; + and − do not.
+            if (current === null && event.key.length > 1) return;
+            if (current !== null) event.preventDefault();
+            setViewOnlyNotice((n) => n + 1);
+            return;
+          }
+          if (current === null) return;
           event.preventDefault();
           const reason = blockedReason(current, action.direction);
           if (reason !== null) {
@@ -89,9 +109,10 @@ export function KeyboardCounting({
           setHelpOpen(true);
           return;
         case 'focus':
-          if (current === null || now.readOnly) return;
+          if (current === null) return;
           event.preventDefault();
-          setFocusId(current.id);
+          if (now.readOnly) setViewOnlyNotice((n) => n + 1);
+          else setFocusId(current.id);
           return;
       }
     };
@@ -121,11 +142,40 @@ export function KeyboardCounting({
     };
   }, [selected, state.counters]);
 
+  // The notice goes away by itself a while after the last key that asked to count.
+  useEffect(() => {
+    if (viewOnlyNotice === 0) return;
+    const timer = window.setTimeout(() => {
+      setViewOnlyNotice(0);
+    }, NOTICE_MS);
+    return () => {
+      window.clearTimeout(timer);
+    };
+  }, [viewOnlyNotice]);
+
   return (
     <>
       <p role="status" aria-live="polite" className="sr-only" data-testid="key-announcer">
         {announcement}
       </p>
+      <div role="status" aria-live="polite">
+        {viewOnlyNotice > 0 && (
+          <div className="fixed inset-x-4 bottom-4 z-40 mx-auto flex max-w-md items-start gap-3 rounded-xl border border-sky-200 bg-sky-50 py-3 pr-2 pl-4 text-sm text-sky-950 shadow-lg dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50">
+            <Eye className="mt-0.5 size-4 shrink-0" />
+            <p className="min-w-0 flex-1">{VIEW_ONLY_KEYS}</p>
+            <button
+              type="button"
+              aria-label="Close this notice"
+              onClick={() => {
+                setViewOnlyNotice(0);
+              }}
+              className="-my-1 inline-flex size-8 shrink-0 items-center justify-center rounded-lg hover:bg-sky-100 dark:hover:bg-sky-900"
+            >
+              <X className="size-4" />
+            </button>
+          </div>
+        )}
+      </div>
       {helpOpen && (
         <Suspense fallback={null}>
           <KeysHelp
