@@ -89,28 +89,44 @@ export function parseIntegerInput(input: string, current?: number, min?: number)
 }
 
 /**
- * SPEC §5 URLs: blank clears (null); a missing scheme gets https://; anything that is not a
- * well-formed http(s) URL is refused with SPEC's message (javascript:, data: and the like never
- * reach an src or href).
+ * URLs (thumbnails, profile pictures): blank clears (null); a missing scheme gets https://;
+ * anything that is not a well-formed http(s) URL is refused with the product's message
+ * (javascript:, data: and the like never reach an src or href).
+ *
+ * A path on this site ("/icons/icon-192.png") is resolved against `base`, the page's origin, when
+ * one is given (the web app gives it, so the stored URL is a full one every member and export can
+ * use). Without a base (the server: it does not know which address its users see) a path is
+ * refused rather than read as a host name ("https://icons/icon-192.png").
  */
-export function normaliseUrl(input: string | null | undefined): Result<string | null> {
+export function normaliseUrl(
+  input: string | null | undefined,
+  base?: string,
+): Result<string | null> {
   const trimmed = (input ?? '').trim();
   if (trimmed === '') return { ok: true, value: null };
+  const isSitePath = trimmed.startsWith('/') && !trimmed.startsWith('//');
+  if (isSitePath && base === undefined) return { ok: false, message: MESSAGES.invalidUrl };
   const hasScheme = /^[a-z][a-z0-9+.-]*:/i.test(trimmed);
   // "localhost:8080/x" looks like a scheme to the regex above; a port number after the colon
   // means it is a host, so it gets https:// like any other scheme-less address.
   const looksLikeHostPort = /^[a-z0-9.-]+:\d+(?:[/?#]|$)/i.test(trimmed);
-  const candidate = hasScheme && !looksLikeHostPort ? trimmed : `https://${trimmed}`;
+  const candidate =
+    isSitePath || (hasScheme && !looksLikeHostPort) ? trimmed : `https://${trimmed}`;
   if (candidate.length > URL_MAX_LENGTH || /\s/.test(candidate)) {
     return { ok: false, message: MESSAGES.invalidUrl };
   }
   let url: URL;
   try {
-    url = new URL(candidate);
+    url = isSitePath ? new URL(candidate, base) : new URL(candidate);
   } catch {
     return { ok: false, message: MESSAGES.invalidUrl };
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.hostname === '' ||
+    // The base adds to a path's length: the full URL is what gets stored.
+    (isSitePath && url.href.length > URL_MAX_LENGTH)
+  ) {
     return { ok: false, message: MESSAGES.invalidUrl };
   }
   return { ok: true, value: url.href };

@@ -192,6 +192,34 @@ describe('URLs (SPEC §5)', () => {
     expect(MESSAGES.invalidUrl).toBe('Please enter a valid URL');
   });
 
+  it('resolves a path on this site against the page address it is given', () => {
+    expect(normaliseUrl('/icons/icon-192.png', 'https://tally.example')).toEqual({
+      ok: true,
+      value: 'https://tally.example/icons/icon-192.png',
+    });
+    expect(normaliseUrl(' /a.png?v=2 ', 'http://127.0.0.1:8080')).toEqual({
+      ok: true,
+      value: 'http://127.0.0.1:8080/a.png?v=2',
+    });
+    // A full address is not touched by the base.
+    expect(normaliseUrl('https://cdn.example/a.png', 'https://tally.example')).toEqual({
+      ok: true,
+      value: 'https://cdn.example/a.png',
+    });
+  });
+
+  it('refuses a path without a page address instead of reading its first part as a host', () => {
+    expect(normaliseUrl('/icons/icon-192.png')).toEqual({
+      ok: false,
+      message: MESSAGES.invalidUrl,
+    });
+    // "//host/x" names a host: it keeps working.
+    expect(normaliseUrl('//cdn.example/a.png')).toEqual({
+      ok: true,
+      value: 'https://cdn.example/a.png',
+    });
+  });
+
   it('refuses text that is not a URL', () => {
     expect(normaliseUrl('not a url')).toEqual({ ok: false, message: MESSAGES.invalidUrl });
     expect(normaliseUrl('https://')).toEqual({ ok: false, message: MESSAGES.invalidUrl });

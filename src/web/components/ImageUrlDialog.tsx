@@ -2,7 +2,7 @@ import { Loader } from './icons.js';
 import { useId, useState, type ReactNode } from 'react';
 import { MESSAGES } from '../../shared/messages.js';
 import { normaliseUrl } from '../../shared/rules.js';
-import { imageLoads } from '../lib/image.js';
+import { FULL_ADDRESS_HINT, imageLoads } from '../lib/image.js';
 import { errorText, textInput } from '../lib/ui.js';
 import { Avatar } from './Avatar.js';
 import { Dialog, FormButtons } from './Dialog.js';
@@ -51,7 +51,8 @@ function ImageUrlDialog({
   const [checking, setChecking] = useState(false);
 
   const save = async (close: () => void) => {
-    const parsed = normaliseUrl(draft);
+    // A path such as /icons/icon-192.png is an image of this very site.
+    const parsed = normaliseUrl(draft, window.location.origin);
     if (!parsed.ok) {
       setError(parsed.message);
       return;
@@ -107,9 +108,12 @@ function ImageUrlDialog({
             {hint}
           </p>
           {error && (
-            <p id={errorId} role="alert" className={`mt-2 ${errorText}`}>
-              {error}
-            </p>
+            <div id={errorId} role="alert" className={`mt-2 ${errorText}`}>
+              <p>{error}</p>
+              {!/^(https?:\/)?\//i.test(draft.trim()) && (
+                <p className="mt-1">{FULL_ADDRESS_HINT}</p>
+              )}
+            </div>
           )}
           <FormButtons
             onCancel={close}
