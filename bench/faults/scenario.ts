@@ -209,7 +209,10 @@ export interface FaultRun {
   recoverMs: number | null;
   /** ms from the fault's start to /api/health answering 503 on instance B; null if it never did. */
   healthDownMs: number | null;
-  /** Answer p99, ms: the steady taps before the fault, and from the fault to 2 s after recovery. */
+  /**
+   * Answer p99 of first sends, ms: the steady taps before the fault, and from the fault to 2 s
+   * after recovery.
+   */
   p99Before: number;
   p99Around: number;
   counters: { sent: number; acked: number; stored: number | null }[];
@@ -259,8 +262,12 @@ export async function runFault(
     await watchHealth;
     load.stop();
     await load.settled(15_000);
+    // Measured before the retries below, which answer refused taps again much later.
     const firstAnswers = load.summary();
-    const firstRefusal = load.detectionAfter(faultAt);
+    const detectMs = load.detectionAfter(faultAt);
+    const recoverMs = load.recoveryAfter(recoveredAt);
+    const p99Before = percentile(load.latencies(0, faultAt), 0.99);
+    const p99Around = percentile(load.latencies(faultAt, recoveredAt + 2_000), 0.99);
     const counters = await load.counts();
     const refusedAfterRetries = await load.retryRefused(20_000);
     const after = await load.counts();
@@ -276,11 +283,11 @@ export async function runFault(
       fault,
       taps: load.summary(),
       firstAnswers,
-      detectMs: firstRefusal,
-      recoverMs: load.recoveryAfter(recoveredAt),
+      detectMs,
+      recoverMs,
       healthDownMs: health.downMs,
-      p99Before: percentile(load.latencies(0, faultAt), 0.99),
-      p99Around: percentile(load.latencies(faultAt, recoveredAt + 2_000), 0.99),
+      p99Before,
+      p99Around,
       counters,
       refusedAfterRetries,
       storedAfterRetries: stored,
