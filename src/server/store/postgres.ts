@@ -548,18 +548,20 @@ export class PostgresStore implements Store {
       lock_timeout: LOCK_TIMEOUT_MS,
       idleTimeoutMillis: 30_000,
     });
-    // An idle connection dropped by the server (a restart, pg_terminate_backend) must not end the
-    // process: the pool discards it, and the store stops accepting changes until a probe commits.
+    // An idle connection dropped (a restart, pg_terminate_backend, a firewall's idle cut) must not
+    // end the process: the pool discards it, and one probe says whether the database is gone too
+    // (then the store stops accepting changes until a probe commits) or only that connection was.
     pool.on('error', (error) => {
-      if (pool === this.currentPool && isConnectionFailure(error)) this.connectionLost(error);
+      if (pool === this.currentPool && isConnectionFailure(error)) this.checkConnection();
     });
     return pool;
   }
 
   /**
-   * A connection failed (here, or the bus's listening connection: the composition root forwards
-   * it): changes are refused at once from now on, every connection of the pool is replaced, and
-   * the probe runs until the database commits a write again.
+   * A connection failed during a transaction or a probe: changes are refused at once from now
+   * on, every connection of the pool is replaced, and the probe runs until the database commits a
+   * write again. (A batch cut mid-transaction may have committed without this instance delivering
+   * its change: the fresh snapshots sent when the store is back carry it.)
    */
   connectionLost(reason: unknown): void {
     if (this.closed) return;
