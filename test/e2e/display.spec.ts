@@ -156,6 +156,7 @@ test.describe('display mode', () => {
     await openGroup(page, name, key);
     await page.getByRole('button', { name: 'Show QR code' }).click();
     const dialog = page.getByRole('dialog', { name: 'Share this group' });
+    await dialog.getByRole('tab', { name: 'Display' }).click();
     const section = dialog.getByRole('region', { name: 'Display' });
     await expect(section.getByRole('img', { name: 'QR code of the display' })).toBeVisible();
     const link = section.getByRole('link', { name: 'Open display' });
@@ -163,12 +164,14 @@ test.describe('display mode', () => {
     expect(href).toMatch(new RegExp(`/${name}/display\\?key=${key}$`));
 
     // Once the group has a view-only link, the display's link carries that key instead.
+    await dialog.getByRole('tab', { name: 'View only' }).click();
     await dialog.getByRole('button', { name: 'Create view-only link' }).click();
     const viewLink = dialog.getByRole('region', { name: 'View-only link' });
     await expect(viewLink).toContainText('?key=');
     const viewUrl = await viewLink.locator('p', { hasText: '?key=' }).textContent();
     const viewKey = /key=([0-9a-fA-F]+)$/.exec(viewUrl ?? '')?.[1] ?? '';
     expect(viewKey).not.toBe(key);
+    await dialog.getByRole('tab', { name: 'Display' }).click();
     await expect(link).toHaveAttribute('href', new RegExp(`/${name}/display\\?key=${viewKey}$`));
     await expect(section).toContainText('This link has the view-only key');
     await page.goto((await link.getAttribute('href')) ?? '');

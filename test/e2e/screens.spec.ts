@@ -9,7 +9,7 @@ import type { Page } from '@playwright/test';
 import { seriousA11yFindings } from './support/a11y.js';
 import { api, baseUrl, expect, openGroup, seedGroup, test } from './support/fixtures.js';
 import { memberPage, openActivity, type Theme } from './support/members.js';
-import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
+import { SCREENSHOT_SIZES, screenshotPath, screenshotsWanted } from './support/screenshots.js';
 
 const WIDTHS = [360, 390, 768, 1280, 1920] as const;
 
@@ -152,13 +152,8 @@ test.describe('the top bar', () => {
 
 test.describe('group screen screenshots', () => {
   test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots');
-  const SIZES = {
-    phone: { width: 390, height: 844 },
-    desktop: { width: 1280, height: 800 },
-    tv: { width: 1920, height: 1080 },
-  };
   for (const theme of ['light', 'dark'] as Theme[]) {
-    for (const [size, viewport] of Object.entries(SIZES)) {
+    for (const [size, viewport] of Object.entries(SCREENSHOT_SIZES)) {
       test(`the group screen's top bar, scrolled (${theme}, ${size})`, async ({ browser }) => {
         const { name, key } = await seedGroup(MANY);
         await api.updateGroup(name, key, { displayName: 'Open day' });

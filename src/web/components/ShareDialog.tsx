@@ -1,14 +1,15 @@
 /**
- * The share dialog: the link this tab holds as a QR code (for a phone across the table) and as
- * text with a copy button. With full access it also manages the view-only link (create: its own
- * QR code and copy button; turn off) and changes the access key (after a confirm step: a new
- * 64-hex key made here, POST /key, and the tab moves to the new link). A view-only tab shows its
- * own (view-only) link only.
+ * The share dialog: one link at a time, chosen with tabs: the link this tab holds (full access,
+ * or view only in a view-only tab), the view-only link (a tab with the full key creates it or
+ * turns it off), and the display's link. Each shows the same things in the same places: what the
+ * link lets its holder do, its QR code (for a phone across the table), the address, then its
+ * buttons in one row, Copy first. With full access the dialog also changes the access key (after
+ * a confirm step: a new 64-hex key made here, POST /key, and the tab moves to the new link).
  *
  * The QR encoder (uqr) is imported only when the dialog opens: it is not part of any screen's
- * initial JavaScript (issue 5's 80 KB budget).
+ * initial JavaScript (test/e2e/bundle.spec.ts).
  */
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { AccessLevel } from '../../shared/api.js';
 import { ApiRequestError, groupPath, request } from '../lib/api.js';
 import { generateAccessKey } from '../lib/ids.js';
@@ -21,8 +22,6 @@ import { Loader, icon } from './icons.js';
 const Copy = icon('M8 8h12v12H8zM16 8V4H4v12h4');
 
 interface ShareLink {
-  /** Stable id, e.g. 'full' (later 'view'). */
-  id: string;
   /** Section heading, e.g. 'Full access link'. */
   label: string;
   /** What the link lets its holder do. */
@@ -30,33 +29,28 @@ interface ShareLink {
   url: string;
   /** Offer to open the link in a new tab (the display). */
   openLabel?: string;
-  /** The copy button's label, when the dialog has more than one 'Copy link'. */
+  /** The copy button's label, when it is not 'Copy link'. */
   copyLabel?: string;
 }
 
 /** Modules of quiet zone around the code: the QR standard asks for 4, scanners rely on it. */
 const QUIET_ZONE = 4;
 
+type TabId = 'own' | 'view' | 'display';
+
 /** The link this tab can share itself: its own key's. */
-function groupLinks(slug: string, key: string, access: AccessLevel): ShareLink[] {
-  if (access === 'view') {
-    return [
-      {
-        id: 'view',
+function ownLink(slug: string, key: string, access: AccessLevel): ShareLink {
+  return access === 'view'
+    ? {
         label: 'View-only link',
         description: 'Anyone with this link can see the counters but not change them.',
         url: window.location.origin + groupUrl(slug, key),
-      },
-    ];
-  }
-  return [
-    {
-      id: 'full',
-      label: 'Full access link',
-      description: 'Anyone with this link can see and change the counters.',
-      url: window.location.origin + groupUrl(slug, key),
-    },
-  ];
+      }
+    : {
+        label: 'Full access link',
+        description: 'Anyone with this link can see and change the counters.',
+        url: window.location.origin + groupUrl(slug, key),
+      };
 }
 
 export function ShareDialog({
@@ -79,10 +73,52 @@ export function ShareDialog({
   onKeyChanged?: (newKey: string) => void;
   onClose: () => void;
 }) {
-  const links = groupLinks(slug, accessKey, access);
   const viewKeyState = useViewKey(slug, accessKey, access);
   const titleId = useId();
   const descriptionId = useId();
+  const tabsId = useId();
+  const [tab, setTab] = useState<TabId>('own');
+  const tabs: { id: TabId; label: string }[] =
+    access === 'full'
+      ? [
+          { id: 'own', label: 'Full access' },
+          { id: 'view', label: 'View only' },
+          { id: 'display', label: 'Display' },
+        ]
+      : [
+          { id: 'own', label: 'View only' },
+          { id: 'display', label: 'Display' },
+        ];
+  const panel = (id: TabId) => `${tabsId}-panel-${id}`;
+  const tabRef = useRef<Partial<Record<TabId, HTMLButtonElement | null>>>({});
+
+  // The tabs come first in the dialog, but the likeliest next step is copying the link: the
+  // focus starts on Copy link (after showModal(), which focuses the first control).
+  const firstCopy = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    firstCopy.current?.querySelector('button')?.focus();
+  }, []);
+
+  // Arrow keys, Home and End move between the tabs (the WAI-ARIA tabs pattern).
+  const onTabKey = (event: KeyboardEvent) => {
+    const at = tabs.findIndex((entry) => entry.id === tab);
+    const to =
+      event.key === 'ArrowRight'
+        ? (at + 1) % tabs.length
+        : event.key === 'ArrowLeft'
+          ? (at - 1 + tabs.length) % tabs.length
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? tabs.length - 1
+              : null;
+    if (to === null) return;
+    event.preventDefault();
+    const next = tabs[to]?.id ?? 'own';
+    setTab(next);
+    tabRef.current[next]?.focus();
+  };
+
   return (
     <Dialog labelledBy={titleId} describedBy={descriptionId} onClose={onClose}>
       {(close) => (
@@ -93,7 +129,6 @@ export function ShareDialog({
           <p id={descriptionId} className={`mt-1 text-sm ${mutedText}`}>
             Scan the code with a phone camera, or copy the link.
           </p>
-          {/* showModal() focuses the first control: the first link's Copy link button. */}
           {notice !== null && (
             <p
               role="status"
@@ -102,51 +137,107 @@ export function ShareDialog({
               {notice}
             </p>
           )}
-          {links.map((link) => (
-            <LinkSection key={link.id} link={link} />
-          ))}
-          <LinkSection link={displayLink(slug, accessKey, viewKeyState.viewKey)} />
-          {access === 'full' && (
-            <>
-              <ViewLinkSection slug={slug} state={viewKeyState} />
-              <ChangeKeySection
-                slug={slug}
-                accessKey={accessKey}
-                onChanging={(changing) => onKeyChanging?.(changing)}
-                onChanged={(newKey) => onKeyChanged?.(newKey)}
-              />
-            </>
-          )}
-          <div className="mt-6 flex justify-end">
-            <button type="button" onClick={close} className={`${primaryButton} w-full sm:w-auto`}>
-              Done
-            </button>
+          <div role="tablist" aria-label="Which link" className="share-tabs" onKeyDown={onTabKey}>
+            {tabs.map((entry) => (
+              <button
+                key={entry.id}
+                ref={(node) => {
+                  tabRef.current[entry.id] = node;
+                }}
+                type="button"
+                role="tab"
+                id={`${tabsId}-tab-${entry.id}`}
+                aria-selected={tab === entry.id}
+                aria-controls={panel(entry.id)}
+                tabIndex={tab === entry.id ? 0 : -1}
+                onClick={() => {
+                  setTab(entry.id);
+                }}
+                className="share-tab"
+              >
+                {entry.label}
+              </button>
+            ))}
           </div>
+          <div
+            role="tabpanel"
+            id={panel(tab)}
+            aria-labelledby={`${tabsId}-tab-${tab}`}
+            ref={firstCopy}
+          >
+            {tab === 'own' && <LinkSection link={ownLink(slug, accessKey, access)} />}
+            {tab === 'view' && <ViewLinkSection slug={slug} state={viewKeyState} />}
+            {tab === 'display' && (
+              <LinkSection link={displayLink(slug, accessKey, viewKeyState.viewKey)} />
+            )}
+          </div>
+          {access === 'full' ? (
+            <ChangeKeySection
+              slug={slug}
+              accessKey={accessKey}
+              onChanging={(changing) => onKeyChanging?.(changing)}
+              onChanged={(newKey) => onKeyChanged?.(newKey)}
+              done={<DoneButton onClick={close} />}
+            />
+          ) : (
+            <div className="mt-6 flex justify-end">
+              <DoneButton onClick={close} />
+            </div>
+          )}
         </>
       )}
     </Dialog>
   );
 }
 
-function LinkSection({ link }: { link: ShareLink }) {
+/** Closes the dialog: at the end of the last row of buttons, so the dialog stays short. */
+function DoneButton({ onClick }: { onClick: () => void }) {
+  return (
+    <button type="button" onClick={onClick} className={`${primaryButton} ml-auto`}>
+      Done
+    </button>
+  );
+}
+
+/**
+ * One link: heading, what it does, the QR code (or what stands in its place), the address, and
+ * the buttons in one row. Every tab is this, so each puts the same things in the same places.
+ */
+function LinkSection({
+  link,
+  code,
+  actions,
+}: {
+  link: ShareLink;
+  /** In place of the QR code and the address (a view-only link not created yet). */
+  code?: ReactNode;
+  /** After Copy link (Turn off). */
+  actions?: ReactNode;
+}) {
   const headingId = useId();
   return (
-    <section aria-labelledby={headingId} className="mt-5">
+    <section aria-labelledby={headingId} className="mt-4">
       <h3 id={headingId} className="text-sm font-semibold">
         {link.label}
       </h3>
-      <p className={`mt-0.5 text-sm ${mutedText}`}>{link.description}</p>
-      <QrCode text={link.url} label={`QR code of the ${link.label.toLowerCase()}`} />
-      <p className="mt-4 rounded-xl border border-zinc-200 bg-zinc-50 px-3 py-2 font-mono text-xs leading-5 break-all text-zinc-800 select-all dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">
-        {link.url}
-      </p>
-      <div className="mt-2 flex flex-wrap items-center gap-2">
-        <CopyButton text={link.url} label={link.copyLabel ?? 'Copy link'} Icon={Copy} />
+      {/* Four lines kept on a phone, three wider, so the code stays in place from tab to tab. */}
+      <p className={`mt-0.5 min-h-20 text-sm sm:min-h-15 ${mutedText}`}>{link.description}</p>
+      {code ?? (
+        <>
+          <QrCode text={link.url} label={`QR code of the ${link.label.toLowerCase()}`} />
+          <p className="share-url">{link.url}</p>
+        </>
+      )}
+      <div className="share-actions">
+        {code === undefined && (
+          <CopyButton text={link.url} label={link.copyLabel ?? 'Copy link'} Icon={Copy} />
+        )}
         {link.openLabel !== undefined && (
           <a href={link.url} target="_blank" rel="noopener" className={secondaryButton}>
             {link.openLabel}
           </a>
         )}
+        {actions}
       </div>
     </section>
   );
@@ -225,18 +316,20 @@ function displayLink(
   const key = viewKey ?? accessKey;
   const viewOnly = key === viewKey;
   return {
-    id: 'display',
     label: 'Display',
     description: viewOnly
-      ? 'Show every counter in large type on a projector or TV. This link has the view-only key: nothing can be changed with it.'
-      : 'Show every counter in large type on a projector or TV. Nothing can be changed there, but this link has the full key: create a view-only link below to share one that cannot change anything.',
+      ? 'Every counter in large type, for a projector or TV. This link has the view-only key: nothing can be changed with it.'
+      : 'Every counter in large type, for a projector or TV. This link has the full key: create a view-only link to share one that cannot change anything.',
     url: window.location.origin + displayUrl(slug, key),
     openLabel: 'Open display',
     copyLabel: 'Copy display link',
   };
 }
 
-/** The view-only link: off until created; one per group, the same every time it is asked for. */
+/**
+ * The view-only link: off until created; one per group, the same every time it is asked for.
+ * Laid out like every other link, with a placeholder where its code will be until it exists.
+ */
 function ViewLinkSection({
   slug,
   state: { viewKey, busy, error, run },
@@ -244,66 +337,67 @@ function ViewLinkSection({
   slug: string;
   state: ViewKeyState;
 }) {
-  const headingId = useId();
-
+  const failure = error !== null && (
+    <p role="alert" className={`mt-2 text-sm ${errorText}`}>
+      {error}
+    </p>
+  );
   if (viewKey) {
     return (
-      <div className="mt-6 border-t border-zinc-200 pt-1 dark:border-zinc-800">
+      <>
         <LinkSection
           link={{
-            id: 'view',
             label: 'View-only link',
             description: 'Anyone with this link can see the counters but not change them.',
             url: window.location.origin + groupUrl(slug, viewKey),
           }}
+          actions={
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => {
+                run('DELETE');
+              }}
+              className={secondaryButton}
+            >
+              {busy && <Loader className="size-4 animate-spin" />}
+              Turn off
+            </button>
+          }
         />
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() => {
-            run('DELETE');
-          }}
-          className={`${secondaryButton} mt-2`}
-        >
-          {busy && <Loader className="size-4 animate-spin" />}
-          Turn off
-        </button>
-        {error !== null && (
-          <p role="alert" className={`mt-2 text-sm ${errorText}`}>
-            {error}
-          </p>
-        )}
-      </div>
+        {failure}
+      </>
     );
   }
   return (
-    <section
-      aria-labelledby={headingId}
-      className="mt-6 border-t border-zinc-200 pt-5 dark:border-zinc-800"
-    >
-      <h3 id={headingId} className="text-sm font-semibold">
-        View-only link
-      </h3>
-      <p className={`mt-0.5 text-sm ${mutedText}`}>
-        A second link that shows the counters live but cannot change anything.
-      </p>
-      <button
-        type="button"
-        disabled={busy || viewKey === undefined}
-        onClick={() => {
-          run('POST');
+    <>
+      <LinkSection
+        link={{
+          label: 'View-only link',
+          description: 'A second link that shows the counters live but cannot change anything.',
+          url: '',
         }}
-        className={`${secondaryButton} mt-3`}
-      >
-        {(busy || viewKey === undefined) && <Loader className="size-4 animate-spin" />}
-        Create view-only link
-      </button>
-      {error !== null && (
-        <p role="alert" className={`mt-2 text-sm ${errorText}`}>
-          {error}
-        </p>
-      )}
-    </section>
+        code={
+          <div className={`share-qr-placeholder ${mutedText}`}>
+            {viewKey === undefined ? 'Looking for a view-only link…' : 'No view-only link yet.'}
+          </div>
+        }
+        actions={
+          <button
+            type="button"
+            disabled={busy || viewKey === undefined}
+            onClick={() => {
+              run('POST');
+            }}
+            className={secondaryButton}
+          >
+            {(busy || viewKey === undefined) && <Loader className="size-4 animate-spin" />}
+            Create view-only link
+          </button>
+        }
+      />
+      {failure}
+    </>
   );
 }
 
@@ -313,11 +407,14 @@ function ChangeKeySection({
   accessKey,
   onChanging,
   onChanged,
+  done,
 }: {
   slug: string;
   accessKey: string;
   onChanging: (changing: boolean) => void;
   onChanged: (newKey: string) => void;
+  /** The dialog's Done button, at the end of this section's row. */
+  done: ReactNode;
 }) {
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -344,7 +441,7 @@ function ChangeKeySection({
   return (
     <section
       aria-labelledby={headingId}
-      className="mt-6 border-t border-zinc-200 pt-5 dark:border-zinc-800"
+      className="mt-5 border-t border-zinc-200 pt-4 dark:border-zinc-800"
     >
       <h3 id={headingId} className="text-sm font-semibold">
         Access key
@@ -356,7 +453,11 @@ function ChangeKeySection({
             for everyone, and open pages using them are closed. Only people you send the new link to
             can get back in.
           </p>
-          <div className="mt-3 flex flex-col-reverse gap-2 sm:flex-row">
+          <div className="share-actions">
+            <button type="button" disabled={busy} onClick={change} className={dangerButton}>
+              {busy && <Loader className="size-4 animate-spin" />}
+              Change key now
+            </button>
             <button
               type="button"
               disabled={busy}
@@ -367,10 +468,7 @@ function ChangeKeySection({
             >
               Cancel
             </button>
-            <button type="button" disabled={busy} onClick={change} className={dangerButton}>
-              {busy && <Loader className="size-4 animate-spin" />}
-              Change key now
-            </button>
+            {done}
           </div>
         </>
       ) : (
@@ -378,15 +476,18 @@ function ChangeKeySection({
           <p className={`mt-0.5 text-sm ${mutedText}`}>
             If a link reached the wrong people, replace the key.
           </p>
-          <button
-            type="button"
-            onClick={() => {
-              setConfirming(true);
-            }}
-            className={`${secondaryButton} mt-3`}
-          >
-            Change access key
-          </button>
+          <div className="share-actions">
+            <button
+              type="button"
+              onClick={() => {
+                setConfirming(true);
+              }}
+              className={secondaryButton}
+            >
+              Change access key
+            </button>
+            {done}
+          </div>
         </>
       )}
       {error !== null && (
@@ -434,7 +535,7 @@ function QrCode({ text, label }: { text: string; label: string }) {
     };
   }, [text]);
 
-  const box = 'mx-auto mt-4 block aspect-square w-full max-w-60 rounded-xl';
+  const box = 'share-qr';
   if (matrix === null) {
     return (
       <div

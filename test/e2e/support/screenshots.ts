@@ -12,3 +12,10 @@ const DIR = path.resolve(import.meta.dirname, '../../../docs/screenshots');
 export function screenshotPath(file: string): string {
   return path.join(DIR, file);
 }
+
+/** The sizes the docs show each screen at: a phone, a desktop and a TV, px. */
+export const SCREENSHOT_SIZES = {
+  phone: { width: 390, height: 844 },
+  desktop: { width: 1280, height: 800 },
+  tv: { width: 1920, height: 1080 },
+} as const;

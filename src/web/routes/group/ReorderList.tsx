@@ -1,9 +1,13 @@
 /**
- * Reorder mode (issue 17): the group's counters as one list with drag handles. Drag with a mouse
- * or a finger, or from the keyboard: focus a handle, Space or Enter picks the counter up, the
- * arrow keys move it, Space or Enter drops it, Escape puts it back; each step is announced. Move
- * up and Move down buttons do the same one place at a time. Every drop is one reorder of the
- * group, shown at once and shared live (GroupStore.reorder).
+ * Reorder mode: the group's counters as the grid shows them, section by section under the
+ * sections' headings, with drag handles. Drag with a mouse or a finger, or from the keyboard:
+ * focus a handle, Space or Enter picks the counter up, the arrow keys move it, Space or Enter drops
+ * it, Escape puts it back; each step is announced. Move up and Move down buttons do the same one
+ * place at a time. A counter moved past the edge of its section joins the next one (or leaves its
+ * section for the counters without one there), so every move shows in the grid: the grid places a
+ * section where its first counter is and keeps its counters together, whatever the order.
+ * Every drop is one reorder of the group (GroupStore.reorder) and, when the counter changed
+ * section, one change of its section; both are shown at once and shared live.
  *
  * Loaded only when a member opens reorder mode: @dnd-kit is about 15 KB of the ~20 KB of this
  * chunk (gzip), which the group screen's first paint does without (test/e2e/bundle.spec.ts).
@@ -27,9 +31,10 @@ import {
   verticalListSortingStrategy,
 } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
-import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { Fragment, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { Counter } from '../../../shared/api.js';
 import { icon } from '../../components/icons.js';
+import { layoutBlocks } from '../../lib/sections.js';
 import type { GroupStore } from '../../live/groupStore.js';
 
 const Grip = icon(
@@ -41,6 +46,53 @@ const ArrowDown = icon('M12 5v14M19 12l-7 7-7-7');
 const nameOf = (counter: Counter | undefined) =>
   counter === undefined || counter.name === '' ? 'Counter Name' : counter.name;
 
+/** A counter as the list shows it: in a block (a section, or a run without one). */
+interface Row {
+  counter: Counter;
+  /** The block's index in the grid's blocks. */
+  block: number;
+  /** The block's section, or null for counters without one. */
+  section: string | null;
+}
+
+/**
+ * The grid's blocks, flattened: the counters top to bottom as the grid shows them. (The blocks'
+ * places do not depend on the sections' maximums, so none are given.)
+ */
+function rowsOf(counters: readonly Counter[]): Row[] {
+  return layoutBlocks(counters, {}).flatMap((block, index) =>
+    block.counters.map((counter) => ({
+      counter,
+      block: index,
+      section: block.kind === 'section' ? block.name : null,
+    })),
+  );
+}
+
+/**
+ * Where a move of the row at `from` to `to` (indices in `rows`) leaves the group: the new order
+ * (the rows as they will be shown, which the grid reproduces) and the moved counter's section.
+ * A counter dropped onto another row takes that row's block; one moved a single place past the
+ * edge of its block (Move up on the first, Move down on the last) joins the neighbouring block.
+ */
+export function moveRow(
+  rows: readonly Row[],
+  from: number,
+  to: number,
+): { order: string[]; section: string | null } | null {
+  const moving = rows[from];
+  const target = rows[to];
+  if (!moving || !target || from === to) return null;
+  const ids = rows.map((row) => row.counter.id);
+  if (target.block === moving.block) {
+    return { order: arrayMove(ids, from, to), section: moving.section };
+  }
+  // One place over the edge: the counter stays where it is in the order and changes block, so it
+  // shows right past the edge (first of the next block, last of the one before).
+  if (Math.abs(to - from) === 1) return { order: ids, section: target.section };
+  return { order: arrayMove(ids, from, to), section: target.section };
+}
+
 export function ReorderList({
   store,
   counters,
@@ -49,11 +101,12 @@ export function ReorderList({
   /** In the group's order. */
   counters: readonly Counter[];
 }) {
-  const ids = counters.map((counter) => counter.id);
-  const byId = new Map(counters.map((counter) => [counter.id, counter]));
-  const name = (id: UniqueIdentifier) => nameOf(byId.get(String(id)));
-  const place = (id: UniqueIdentifier) =>
-    `position ${ids.indexOf(String(id)) + 1} of ${ids.length}`;
+  const rows = rowsOf(counters);
+  const ids = rows.map((row) => row.counter.id);
+  const byId = new Map(rows.map((row) => [row.counter.id, row]));
+  const name = (id: UniqueIdentifier) => nameOf(byId.get(String(id))?.counter);
+  const place = (id: UniqueIdentifier, section = byId.get(String(id))?.section ?? null) =>
+    `position ${ids.indexOf(String(id)) + 1} of ${ids.length}${section === null ? '' : `, in ${section}`}`;
   /** What the Move up / Move down buttons did, for screen readers (dnd-kit says the rest). */
   const [moved, setMoved] = useState('');
   /** The button to keep the focus on once its row has moved. */
@@ -71,8 +124,25 @@ export function ReorderList({
     useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
   );
 
+  /** Applies a move: the counter's new section first (if it changed), then the new order. */
+  const apply = (counter: Counter, move: { order: string[]; section: string | null }) => {
+    const current = counter.section === '' ? null : counter.section;
+    if (current !== move.section) {
+      store.updateCounter(counter.id, { section: move.section });
+    }
+    store.reorder(move.order);
+  };
+
   /** Where the counter being dragged was last announced over: only a new place is news. */
   const announcedOver = useRef<UniqueIdentifier | null>(null);
+  /** Where a drop onto `over` puts the counter: its place in the new order, and its section. */
+  const landing = (active: UniqueIdentifier, over: UniqueIdentifier) => {
+    const move = moveRow(rows, ids.indexOf(String(active)), ids.indexOf(String(over)));
+    if (move === null) return place(active);
+    return placeIn(move, String(active));
+  };
+  const placeIn = (move: { order: string[]; section: string | null }, id: string) =>
+    `position ${move.order.indexOf(id) + 1} of ${ids.length}${move.section === null ? '' : `, in ${move.section}`}`;
   const announcements: Announcements = {
     onDragStart: ({ active }) => {
       announcedOver.current = active.id;
@@ -83,12 +153,12 @@ export function ReorderList({
       if (at === announcedOver.current) return undefined;
       announcedOver.current = at;
       return over
-        ? `${name(active.id)} moved to ${place(over.id)}.`
+        ? `${name(active.id)} moved to ${landing(active.id, over.id)}.`
         : `${name(active.id)} is outside the list.`;
     },
     onDragEnd: ({ active, over }) =>
       over
-        ? `${name(active.id)} dropped at ${place(over.id)}.`
+        ? `${name(active.id)} dropped at ${landing(active.id, over.id)}.`
         : `${name(active.id)} dropped back at ${place(active.id)}.`,
     onDragCancel: ({ active }) =>
       `Moving ${name(active.id)} was cancelled. It stays at ${place(active.id)}.`,
@@ -97,25 +167,28 @@ export function ReorderList({
   const onDragEnd = ({ active, over }: DragEndEvent) => {
     if (!over || active.id === over.id) return;
     const from = ids.indexOf(String(active.id));
-    const to = ids.indexOf(String(over.id));
-    if (from === -1 || to === -1) return;
-    store.reorder(arrayMove(ids, from, to));
+    const move = moveRow(rows, from, ids.indexOf(String(over.id)));
+    const row = rows[from];
+    if (move !== null && row) apply(row.counter, move);
   };
 
-  const move = (counter: Counter, offset: -1 | 1) => {
-    const from = ids.indexOf(counter.id);
-    const to = from + offset;
-    if (from === -1 || to < 0 || to >= ids.length) return;
-    store.moveCounter(counter.id, offset);
-    setMoved(`${nameOf(counter)} moved to position ${to + 1} of ${ids.length}.`);
-    setRefocus(moveButtonId(counter.id, offset));
+  const move = (index: number, offset: -1 | 1) => {
+    const row = rows[index];
+    const next = moveRow(rows, index, index + offset);
+    if (!row || next === null) return;
+    apply(row.counter, next);
+    setMoved(`${nameOf(row.counter)} moved to ${placeIn(next, row.counter.id)}.`);
+    setRefocus(moveButtonId(row.counter.id, offset));
   };
 
+  const sectioned = rows.some((row) => row.section !== null);
   return (
     <div className="pb-6">
       <p className="muted mx-auto mb-3 max-w-2xl text-sm">
         Drag a counter by its handle, or focus a handle and press Space to pick it up, the arrow
         keys to move it, Space to drop it and Escape to cancel.
+        {sectioned &&
+          ' Moved past the first or last counter of a section, a counter joins the next section.'}
       </p>
       <DndContext
         sensors={sensors}
@@ -136,15 +209,31 @@ export function ReorderList({
             data-owns-keys=""
             className="mx-auto flex max-w-2xl flex-col gap-2"
           >
-            {counters.map((counter, index) => (
-              <ReorderRow
-                key={counter.id}
-                counter={counter}
-                first={index === 0}
-                last={index === counters.length - 1}
-                onMove={move}
-              />
-            ))}
+            {rows.map((row, index) => {
+              const startsBlock = index === 0 || rows[index - 1]?.block !== row.block;
+              return (
+                <Fragment key={row.counter.id}>
+                  {startsBlock && sectioned && (
+                    <li
+                      aria-hidden="true"
+                      data-testid="reorder-section"
+                      className={`reorder-heading ${index === 0 ? '' : 'mt-3'}`}
+                    >
+                      {row.section ?? 'Not in a section'}
+                    </li>
+                  )}
+                  <ReorderRow
+                    counter={row.counter}
+                    section={row.section}
+                    first={index === 0}
+                    last={index === rows.length - 1}
+                    onMove={(offset) => {
+                      move(index, offset);
+                    }}
+                  />
+                </Fragment>
+              );
+            })}
           </ol>
         </SortableContext>
       </DndContext>
@@ -160,14 +249,17 @@ const moveButtonId = (counterId: string, offset: -1 | 1) =>
 
 function ReorderRow({
   counter,
+  section,
   first,
   last,
   onMove,
 }: {
   counter: Counter;
+  /** Its block's section (said to screen readers with its name; the heading shows it). */
+  section: string | null;
   first: boolean;
   last: boolean;
-  onMove: (counter: Counter, offset: -1 | 1) => void;
+  onMove: (offset: -1 | 1) => void;
 }) {
   const {
     attributes,
@@ -187,6 +279,7 @@ function ReorderRow({
         isDragging ? 'relative z-10 shadow-lg ring-2 ring-indigo-500' : ''
       }`}
       data-testid="reorder-row"
+      data-section={section ?? ''}
     >
       <button
         ref={setActivatorNodeRef}
@@ -201,9 +294,7 @@ function ReorderRow({
       </button>
       <div className="min-w-0 flex-1">
         <p className="truncate font-semibold">{name}</p>
-        {counter.section !== null && counter.section !== '' && (
-          <p className="muted truncate text-xs">{counter.section}</p>
-        )}
+        {section !== null && <span className="sr-only">, in {section}</span>}
       </div>
       <span className="shrink-0 font-semibold tabular-nums">
         {counter.value.toLocaleString('en-US')}
@@ -213,7 +304,7 @@ function ReorderRow({
         label={`Move ${name} up`}
         disabled={first}
         onClick={() => {
-          onMove(counter, -1);
+          onMove(-1);
         }}
       >
         <ArrowUp className="size-4" />
@@ -223,7 +314,7 @@ function ReorderRow({
         label={`Move ${name} down`}
         disabled={last}
         onClick={() => {
-          onMove(counter, 1);
+          onMove(1);
         }}
       >
         <ArrowDown className="size-4" />
