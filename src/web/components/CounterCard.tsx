@@ -106,7 +106,11 @@ export const CounterCard = memo(function CounterCard({
   const capacity = capacityOf(counter);
   const decrementNoteId = useId();
   const incrementNoteId = useId();
-  /** Moves the value by what is left below a limit: an edit, checked by the server like any. */
+  /**
+   * Moves the value by what is left before a limit. Taps only move by whole steps, so this is a
+   * value edit, checked by the server against the same limits; like typing the number, it sets
+   * the value, so a tap another member makes in the same moment can be overwritten by it.
+   */
   const moveBy = (amount: number) => {
     store.updateCounter(id, { value: counter.value + amount });
   };
