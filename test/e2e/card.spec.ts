@@ -231,6 +231,8 @@ test.describe('the counter card', () => {
     test(`axe finds nothing serious on the cards and the open menu (${theme})`, async ({
       page,
     }) => {
+      // Two full axe runs over six cards: 8 to 13 s each on a busy two-core machine.
+      test.setTimeout(60_000);
       await startInTheme(page, theme);
       const { name, key } = await seedGroup(variedCounters());
       await openGroup(page, name, key);

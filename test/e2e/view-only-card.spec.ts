@@ -77,6 +77,8 @@ test.describe('view-only cards', () => {
     test(`axe finds nothing serious in view-only mode, notice shown (${theme})`, async ({
       page,
     }) => {
+      // A full axe run: up to about 13 s on a busy two-core machine.
+      test.setTimeout(60_000);
       await startInTheme(page, theme);
       await openViewOnly(page);
       await page.keyboard.press('2');
