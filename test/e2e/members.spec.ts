@@ -210,7 +210,8 @@ test.describe('By member', () => {
     );
     // Past the goal: no second crossing.
     await card.getByRole('button', { name: 'Increment by 1' }).click();
-    await expect(activityEntries(panel).first()).toHaveText(/^Ada \+1 on Coffees ·/);
+    // The separator is held to the text by a no-break space (it never starts a line).
+    await expect(activityEntries(panel).first()).toHaveText(/^Ada \+1 on Coffees\s·/);
 
     const put = await fetch(`${baseUrl()}/api/groups/${name}/order`, {
       method: 'PUT',
