@@ -128,6 +128,7 @@ test.describe('share dialog', () => {
     await dialog.getByRole('tab', { name: 'Display' }).click();
     await expect(dialog.getByRole('img', { name: 'QR code of the display' })).toBeVisible();
     await expect(dialog.getByRole('img', { name: /^QR code of/ })).toHaveCount(1);
+    expect(await seriousA11yFindings(page)).toEqual([]);
     await page.context().close();
   });
 });
