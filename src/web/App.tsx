@@ -5,7 +5,7 @@ import { openEarly } from './lib/opening.js';
 import { displayGroupOf, useLocation } from './lib/router.js';
 
 // Each screen is its own chunk: a visitor downloads Preact plus the one screen they open
-// (issue 5: initial JavaScript within its gzip budget, test/e2e/bundle.spec.ts).
+// (the initial JavaScript stays within its gzip budget, test/e2e/bundle.spec.ts).
 const Landing = lazy(() => import('./routes/Landing.js').then((m) => ({ default: m.Landing })));
 const GroupScreen = lazy(() =>
   import('./routes/Group.js').then((m) => ({ default: m.GroupScreen })),
@@ -19,7 +19,7 @@ const first = new URL(window.location.href);
 const firstName = displayGroupOf(first.pathname) ?? groupNameOf(first.pathname);
 if (firstName !== '') openEarly(firstName, accessKeyOf(first.search));
 
-/** Routes: / and /{groupName}?key=… (SPEC §2), and /{groupName}/display?key=… (issue 18). */
+/** Routes: / (landing), /{groupName}?key=… (a group) and /{groupName}/display?key=… (its display). */
 export function App() {
   const location = useLocation();
   const url = new URL(location, window.location.origin);

@@ -1,10 +1,10 @@
 /**
- * The activity panel (issue 7): who did what, newest first, live, one page of 50 at a time (a
+ * The activity panel: who did what, newest first, live, one page of 50 at a time (a
  * group that has run for a year still opens with one small answer), older pages on scroll or
  * "Load older", Undo on every entry that can still be taken back, and the exports. A side panel
  * on wide screens, full width on phones; not modal, so the counters stay usable beside it.
  *
- * Issue 17: a second tab, "By member" (./MembersPanel.tsx, its own chunk): who counted how much.
+ * A second tab, "By member" (./MembersPanel.tsx, its own chunk): who counted how much.
  * A tab here rather than one more header button: the header's row is full on a 360 px phone.
  */
 import {

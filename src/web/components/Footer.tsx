@@ -14,7 +14,7 @@ export function sourceLink(): { href: string; label: string } | null {
 }
 
 /**
- * SPEC §1: copyright with the current year and a link to the source repository. A server that
+ * Copyright with the current year and a link to the source repository. A server that
  * names no source shows the copyright alone rather than a link that may lead nowhere.
  */
 export function Footer() {

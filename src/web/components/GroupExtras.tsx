@@ -1,5 +1,5 @@
 /**
- * The parts of the group screen that are not needed for its first paint (issue 7), in one chunk
+ * The parts of the group screen that are not needed for its first paint, in one chunk
  * loaded right after it: each card's sparkline, and the undo toast with its Ctrl/Cmd+Z handler.
  * Sparkline data arrives after the screen is up anyway (GET …/history), and the toast only
  * appears once a change of this tab is confirmed, so neither costs the 80 KB initial budget.

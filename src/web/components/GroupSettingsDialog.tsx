@@ -1,5 +1,5 @@
 /**
- * Issue 17: the group's time zone and first day of the week, which decide when counters with a
+ * The group's time zone and first day of the week, which decide when counters with a
  * reset period start over (midnight there; weekly periods start on that day). Saved as one group
  * patch through the store, like the group's name and picture.
  */

@@ -1,5 +1,5 @@
 /**
- * "By member" (issue 17): who counted how much, from the activity log (GET …/tallies), as a
+ * "By member": who counted how much, from the activity log (GET …/tallies), as a
  * leaderboard of the whole group or of one counter, over all time or the current period. Shown
  * in the activity panel's second tab, in its own chunk (loaded when the panel opens). While it is
  * shown it follows the group live: when a counter changes (any member's tap, an undo, a reset),

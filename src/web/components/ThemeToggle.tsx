@@ -9,7 +9,10 @@ import {
   type Theme,
 } from '../lib/storage.js';
 
-/** SPEC §2: a fixed dark/light toggle on every screen; the choice is kept. */
+/**
+ * The dark/light toggle, in the top bar of every screen (TopBar.tsx); the choice is kept in
+ * localStorage and followed by the other tabs.
+ */
 export function ThemeToggle() {
   const [theme, setTheme] = useState<Theme>(currentTheme);
 

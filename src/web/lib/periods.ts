@@ -1,5 +1,5 @@
 /**
- * Calendar arithmetic in a group's time zone (issue 17), with nothing but Intl: when today, this
+ * Calendar arithmetic in a group's time zone, with nothing but Intl: when today, this
  * week and this month began for the "By member" ranges, what an ended period is called ("Mon
  * 23 Nov", "Week of Mon 16 Nov", "November 2026") and the rows of a counter's period list. A
  * date library would cost the lazy chunks ~20 KB gzip for the few lines below. Pure functions:

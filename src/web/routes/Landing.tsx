@@ -63,7 +63,7 @@ export function Landing() {
     });
   }, []);
 
-  // SPEC §2: look the group up once typing has paused for 300 ms (one request per pause).
+  // Look the group up once typing has paused for 300 ms (one request per pause).
   useEffect(() => {
     if (slug === null) return;
     const controller = new AbortController();
@@ -261,7 +261,7 @@ export function Landing() {
   );
 }
 
-/** SPEC §5/§8 landing messages for a failed join. */
+/** The landing page's messages for a failed join. */
 function landingError(error: unknown): FieldError {
   if (error instanceof ApiRequestError) {
     switch (error.code) {

@@ -14,10 +14,10 @@ import { primaryButton, secondaryButton } from '../../lib/ui.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
 import { ConnectionBadge, GuestName, HereNow } from './HeaderStatus.js';
 
-// Issue 7: the Activity button and its panel, the undo toast and Ctrl+Z: right after first paint.
+// The Activity button and its panel, the undo toast and Ctrl+Z: right after first paint.
 const GroupTools = lazy(() => loadExtras().then((m) => ({ default: m.GroupTools })));
 
-// Issue 17: the group's time zone and first day of the week, opened rarely.
+// The group's time zone and first day of the week, opened rarely.
 const GroupSettingsDialog = lazy(() =>
   import('../../components/GroupSettingsDialog.js').then((m) => ({
     default: m.GroupSettingsDialog,

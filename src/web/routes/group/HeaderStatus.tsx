@@ -8,7 +8,7 @@ import { mutedText } from '../../lib/ui.js';
 import type { LiveStatus } from '../../live/connection.js';
 import type { GroupStore } from '../../live/groupStore.js';
 
-/** SPEC §2/§5: 'Signed in as {name}', edited inline; a blank or unchanged name is not saved. */
+/** 'Signed in as {name}', edited inline; a blank or unchanged name is not saved. */
 export function GuestName({ store }: { store: GroupStore }) {
   const [name, setName] = useState(ensureGuestName);
   // Renamed in another tab of this browser: this tab, and its entry in 'Here now', follow.

@@ -15,7 +15,7 @@ export function Shell({ children }: { children: ReactNode }) {
   );
 }
 
-/** 'Loading group...' and 'Loading counters...' (SPEC §2). */
+/** 'Loading group...' and 'Loading counters...'. */
 export function Pending({ children, tall = false }: { children: ReactNode; tall?: boolean }) {
   const place = tall ? 'min-h-dvh items-start pt-16' : 'items-center';
   return (
