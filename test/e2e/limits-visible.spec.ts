@@ -1,6 +1,7 @@
 /**
  * A tap the limits refuse says why on the card itself, where a phone (no hover, no tooltip) shows
- * it, and the room left under a limit can still be used when a whole step would pass it.
+ * it, and the room left under a limit can still be filled when a whole step would pass it: by a
+ * button that says the value it sets, since only taps are counted and this is not one.
  */
 import { MESSAGES } from '../../src/shared/messages.js';
 import {
@@ -16,7 +17,7 @@ import {
 } from './support/fixtures.js';
 
 test.describe('limits on the card', () => {
-  test('at 29 of 30 with a step of 5 the reason is on screen, and "+1" fills the last place', async ({
+  test('at 29 of 30 with a step of 5 the reason is on screen, and "Set to 30" fills the last place', async ({
     browser,
   }) => {
     const { name, key, counters } = await seedGroup([
@@ -53,24 +54,24 @@ test.describe('limits on the card', () => {
     await plus.tap({ force: true });
     await expect(counterValue(card)).toHaveText('29');
 
-    await card.getByRole('button', { name: 'Add the last 1' }).tap();
+    await card.getByRole('button', { name: 'Set the value to 30' }).tap();
     await expect(counterValue(card)).toHaveText('30');
     await expect(card.getByText('Full', { exact: true })).toBeVisible();
     await expect.poll(async () => (await api.counters(name, key))[0]?.value).toBe(30);
     // Full: the reason stays, with nothing left to add.
     await expect(reason).toBeVisible();
-    await expect(card.getByRole('button', { name: /^Add the last/ })).toHaveCount(0);
+    await expect(card.getByRole('button', { name: /^Set the value to/ })).toHaveCount(0);
     await context.close();
   });
 
-  test('down to a minimum: the reason shows and what is left can be taken away', async ({
+  test('down to a minimum: the reason shows and the value can be set to the minimum', async ({
     page,
   }) => {
     const { name, key } = await seedGroup([{ name: 'Stock', value: 3, min: 0, decrementStep: 5 }]);
     await openGroup(page, name, key);
     const card = counterCard(page, 'Stock');
     await expect(card.getByText(MESSAGES.limitBelow(0), { exact: true })).toBeVisible();
-    await card.getByRole('button', { name: 'Take away the last 3' }).click();
+    await card.getByRole('button', { name: 'Set the value to 0' }).click();
     await expect(counterValue(card)).toHaveText('0');
     await expect.poll(async () => (await api.counters(name, key))[0]?.value).toBe(0);
   });

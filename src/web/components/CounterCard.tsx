@@ -107,12 +107,13 @@ export const CounterCard = memo(function CounterCard({
   const decrementNoteId = useId();
   const incrementNoteId = useId();
   /**
-   * Moves the value by what is left before a limit. Taps only move by whole steps, so this is a
-   * value edit, checked by the server against the same limits; like typing the number, it sets
-   * the value, so a tap another member makes in the same moment can be overwritten by it.
+   * Sets the value to the limit's edge. Taps only move by whole steps and are counted on the
+   * server; this is not a tap but a value edit, exactly as if the member typed the number, and
+   * the button says so ("Set to 30"): if another member's tap lands in the same moment the value
+   * is still the number the button showed, never that number plus or minus a hidden tap.
    */
-  const moveBy = (amount: number) => {
-    store.updateCounter(id, { value: counter.value + amount });
+  const setTo = (value: number) => {
+    store.updateCounter(id, { value });
   };
 
   // Three rows of the grid (CounterGrid's subgrid): the name, the −/+ row, the rest. Every card of
@@ -254,7 +255,8 @@ export const CounterCard = memo(function CounterCard({
             id={decrementNoteId}
             reason={decrementBlocked}
             room={-partialRoom(counter, 'decrement')}
-            onMove={moveBy}
+            value={counter.value}
+            onSet={setTo}
           />
         )}
         {!readOnly && incrementBlocked !== null && (
@@ -262,7 +264,8 @@ export const CounterCard = memo(function CounterCard({
             id={incrementNoteId}
             reason={incrementBlocked}
             room={partialRoom(counter, 'increment', section)}
-            onMove={moveBy}
+            value={counter.value}
+            onSet={setTo}
           />
         )}
       </div>
@@ -382,21 +385,26 @@ function AdjustButton({
 
 /**
  * Why a button under it does nothing, in words, and, when a whole step would pass the limit but a
- * smaller move would not, a button for exactly that remainder ("+1" at 29 of 30 with a step of 5).
+ * smaller move would not, a button that sets the value to the limit's edge ("Set to 30" at 29 of
+ * 30 with a step of 5): labelled as the absolute value it writes, not as a tap.
  */
 function LimitNote({
   id,
   reason,
   room,
-  onMove,
+  value,
+  onSet,
 }: {
   id: string;
   reason: string;
   /** The remainder: positive up to a maximum, negative down to a minimum, 0 for none. */
   room: number;
-  onMove: (amount: number) => void;
+  /** The counter's value now: the button writes `value + room`. */
+  value: number;
+  onSet: (value: number) => void;
 }) {
-  const amount = Math.abs(room).toLocaleString('en-US');
+  const target = value + room;
+  const shown = target.toLocaleString('en-US');
   return (
     <div className="flex items-start gap-2 rounded-xl bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950/50 dark:text-amber-100">
       <CircleAlert className="mt-0.5 size-4 shrink-0" />
@@ -406,13 +414,13 @@ function LimitNote({
       {room !== 0 && (
         <button
           type="button"
-          aria-label={room > 0 ? `Add the last ${amount}` : `Take away the last ${amount}`}
+          aria-label={`Set the value to ${shown}`}
           onClick={() => {
-            onMove(room);
+            onSet(target);
           }}
           className="chip-btn shrink-0"
         >
-          {room > 0 ? `+${amount}` : `−${amount}`}
+          Set to {shown}
         </button>
       )}
     </div>
