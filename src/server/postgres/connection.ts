@@ -91,7 +91,9 @@ export function isConnectionFailure(error: unknown): boolean {
     if (/^E[A-Z]+$/.test(code)) return true;
   }
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Connection timeout|connection error|Client was closed|not queryable|terminating connection/i.test(
+  // Not "timeout exceeded when trying to connect": that is the pool's wait for a free connection,
+  // which a busy instance reaches with a healthy database.
+  return /Connection terminated|Query read timeout|timeout expired|connection timeout|connection error|Client was closed|not queryable|terminating connection/i.test(
     message,
   );
 }

@@ -105,8 +105,9 @@ const REPLY_TIMEOUT_MS = 4_000;
  */
 const LOCK_TIMEOUT_MS = 2_500;
 /**
- * The health check's and the recovery probe's write, ms: it answers within a second when the
- * database is there, so /api/health says 503 within 2 s of the database going away.
+ * The health check's and the recovery probe's write (and the probe's connect), ms: it answers
+ * within a second when the database is there, so /api/health says 503 within 2 s of the database
+ * going away.
  */
 const PROBE_TIMEOUT_MS = 1_000;
 
@@ -126,6 +127,9 @@ function socketOf(client: pg.PoolClient): { destroy(): void } | undefined {
   return (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection
     ?.stream;
 }
+
+/** Longest a statement waits for a connection of the pool, ms. */
+const POOL_WAIT_MS = 10_000;
 
 /** SQLSTATE 55P03, lock_not_available: the lock wait ran past LOCK_TIMEOUT_MS. */
 const LOCK_NOT_AVAILABLE = '55P03';
@@ -546,6 +550,9 @@ export class PostgresStore implements Store {
       max: this.poolSize,
       query_timeout: REPLY_TIMEOUT_MS,
       lock_timeout: LOCK_TIMEOUT_MS,
+      // Waiting for a free connection of the pool (and a new one's connect): under load many
+      // statements may wait their turn, which is not a lost database, ms.
+      connectionTimeoutMillis: POOL_WAIT_MS,
       idleTimeoutMillis: 30_000,
     });
     // An idle connection dropped (a restart, pg_terminate_backend, a firewall's idle cut) must not
@@ -589,9 +596,23 @@ export class PostgresStore implements Store {
     });
   }
 
-  /** The recovery probe: the health check's one-row write, past the availability gate. */
+  /**
+   * The recovery probe: the health check's one-row write on a connection of its own, past the
+   * availability gate. Not through the pool: a connection waiting there (all busy, or a connect
+   * hanging on a black-holed path) would make the probe as slow as the pool's wait.
+   */
   private async probe(): Promise<void> {
-    await this.currentPool.query(timed({ text: PROBE_WRITE }, PROBE_TIMEOUT_MS));
+    const client = new pg.Client({
+      ...clientConfig(this.connection, 'tally-probe'),
+      connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query(timed({ text: PROBE_WRITE }, PROBE_TIMEOUT_MS));
+    } finally {
+      client.end().catch(() => undefined);
+    }
   }
 
   /** Refuses at once while the database is known to be away. */
@@ -763,14 +784,29 @@ export class PostgresStore implements Store {
     }
   }
 
+  /**
+   * The health check's write through the pool, given PROBE_TIMEOUT_MS in all (waiting for a
+   * connection included). Past it, or on a failed connection, the store's own probe decides
+   * whether the database is gone.
+   */
   async probeWrite(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
     try {
       this.ensureAvailable();
-      await this.probe();
+      await Promise.race([
+        this.pool.query(timed({ text: PROBE_WRITE }, PROBE_TIMEOUT_MS)),
+        new Promise((_resolve, reject) => {
+          timer = setTimeout(() => {
+            reject(new Error('Query read timeout'));
+          }, PROBE_TIMEOUT_MS);
+        }),
+      ]);
     } catch (error) {
-      if (isConnectionFailure(error)) this.connectionLost(error);
+      if (isConnectionFailure(error)) this.checkConnection();
       if (error instanceof StorageUnavailableError) throw error;
       throw new StorageUnavailableError(error instanceof Error ? error.message : String(error));
+    } finally {
+      clearTimeout(timer);
     }
   }
 
