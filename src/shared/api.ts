@@ -403,7 +403,7 @@ export const MutationSchema = z.discriminatedUnion('kind', [
     section: SectionNameSchema,
     max: SectionBodySchema.shape.max,
   }),
-  /** Takes back one activity entry by applying its inverse (see store/undo.ts). */
+  /** Takes back one activity entry by applying its inverse (see src/server/domain/inverse.ts). */
   z.strictObject({
     kind: z.literal('undoEntry'),
     entryId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),

@@ -364,7 +364,7 @@ export function describeActivityContract(label: string, create: () => Promise<St
     });
 
     // The cases below once behaved differently on the two stores (same-batch undo, double undo
-    // in one batch): both now run store/commit.ts, and these keep it so.
+    // in one batch): both now run domain/commit.ts, and these keep it so.
     it('applies only one of two undos by operation id of a tap made in the same batch', async () => {
       const counter = await createCounter();
       const outcomes = await store.commit([

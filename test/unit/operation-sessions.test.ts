@@ -1,6 +1,6 @@
 /**
  * Numbered operation ids (ADR 24): the two id forms, and the window of numbers a group keeps per
- * client session (store/sessions.ts), on their own, without a database.
+ * client session (domain/numbered-ids.ts), on their own, without a database.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

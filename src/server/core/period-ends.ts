@@ -1,7 +1,7 @@
 /**
- * Ends counters' periods at their midnights (issue 17) when nobody touches them then, so every
+ * Ends counters' periods at their midnights when nobody touches them then, so every
  * member sees the reset live. Any batch ends a due period of a counter it touches
- * (store/commit.ts), so this is only the clock's half: once a minute, on the minute (every
+ * (domain/periods.ts), so this is only the clock's half: once a minute, on the minute (every
  * midnight of every time zone falls on a whole minute), it asks the store which counters are due
  * and commits one `resetPeriods` operation per group through the batcher.
  *
