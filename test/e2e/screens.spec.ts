@@ -320,6 +320,8 @@ test.describe('time zones', () => {
     await page.getByRole('button', { name: 'Group settings' }).click();
     const dialog = page.getByRole('dialog', { name: 'Group settings' });
     const zone = dialog.getByLabel('Time zone');
+    // The dialog is its own chunk: wait for its list before reading it.
+    await expect(zone.locator('option[value="UTC"]')).toHaveCount(1);
     const offered = await zone
       .locator('option')
       .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
