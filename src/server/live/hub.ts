@@ -498,7 +498,7 @@ function validate(json: unknown): ParsedClientMessage | undefined {
 }
 
 /**
- * Taps committed together share one result object (store/batch.ts): it is serialised once and
+ * Taps committed together share one result object (domain/taps.ts adjustOutcomes): it is serialised once and
  * each ack is built around it, instead of serialising the same row once per tap.
  */
 const resultJson = new WeakMap<MutationResult, string>();

@@ -2,7 +2,7 @@
  * PostgreSQL store: many stateless Tally instances on one database (any managed Postgres).
  *
  * Same contract as the SQLite store (test/integration/store.suite.ts), same commit algorithm
- * (store/commit.ts). A batch is one transaction of a fixed number of round trips whatever its
+ * (src/server/domain/commit.ts). A batch is one transaction of a fixed number of round trips whatever its
  * size: BEGIN; lock the rows of the groups it touches, in id order (so two instances never
  * deadlock); read what the batch names in one statement; write every row and announce the
  * batch's changes with pg_notify in one statement; COMMIT. The announcement is sent if and only
@@ -211,7 +211,7 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE operation_ids ADD COLUMN activity_id bigint;`,
   // 3: view-only links (issue 8): the hash of the view-only key, null while there is none.
   `ALTER TABLE counter_groups ADD COLUMN view_key_hash text;`,
-  // 4: (issue 14) what each operation id meant (batch.ts fingerprintOf; null for older rows),
+  // 4: what each operation id meant (domain/operation-ids.ts fingerprintOf; null for older rows),
   // and the one-row table the health check's write probe updates.
   `ALTER TABLE operation_ids ADD COLUMN fingerprint text;
    CREATE TABLE health_probe (id integer PRIMARY KEY CHECK (id = 1), at timestamptz NOT NULL);`,
@@ -219,7 +219,7 @@ const MIGRATIONS: readonly string[] = [
   // scan of every entry of the counter).
   `CREATE INDEX activity_by_counter_time ON activity (counter_id, at, id) WHERE counter_id IS NOT NULL;`,
   // 6: (issue 17) goals, limits, periods, order and sections; tallies' amounts; ended periods.
-  // ADR 19. Times of periods are epoch ms (bigint), as store/commit.ts computes them.
+  // ADR 19. Times of periods are epoch ms (bigint), as domain/periods.ts computes them.
   `ALTER TABLE counters ADD COLUMN goal bigint, ADD COLUMN min_value bigint,
      ADD COLUMN max_value bigint, ADD COLUMN reset_period text,
      ADD COLUMN start_value bigint NOT NULL DEFAULT 0, ADD COLUMN section text,
@@ -242,7 +242,7 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX counter_periods_by_group ON counter_periods (group_id, start_at);`,
   // 7: (issue 19, ADR 24) numbered taps: one row per group and client session, rewritten in
-  // place (store/sessions.ts), instead of one operation-id row per tap. No index by time: an
+  // place (domain/numbered-ids.ts), instead of one operation-id row per tap. No index by time: an
   // updated column in an index would make every update write that index too.
   `CREATE TABLE operation_sessions (
      group_id text NOT NULL,
@@ -309,7 +309,7 @@ const BATCH_READ = `SELECT
 /**
  * Every write of a batch in one statement: data-modifying CTEs each run once, to completion,
  * whether or not the final SELECT reads them, and all see the snapshot from before the statement
- * (store/commit.ts never writes one row twice: a counter is deleted or written, not both). New
+ * (the domain's commit never writes one row twice: a counter is deleted or written, not both). New
  * entries take ids from the sequence in entry order (`ids`), which the entries, the operation ids
  * and the undone marks refer to by their 1-based position. The final SELECT sends the batch's
  * announcements, delivered if and only if the transaction commits.
@@ -1050,7 +1050,7 @@ export class PostgresStore implements Store {
     if (!this.pool.ended) await this.pool.end();
   }
 
-  // ---- inside the batch transaction: the reads and writes of store/commit.ts ------------------
+  // ---- inside the batch transaction: the reads and writes of domain/commit.ts ----------------
 
   private async commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
     const { client, release } = await this.checkout();

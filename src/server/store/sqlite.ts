@@ -1,8 +1,10 @@
 /**
  * SQLite store (better-sqlite3, WAL). The embedded default: one file, nothing to install.
  *
- * Every change runs inside one write transaction per batch (see batcher.ts). Increments are
- * `value = value + times * step` in SQL, so concurrent taps add up instead of overwriting.
+ * Every change runs inside one write transaction per batch (see batcher.ts). The domain's commit
+ * (src/server/domain/commit.ts) computes each tap's new value under that transaction, in memory,
+ * from the committed row, and this adapter writes it (`SET value = ?`): taps that arrive together
+ * add up instead of overwriting, because the batch is the only writer of its groups.
  * WAL with synchronous=NORMAL by default: an answered change survives a crash of the process;
  * SQLITE_SYNCHRONOUS=full adds an fsync per batch so it also survives power loss
  * (docs/decisions/0002-sqlite-durability.md).
@@ -134,7 +136,7 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE operation_ids ADD COLUMN activity_id INTEGER;`,
   // 3: view-only links (issue 8): the hash of the view-only key, null while there is none.
   `ALTER TABLE counter_groups ADD COLUMN view_key_hash TEXT;`,
-  // 4: (issue 14) what each operation id meant (batch.ts fingerprintOf; null for older rows),
+  // 4: what each operation id meant (domain/operation-ids.ts fingerprintOf; null for older rows),
   // and the one-row table the health check's write probe updates.
   `ALTER TABLE operation_ids ADD COLUMN fingerprint TEXT;
    CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL) STRICT;`,
@@ -199,7 +201,7 @@ export const MIGRATIONS: readonly string[] = [
   `DROP INDEX activity_by_age;
    DROP INDEX operation_ids_by_age;`,
   // 10: (issue 19, ADR 24) numbered taps: one row per group and client session, rewritten in
-  // place (store/sessions.ts), instead of one operation-id row per tap. A rowid table, so the
+  // place (domain/numbered-ids.ts), instead of one operation-id row per tap. A rowid table, so the
   // hourly prune walks it in rowid ranges without an index by time.
   `CREATE TABLE operation_sessions (
      group_id TEXT NOT NULL,
@@ -873,7 +875,7 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  // ---- inside the write transaction: the reads and writes of store/commit.ts ------------------
+  // ---- inside the write transaction: the reads and writes of domain/commit.ts ----------------
 
   /** One round of the commit's reads: prepared single-row lookups (in-process, ~µs each). */
   private read(request: ReadRequest): ReadAnswer {

@@ -71,7 +71,7 @@ export type SettingsResult =
 /**
  * The draft checked and turned into one patch holding only what changed (empty: nothing to save).
  * min ≤ max, the current value within them, and for a counter that resets its start value too:
- * the server refuses otherwise (src/server/store/commit.ts counterRefusal).
+ * the server refuses otherwise (src/server/domain/limits.ts counterRefusal).
  */
 export function settingsPatch(draft: SettingsDraft, counter: SettingsCounter): SettingsResult {
   const errors: Partial<Record<SettingsField, string>> = {};
