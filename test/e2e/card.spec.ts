@@ -190,6 +190,7 @@ test.describe('the counter card', () => {
     await expect(menu.getByRole('menuitem')).toHaveText([
       'Goal and limits',
       'Focus mode',
+      'History',
       'Delete counter',
     ]);
     const item = (label: string) => menu.getByRole('menuitem', { name: label });
@@ -214,6 +215,7 @@ test.describe('the counter card', () => {
     await expect(item('Delete counter')).toBeFocused();
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
     await expect(item('Goal and limits')).toBeFocused();
     await expect(counterValue(card)).toHaveText('5');
 
@@ -228,6 +230,13 @@ test.describe('the counter card', () => {
     await page.keyboard.press('Escape');
     await expect(dialog).toBeHidden();
     await expect(button).toBeFocused();
+
+    // History opens the same chart as the button beside the sparkline.
+    await cardAction(card, 'History');
+    const history = page.getByRole('dialog', { name: 'History of Laps' });
+    await expect(history).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(history).toBeHidden();
   });
 
   for (const theme of ['light', 'dark'] as const) {

@@ -1,6 +1,7 @@
 import {
   ArrowDownToLine,
   Ban,
+  ChartLine,
   Check,
   CircleAlert,
   Clock,
@@ -85,6 +86,7 @@ export const CounterCard = memo(function CounterCard({
   const [editingThumbnail, setEditingThumbnail] = useState(false);
   const [editingSettings, setEditingSettings] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const [showingHistory, setShowingHistory] = useState(false);
   const [failedThumbnail, setFailedThumbnail] = useState<string | null>(null);
   const { id } = counter;
   const thumbnailFailed = counter.thumbnailUrl !== null && failedThumbnail === counter.thumbnailUrl;
@@ -183,6 +185,13 @@ export const CounterCard = memo(function CounterCard({
                   },
                 },
                 {
+                  label: 'History',
+                  icon: <ChartLine className="size-4" />,
+                  onSelect: () => {
+                    setShowingHistory(true);
+                  },
+                },
+                {
                   label: 'Delete counter',
                   icon: <Trash className="size-4" />,
                   danger: true,
@@ -274,7 +283,12 @@ export const CounterCard = memo(function CounterCard({
         <PaceLine counter={counter} store={store} />
 
         <Suspense fallback={<div className="h-9" />}>
-          <Sparkline counter={counter} store={store} />
+          <Sparkline
+            counter={counter}
+            store={store}
+            open={showingHistory}
+            setOpen={setShowingHistory}
+          />
         </Suspense>
 
         <Purpose counter={counter} capacity={capacity} />

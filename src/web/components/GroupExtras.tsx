@@ -13,9 +13,8 @@ import { fetchGroupHistory } from '../lib/activity.js';
 import { describeOp, undoErrorMessage } from '../lib/describe.js';
 import type { GroupStore } from '../live/groupStore.js';
 import type { Op } from '../live/ops.js';
-import { icon, X } from './icons.js';
+import { ChartLine, icon, X } from './icons.js';
 
-const ChartLine = icon('M3 3v18h18M7 15l4-4 3 3 6-6');
 const History = icon('M3 12a9 9 0 1 0 3-6.7L3 8m0-5v5h5m4-1v5l3 2');
 
 const loadActivityPanel = () => import('./ActivityPanel.js');
@@ -77,10 +76,22 @@ export function sparkPath(values: readonly number[]): { line: string; area: stri
   return { line, area: `${line}L100 24L0 24Z` };
 }
 
-/** A card's recent history at a glance, and the button to the full chart. */
-export function Sparkline({ counter, store }: { counter: Counter; store: GroupStore }) {
+/**
+ * A card's recent history at a glance, and the button to the full chart. Whether the chart is
+ * open belongs to the card: its menu's History opens the same chart.
+ */
+export function Sparkline({
+  counter,
+  store,
+  open,
+  setOpen,
+}: {
+  counter: Counter;
+  store: GroupStore;
+  open: boolean;
+  setOpen: (open: boolean) => void;
+}) {
   const [series, setSeries] = useState<Map<string, HistoryPoint[]> | null>(null);
-  const [open, setOpen] = useState(false);
 
   useEffect(() => {
     let current = true;

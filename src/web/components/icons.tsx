@@ -57,6 +57,7 @@ export const Sun = icon(
 );
 export const Moon = icon('M12 3a6 6 0 0 0 9 9 9 9 0 1 1-9-9z');
 /** Settings (a counter's goal and limits, the group's time zone and week). */
+export const ChartLine = icon('M3 3v18h18M7 15l4-4 3 3 6-6');
 export const Sliders = icon('M4 6h9m4 0h3M4 12h3m4 0h9M4 18h11m4 0h1M13 4v4M7 10v4M15 16v4');
 /** A counter's menu of less frequent actions (settings, focus mode, delete). */
 export const MoreVertical = icon(
