@@ -28,11 +28,20 @@ import {
 import { ApiRequestError } from '../lib/api.js';
 import { describeEntry, relativeTime, undoErrorMessage } from '../lib/describe.js';
 import type { GroupStore } from '../live/groupStore.js';
-import { CircleAlert, icon, Loader, Minus, Plus, Trash, X } from './icons.js';
+import {
+  ArrowDownToLine,
+  CircleAlert,
+  icon,
+  Loader,
+  Minus,
+  Plus,
+  RotateCcw,
+  Trash,
+  X,
+} from './icons.js';
 
 const Undo = icon('M9 14 4 9l5-5M4 9h10.5a5.5 5.5 0 0 1 0 11H11');
 const Flag = icon('M4 22V4m0 0h13l-2 4 2 4H4');
-const Rotate = icon('M3 12a9 9 0 1 0 3-6.7L3 8m0-5v5h5');
 const ArrowsUpDown = icon('m7 15 5 5 5-5M7 9l5-5 5 5');
 
 const loadMembersPanel = () => import('./MembersPanel.js');
@@ -44,7 +53,6 @@ const TABS: { tab: Tab; label: string }[] = [
   { tab: 'members', label: 'By member' },
 ];
 const Pencil = icon('M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4z');
-const Download = icon('M12 3v12m-5-5 5 5 5-5M5 21h14');
 
 /** Live changes are fetched this long after the first one of a burst, ms. */
 export const CATCH_UP_DELAY_MS = 250;
@@ -363,7 +371,7 @@ export function ActivityPanel({
           className="flex flex-wrap items-center gap-1.5 border-b border-zinc-200 px-4 py-2.5 dark:border-zinc-800"
         >
           <span className="muted inline-flex w-full items-center gap-1 text-xs font-medium">
-            <Download className="size-3.5" />
+            <ArrowDownToLine className="size-3.5" />
             Export
           </span>
           {EXPORTS.map(({ kind, label }) => (
@@ -567,7 +575,7 @@ function KindBadge({ entry }: { entry: ActivityEntry }) {
           );
         break;
       case 'counter.reset':
-        glyph = <Rotate className="size-3.5" />;
+        glyph = <RotateCcw className="size-3.5" />;
         break;
       case 'counters.reordered':
         glyph = <ArrowsUpDown className="size-3.5" />;

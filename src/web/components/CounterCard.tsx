@@ -33,6 +33,7 @@ import {
   partialRoom,
   periodFigures,
 } from '../lib/capacity.js';
+import { FOCUS_EVENT } from '../lib/keys.js';
 import { card } from '../lib/ui.js';
 import { InlineEdit } from './InlineEdit.js';
 import { MenuButton } from './Menu.js';
@@ -181,7 +182,7 @@ export const CounterCard = memo(function CounterCard({
                   label: 'Focus mode',
                   icon: <Maximize className="size-4" />,
                   onSelect: () => {
-                    window.dispatchEvent(new CustomEvent('tally:focus-mode', { detail: id }));
+                    window.dispatchEvent(new CustomEvent(FOCUS_EVENT, { detail: id }));
                   },
                 },
                 {

@@ -10,6 +10,7 @@ import type { Counter } from '../../shared/api.js';
 import type { CounterPeriod } from '../../shared/activity.js';
 import { fetchCounterHistory, fetchCounterPeriods } from '../lib/activity.js';
 import { ApiRequestError } from '../lib/api.js';
+import { WEEKDAYS } from '../lib/counter-settings.js';
 import { periodRows, RESET_KIND, timeOfDay, dayLabel } from '../lib/periods.js';
 import type { GroupStore } from '../live/groupStore.js';
 import { Dialog } from './Dialog.js';
@@ -316,7 +317,6 @@ const PERIOD_END = {
   week: 'when the next week starts',
   month: 'when the next month starts',
 } as const;
-const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 /** "Resets every Monday at midnight (Europe/Berlin)." */
 function resetText(reset: NonNullable<Counter['reset']>, weekStart: number, timeZone: string) {

@@ -6,15 +6,12 @@
  */
 import { lazy, Suspense, useState } from 'react';
 import { capacityText, totalText, type SectionBlock } from '../lib/sections.js';
-import { CircleAlert, icon } from './icons.js';
+import { Ban, CircleAlert, Gauge } from './icons.js';
 
 const loadSectionMaxDialog = () => import('./SectionMaxDialog.js');
 const SectionMaxDialog = lazy(() =>
   loadSectionMaxDialog().then((m) => ({ default: m.SectionMaxDialog })),
 );
-
-const Gauge = icon('M12 14l4-4M3.3 19a10 10 0 1 1 17.4 0');
-const Ban = icon('M2 12a10 10 0 1 0 20 0a10 10 0 1 0-20 0M4.9 4.9l14.2 14.2');
 
 /** The capacity badge's look per state (text and icon say the same as the colour). */
 const BADGE = {

@@ -1,7 +1,14 @@
 /**
- * Issue 18: counting from the keyboard, a presenter clicker or a foot pedal. Pure: a key press in,
+ * Counting from the keyboard, a presenter clicker or a foot pedal. Pure: a key press in,
  * what it asks for out (or null: the key is not ours, or it must not fire here).
  */
+
+/**
+ * The window event a card's menu sends to open focus mode on its counter (detail: the counter's
+ * id); the keyboard layer on the group screen listens for it. An event, so the card does not
+ * import focus mode's code.
+ */
+export const FOCUS_EVENT = 'tally:focus-mode';
 
 export type KeyAction =
   | { kind: 'select'; position: number }

@@ -7,7 +7,7 @@ import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { Eye, X } from '../../components/icons.js';
 import type { Counter } from '../../../shared/api.js';
 import { blockedReason } from '../../lib/capacity.js';
-import { keyAction, selectionAnnouncement } from '../../lib/keys.js';
+import { FOCUS_EVENT, keyAction, selectionAnnouncement } from '../../lib/keys.js';
 import { hasSections, layoutBlocks } from '../../lib/sections.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
 
@@ -16,9 +16,6 @@ const KeysHelp = lazy(() =>
 );
 const loadFocusMode = () => import('./FocusMode.js');
 const FocusMode = lazy(() => loadFocusMode().then((m) => ({ default: m.FocusMode })));
-
-/** The event a card's focus-mode button sends (no import: the card stays light). */
-export const FOCUS_EVENT = 'tally:focus-mode';
 
 /**
  * Why a counting key does nothing on a view-only link: on screen (not only to a screen reader),
