@@ -122,4 +122,9 @@ export const MESSAGES = {
   // Tally: the server's database is away (a restart, a failover)
   savingPaused:
     'Changes are not being saved right now. Your taps are kept on this device and sent as soon as saving resumes.',
+
+  // Tally: a counting key pressed on a view-only link, shown on screen (an outlined card that
+  // does not count would look broken)
+  viewOnlyKeys:
+    'This is a view-only link: it shows the counters but cannot count. Open the group with its full link to count.',
 } as const;

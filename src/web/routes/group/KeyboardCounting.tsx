@@ -6,6 +6,7 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { Eye, X } from '../../components/icons.js';
 import type { Counter } from '../../../shared/api.js';
+import { MESSAGES } from '../../../shared/messages.js';
 import { blockedReason } from '../../lib/capacity.js';
 import { FOCUS_EVENT, keyAction, selectionAnnouncement } from '../../lib/keys.js';
 import { hasSections, layoutBlocks } from '../../lib/sections.js';
@@ -16,13 +17,6 @@ const KeysHelp = lazy(() =>
 );
 const loadFocusMode = () => import('./FocusMode.js');
 const FocusMode = lazy(() => loadFocusMode().then((m) => ({ default: m.FocusMode })));
-
-/**
- * Why a counting key does nothing on a view-only link: on screen (not only to a screen reader),
- * since an outlined card that does not count looks broken.
- */
-export const VIEW_ONLY_KEYS =
-  'This is a view-only link: it shows the counters but cannot count. Open the group with its full link to count.';
 
 /** How long the view-only notice stays after the last key that asked to count, ms. */
 const NOTICE_MS = 6_000;
@@ -159,7 +153,7 @@ export function KeyboardCounting({
         {viewOnlyNotice > 0 && (
           <div className="fixed inset-x-4 bottom-4 z-40 mx-auto flex max-w-md items-start gap-3 rounded-xl border border-sky-200 bg-sky-50 py-3 pr-2 pl-4 text-sm text-sky-950 shadow-lg dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50">
             <Eye className="mt-0.5 size-4 shrink-0" />
-            <p className="min-w-0 flex-1">{VIEW_ONLY_KEYS}</p>
+            <p className="min-w-0 flex-1">{MESSAGES.viewOnlyKeys}</p>
             <button
               type="button"
               aria-label="Close this notice"
