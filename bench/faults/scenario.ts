@@ -237,6 +237,10 @@ export async function runFault(
   fault: FaultName,
   options: { groups: number; rate: number; beforeMs: number; afterMs: number },
 ): Promise<FaultRun> {
+  // An instance that exited during an earlier fault would show here only as a refused
+  // connection: say so, with what it printed last.
+  const exited = bed.exits();
+  if (exited.length > 0) throw new Error(`a Tally instance is gone: ${exited.join('\n')}`);
   const load = await TapLoad.start(bed.a.port, bed.b.port, options.groups);
   try {
     load.run(options.rate);
