@@ -35,7 +35,8 @@ export type FieldChange = z.infer<typeof FieldChangeSchema>;
 
 /**
  * What a created or deleted counter looked like: enough to restore it on undo. Entries written
- * before issue 17 lack its fields: they read as a counter without goal, limits, period or section.
+ * before counters had goals, limits, periods and sections (ADR 19) lack those fields: they read as
+ * a counter without any of them.
  */
 export const CounterSnapshotSchema = CounterSchema.omit({ version: true }).extend({
   goal: CounterSchema.shape.goal.default(null),

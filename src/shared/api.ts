@@ -1,8 +1,8 @@
 /**
  * The public data shapes and request bodies of the HTTP API and the live channel, as zod schemas.
  * Types are inferred from the schemas so the server, the web app and the tests cannot drift apart.
- * Request schemas apply SPEC §5's rules (sanitising, URL normalising) as they parse, so whatever
- * passes them is ready to store.
+ * Request schemas apply the product's rules (sanitising, URL normalising; docs/product.md#rules)
+ * as they parse, so whatever passes them is ready to store.
  */
 import { z } from 'zod';
 import { RESET_PERIODS, type CounterField, type GroupField } from './fields.js';
@@ -120,7 +120,7 @@ export const ErrorCodeSchema = z.enum([
   'read_only',
   'not_found',
   'internal_error',
-  // Issue 14: quotas, overload and storage health.
+  // Quotas, overload and storage health (docs/api.md#limits, docs/api.md#health, ADR 13).
   'operation_id_reused',
   'too_many_counters',
   'too_many_groups',
@@ -129,15 +129,15 @@ export const ErrorCodeSchema = z.enum([
   'storage_unavailable',
   'request_timeout',
   'headers_too_large',
-  // Issue 16: GET /metrics without the operator's token.
+  // GET /metrics without the operator's token (docs/api.md#metrics).
   'invalid_metrics_token',
-  // Issue 17: a change that would take a counter (or a section) past its limit; an undo that
-  // cannot be applied (an automatic reset, a change of an ended period).
+  // A change that would take a counter (or a section) past its limit; an undo that cannot be
+  // applied (an automatic reset, a change of an ended period). See docs/product.md#limits.
   'limit_reached',
   'cannot_undo',
-  // Issue 17: PUT …/order without every counter of the group exactly once.
+  // PUT …/order without every counter of the group exactly once (docs/product.md#order).
   'invalid_order',
-  // Issue 19 (ADR 24): a numbered tap too far behind its session's newest number to be checked.
+  // ADR 24: a numbered tap too far behind its session's newest number to be checked.
   'operation_expired',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
@@ -149,7 +149,7 @@ export type ApiError = z.infer<typeof ApiErrorSchema>;
 
 // ---- Field rules -----------------------------------------------------------------------------
 
-/** Raw text cap before sanitising, characters: sanitising then cuts to SPEC's 1000. */
+/** Raw text cap before sanitising, characters: sanitising then cuts to TEXT_MAX_LENGTH (1000). */
 const RAW_TEXT_MAX = 10_000;
 
 const sanitizedText = z.string().max(RAW_TEXT_MAX).transform(sanitizeText);
@@ -166,7 +166,10 @@ const step = z
   .min(MIN_STEP, { error: MESSAGES.stepTooSmall })
   .max(MAX_STEP, { error: MESSAGES.valueOutOfRange });
 
-/** SPEC §5 URLs: blank or null clears; missing scheme gets https://; only http(s). */
+/**
+ * Image URLs (docs/product.md#images): blank or null clears; missing scheme gets https://; only
+ * http(s).
+ */
 const imageUrl = z
   .string({ error: MESSAGES.invalidUrl })
   .max(URL_MAX_LENGTH, { error: MESSAGES.invalidUrl })
@@ -292,7 +295,10 @@ export const CounterPatchSchema = CounterFieldsSchema.refine(nonEmpty, {
 export type CounterPatchInput = z.input<typeof CounterPatchSchema>;
 export type CounterPatch = z.output<typeof CounterPatchSchema>;
 
-/** POST …/counters: every field optional; SPEC §7 defaults fill the rest. */
+/**
+ * POST …/counters: every field optional; a new counter's defaults fill the rest (named New Counter,
+ * value 0, steps 1, no goal, limits, period or section).
+ */
 export const CreateCounterBodySchema = CounterFieldsSchema.extend({
   opId: OperationIdSchema.optional(),
 }).refine(limitsInOrder, { error: MESSAGES.minAboveMax, path: ['min'] });

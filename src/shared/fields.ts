@@ -12,7 +12,7 @@ export const COUNTER_FIELDS = [
   'incrementStep',
   'decrementStep',
   'thumbnailUrl',
-  // Issue 17: what a counter is for, all opt-in (null: none).
+  // What a counter is for (ADR 19), all opt-in (null: none).
   'goal',
   'min',
   'max',
@@ -26,6 +26,8 @@ export type CounterField = (typeof COUNTER_FIELDS)[number];
 export const GROUP_FIELDS = ['displayName', 'profileImageUrl', 'timeZone', 'weekStart'] as const;
 export type GroupField = (typeof GROUP_FIELDS)[number];
 
-/** How often a counter starts over (issue 17), at midnight in the group's time zone. */
+/**
+ * How often a counter starts over, at midnight in the group's time zone (docs/product.md#periods).
+ */
 export const RESET_PERIODS = ['daily', 'weekly', 'monthly'] as const;
 export type ResetPeriod = (typeof RESET_PERIODS)[number];

@@ -1,11 +1,11 @@
 /**
- * Every user-facing string of SPEC.md, word for word, defined once and imported by web and server.
- * Strings that SPEC does not give (marked "Tally:") follow the same tone.
+ * Every user-facing string the web app and the server share, defined once and imported by both.
+ * docs/product.md quotes them word for word (docs/product.md#messages): change both together.
  */
 export const MESSAGES = {
   tagline: 'Create or join a group with counters for anything imaginable! Secure and in real-time!',
 
-  // SPEC §5 Landing
+  // Landing (docs/product.md#landing)
   emptyGroupName: 'Please enter a group name.',
   landingInvalidKey: 'Access key not valid. Generate a new one.',
   groupNameNeedsAlnum: 'Group name must contain at least one letter or number',
@@ -14,19 +14,20 @@ export const MESSAGES = {
   groupExists: 'This group already exists',
   groupExistsNote: 'This group already exists. Enter the correct access key to join.',
 
-  // SPEC §5 Group screen
+  // Group screen: Access Denied (docs/product.md#group-screen)
   missingNameOrKey: 'Missing group name or access key',
   invalidKeyFormat: 'Invalid access key format',
   wrongKey: 'Invalid access key for this group',
   accessDenied: 'Access denied',
 
-  // SPEC §5 URLs
+  // Image URLs (docs/product.md#images)
   invalidUrl: 'Please enter a valid URL',
   counterImageFailed: 'Failed to load image - URL may be invalid or image may not exist',
   profileImageFailed: 'Could not load image from this URL. Please check the link and try again.',
   thumbnailHint: 'Supports JPG, PNG, GIF, WebP, SVG',
 
-  // SPEC §8
+  // Errors (docs/product.md#landing, docs/product.md#body) and the share button
+  // (docs/product.md#header)
   errorCheckingGroup: (message: string) => `Error checking group: ${message}`,
   errorValidatingAccess: (message: string) => `Error validating group access: ${message}`,
   failedToLoadCounters: 'Failed to load counters',
@@ -36,7 +37,7 @@ export const MESSAGES = {
   copyFailed: 'Failed to copy URL to clipboard. Please copy manually.',
   copied: 'Copied!',
 
-  // SPEC §2 / §4
+  // Loading, the empty group and counter cards (docs/product.md#group-screen)
   loadingGroup: 'Loading group...',
   loadingCounters: 'Loading counters...',
   noCountersTitle: 'No counters yet',
@@ -44,7 +45,7 @@ export const MESSAGES = {
   deleteConfirm: 'Are you sure you want to delete this counter?',
   newCounterName: 'New Counter',
 
-  // Tally: server-side rules SPEC leaves to the implementation
+  // Rules the server enforces (docs/api.md#rules-the-server-enforces)
   groupNameTooLong: 'Group name must be at most 100 characters',
   displayNameEmpty: 'Group name cannot be empty',
   groupNotFound: 'Group not found',
@@ -73,7 +74,7 @@ export const MESSAGES = {
   sameKey: 'The new access key must differ from the current one',
   invalidMemberName: 'Tally-Member must be a percent-encoded name of at most 1000 characters',
 
-  // Tally: quotas, overload and storage health (issue 14)
+  // Quotas, overload and storage health (docs/api.md#limits, ADR 13)
   tooManyCounters: (max: number) =>
     `This group has reached its limit of ${max.toLocaleString('en-US')} counters. Delete one to add another.`,
   tooManyGroups: (seconds: number) =>
@@ -87,10 +88,10 @@ export const MESSAGES = {
   headersTooLarge: 'Request headers are too large',
   malformedRequest: 'Malformed request',
 
-  // Tally: operators (issue 16)
+  // Operators (docs/api.md#metrics)
   invalidMetricsToken: "Metrics need the operator's token: Authorization: Bearer <METRICS_TOKEN>",
 
-  // Tally: goals, limits, periods, order and sections (issue 17)
+  // Goals, limits, periods, order and sections (ADR 19)
   limitAbove: (max: number) =>
     `Limit reached: this counter cannot go above ${max.toLocaleString('en-US')}.`,
   limitBelow: (min: number) =>
@@ -113,17 +114,17 @@ export const MESSAGES = {
   cannotUndoReset: 'An automatic reset cannot be undone.',
   periodEnded: 'This change belongs to a period that has ended, so it cannot be undone.',
 
-  // Tally: offline (issue 8)
+  // Offline (docs/product.md#offline-queue, ADR 11)
   changesWaiting: (count: number) =>
     count === 1 ? '1 change waiting' : `${count.toLocaleString('en-US')} changes waiting`,
   notSentYet: 'Not sent yet: it goes out when the connection is back',
   offlineOpening: "You're offline. This group opens as soon as the connection is back.",
 
-  // Tally: the server's database is away (a restart, a failover)
+  // The server's database is away (a restart, a failover)
   savingPaused:
     'Changes are not being saved right now. Your taps are kept on this device and sent as soon as saving resumes.',
 
-  // Tally: a counting key pressed on a view-only link, shown on screen (an outlined card that
+  // A counting key pressed on a view-only link, shown on screen (an outlined card that
   // does not count would look broken)
   viewOnlyKeys:
     'This is a view-only link: it shows the counters but cannot count. Open the group with its full link to count.',

@@ -1,6 +1,6 @@
 /**
- * The rules of SPEC §5, one implementation used by the web app (to guide the user) and the server
- * (to enforce them). Pure functions, no I/O.
+ * The product's rules (docs/product.md#rules), one implementation used by the web app (to guide
+ * the user) and the server (to enforce them). Pure functions, no I/O.
  */
 import {
   GROUP_NAME_MAX_LENGTH,
@@ -13,9 +13,9 @@ import { MESSAGES } from './messages.js';
 import { ianaZoneName } from './time-zones.js';
 
 /**
- * SPEC §5: lowercase; every character outside a-z, 0-9, underscore and hyphen becomes a hyphen;
- * repeated hyphens collapse. Surrounding whitespace is dropped first so " team " and "team" are
- * the same group.
+ * Group names (docs/product.md#group-names): lowercase; every character outside a-z, 0-9,
+ * underscore and hyphen becomes a hyphen; repeated hyphens collapse. Surrounding whitespace is
+ * dropped first so " team " and "team" are the same group.
  */
 export function normaliseGroupName(input: string): string {
   return input
@@ -27,7 +27,7 @@ export function normaliseGroupName(input: string): string {
 
 export type Result<T> = { ok: true; value: T } | { ok: false; message: string };
 
-/** Validates a typed or URL group name and returns its slug, or SPEC's message. */
+/** Validates a typed or URL group name and returns its slug, or the message that says why not. */
 export function parseGroupName(input: string | undefined | null): Result<string> {
   if (input === undefined || input === null || input.trim() === '') {
     return { ok: false, message: MESSAGES.emptyGroupName };
@@ -40,7 +40,10 @@ export function parseGroupName(input: string | undefined | null): Result<string>
 
 const KEY_PATTERN = new RegExp(`^[0-9a-fA-F]{${KEY_MIN_LENGTH},${KEY_MAX_LENGTH}}$`);
 
-/** SPEC §5: a key is valid only if it is hexadecimal and 16 to 128 characters long. */
+/**
+ * A key is valid only if it is hexadecimal and 16 to 128 characters long
+ * (docs/product.md#access-keys).
+ */
 export function isValidKeyFormat(key: unknown): key is string {
   return typeof key === 'string' && KEY_PATTERN.test(key);
 }
@@ -51,10 +54,11 @@ const JAVASCRIPT_SCHEME = /j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t\s*:/gi;
 const EVENT_HANDLER = /\bon[a-z]+\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*)/gi;
 
 /**
- * SPEC §5: removes script blocks, the javascript: scheme and inline event-handler attributes,
- * trims, and truncates to 1000 characters. Repeats until nothing changes, so nested payloads such
- * as `<scr<script></script>ipt>` cannot reassemble after one pass. The UI renders all text as text
- * anyway; this keeps stored data clean for every other consumer (exports, other clients).
+ * Text (docs/product.md#text): removes script blocks, the javascript: scheme and inline
+ * event-handler attributes, trims, and truncates to 1000 characters. Repeats until nothing
+ * changes, so nested payloads such as `<scr<script></script>ipt>` cannot reassemble after one
+ * pass. The UI renders all text as text anyway; this keeps stored data clean for every other
+ * consumer (exports, other clients).
  */
 export function sanitizeText(input: string): string {
   let current = input;
@@ -77,8 +81,8 @@ function truncateCharacters(text: string, max: number): string {
 }
 
 /**
- * SPEC §5 inline numeric fields: parsed as an integer; a non-numeric entry falls back to the
- * current value (or 0); the result is clamped to the minimum when one is given.
+ * Inline numeric fields (docs/product.md#numbers): parsed as an integer; a non-numeric entry
+ * falls back to the current value (or 0); the result is clamped to the minimum when one is given.
  */
 export function parseIntegerInput(input: string, current?: number, min?: number): number {
   const trimmed = input.trim();
@@ -132,7 +136,7 @@ export function normaliseUrl(
   return { ok: true, value: url.href };
 }
 
-/** SPEC §3: Guest plus a random number from 1 to 9999. */
+/** A guest name: Guest plus a random number from 1 to 9999 (docs/product.md#member-names). */
 export function makeGuestName(random: () => number = Math.random): string {
   return `Guest${1 + Math.floor(random() * 9_999)}`;
 }

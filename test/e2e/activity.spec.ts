@@ -1,7 +1,7 @@
 /**
- * Issue 7 in the browser: who did what (the activity panel), undo (toast, Ctrl+Z, the panel),
- * and each counter's history (sparkline, chart). Members are separate browser contexts with
- * their own 'Signed in as' names.
+ * The activity log in the browser (ADR 7): who did what (the activity panel), undo (toast, Ctrl+Z,
+ * the panel), and each counter's history (sparkline, chart). Members are separate browser contexts
+ * with their own 'Signed in as' names.
  */
 import type { ActivityPage } from '../../src/shared/activity.js';
 import {

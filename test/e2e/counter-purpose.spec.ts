@@ -1,9 +1,9 @@
 /**
- * Issue 17 on the card: a counter's goal, limits, reset period, start value and section, set in
- * the Goal and limits dialog and shown on the card (progress, capacity near and at the limit, the
- * minimum, this period and all time); taps that would pass a limit are not offered, and the
- * server refuses them anyway; the group's time zone and first day of the week. Against the real
- * server, at phone width and on desktop, in both themes.
+ * Counters with a purpose (ADR 19) on the card: a counter's goal, limits, reset period, start value
+ * and section, set in the Goal and limits dialog and shown on the card (progress, capacity near and
+ * at the limit, the minimum, this period and all time); taps that would pass a limit are not
+ * offered, and the server refuses them anyway; the group's time zone and first day of the week.
+ * Against the real server, at phone width and on desktop, in both themes.
  *
  * TALLY_SCREENSHOTS=1 also writes docs/screenshots/counter-*.png.
  */
@@ -78,7 +78,7 @@ test.describe('counter settings', () => {
       await page.setViewportSize(viewport);
       await openGroup(page, name, key);
       const card = counterCard(page, 'Visitors');
-      // Nothing set: SPEC's card, no bar, no capacity, no period.
+      // Nothing set: the plain card, no bar, no capacity, no period.
       await expect(card.getByRole('progressbar')).toHaveCount(0);
       await expect(card.getByText(/left$|Resets|Full/)).toHaveCount(0);
 

@@ -1,6 +1,7 @@
 /**
- * Issue 18, display mode: /{group}/display?key=… shows every counter in large type for a
- * projector or TV, read only, live; the share dialog links there. Real server, Chromium.
+ * Display mode (docs/product.md#tv-display): /{group}/display?key=… shows every counter in large
+ * type for a projector or TV, read only, live; the share dialog links there. Real server,
+ * Chromium.
  * TALLY_SCREENSHOTS=1 also writes docs/screenshots/display-*.png.
  */
 import type { Page } from '@playwright/test';

@@ -1,7 +1,7 @@
 /**
- * Issue 7 exports from the activity panel: the key travels in the Authorization header, so the
- * page downloads through fetch → Blob → <a download>, under the server's file name. The files
- * are read back and compared with what the server holds.
+ * Exports from the activity panel (docs/product.md#export): the key travels in the Authorization
+ * header, so the page downloads through fetch → Blob → <a download>, under the server's file name.
+ * The files are read back and compared with what the server holds.
  */
 import fs from 'node:fs';
 import type { Download } from '@playwright/test';

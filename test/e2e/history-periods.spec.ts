@@ -1,9 +1,9 @@
 /**
- * Issue 17 in the browser, periods in history: the history dialog of a counter that resets lists
- * its totals per period (GET …/counters/{id}/periods), the running one first and marked current,
- * live. Periods cannot be ended from here (the server's clock is its own), so the ended-period
- * rows are covered by test/unit/web-periods.test.ts with fixture periods; this checks the state
- * before the first midnight and the exports.
+ * Periods in history, in the browser (docs/product.md#periods): the history dialog of a counter
+ * that resets lists its totals per period (GET …/counters/{id}/periods), the running one first and
+ * marked current, live. Periods cannot be ended from here (the server's clock is its own), so the
+ * ended-period rows are covered by test/unit/web-periods.test.ts with fixture periods; this checks
+ * the state before the first midnight and the exports.
  */
 import fs from 'node:fs';
 import type { Page } from '@playwright/test';
@@ -81,7 +81,7 @@ test.describe('periods in history', () => {
     await expect(dialog).toContainText(/The current period began on Sun \d+ \w{3}, 00:00\./);
     await expect(
       dialog.getByRole('list', { name: 'Totals per week, newest first' }).getByRole('listitem'),
-      // A new counter starts at 0 (SPEC); its start value is what each new week starts at.
+      // A new counter starts at 0; its start value is what each new week starts at.
     ).toHaveText([/^This week\s*current\s*:?\s*0$/]);
   });
 

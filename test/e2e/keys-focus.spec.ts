@@ -1,8 +1,8 @@
 /**
- * Issue 18, counting without looking: digits select a counter, +/−, arrows and a clicker's Page
- * Up/Down count on it (checked on the server), never while a field is being edited nor on a
- * view-only link; `?` lists the keys; focus mode counts full screen and shows other members' taps
- * live. Real server, Chromium.
+ * Counting without looking (docs/product.md#keys-and-clickers, docs/product.md#focus-mode): digits
+ * select a counter, +/−, arrows and a clicker's Page Up/Down count on it (checked on the server),
+ * never while a field is being edited nor on a view-only link; `?` lists the keys; focus mode
+ * counts full screen and shows other members' taps live. Real server, Chromium.
  */
 import {
   api,

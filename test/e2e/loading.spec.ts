@@ -1,7 +1,8 @@
 /**
- * SPEC §2/§8: the group screen shows 'Loading counters...' while its counters load (the group's
- * header is already up), and 'Failed to load counters' in the dismissible banner when they cannot
- * be loaded. The list request (GET …/counters) is held or failed here with route interception.
+ * The group screen (docs/product.md#body) shows 'Loading counters...' while its counters load (the
+ * group's header is already up), and 'Failed to load counters' in the dismissible banner when they
+ * cannot be loaded. The list request (GET …/counters) is held or failed here with route
+ * interception.
  */
 import type { Page, Route } from '@playwright/test';
 import { counterCard, counterValue, expect, seedGroup, test } from './support/fixtures.js';

@@ -1,8 +1,8 @@
 /**
- * Issue 17 in the browser, "who counted": the activity panel's By member tab ranks the members
- * by what they added and took away (GET …/tallies, from the activity log), for the whole group or
- * one counter, and follows the other members' taps live. Members are separate browser contexts
- * with their own 'Signed in as' names.
+ * Per-member tallies in the browser (docs/product.md#per-member-tallies), "who counted": the
+ * activity panel's By member tab ranks the members by what they added and took away (GET …/tallies,
+ * from the activity log), for the whole group or one counter, and follows the other members' taps
+ * live. Members are separate browser contexts with their own 'Signed in as' names.
  */
 import type { Locator, Page } from '@playwright/test';
 import type { Tally } from '../../src/shared/api.js';

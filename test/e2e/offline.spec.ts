@@ -1,7 +1,8 @@
 /**
- * Issue 8, offline taps: while the connection is down, taps and edits are queued in the browser
- * (kept across a reload and a closed tab), shown as waiting, and sent when the connection
- * returns, each with its operation id so the server applies every one exactly once.
+ * Offline taps (docs/product.md#offline-queue, ADR 11): while the connection is down, taps and
+ * edits are queued in the browser (kept across a reload and a closed tab), shown as waiting, and
+ * sent when the connection returns, each with its operation id so the server applies every one
+ * exactly once.
  */
 import type { Page } from '@playwright/test';
 import { MESSAGES } from '../../src/shared/messages.js';

@@ -1,8 +1,9 @@
 /**
- * Issue 17 in the live client: the counters' order (reordered by keyboard, by mouse drag and with
- * Move up/down, shared live, kept by the server), sections as headed blocks with live subtotals and
- * a capacity, limits refused by the server with nothing left pending, and goals reached announced
- * to every member present. Two browser contexts on one group, against the real server.
+ * Order, sections, limits and goals (ADR 19) in the live client: the counters' order (reordered by
+ * keyboard, by mouse drag and with Move up/down, shared live, kept by the server), sections as
+ * headed blocks with live subtotals and a capacity, limits refused by the server with nothing left
+ * pending, and goals reached announced to every member present. Two browser contexts on one group,
+ * against the real server.
  */
 import type { Locator, Page } from '@playwright/test';
 import { MESSAGES } from '../../src/shared/messages.js';

@@ -1,5 +1,5 @@
 /**
- * Bounded work per request (issue 14): every read of the activity log and of a group's counters
+ * Bounded work per request: every read of the activity log and of a group's counters
  * goes through an index with a LIMIT, never a scan of the whole table, on both stores:
  *   - SQLite: EXPLAIN QUERY PLAN of every statement the reads run shows only SEARCH on activity
  *     (never SCAN activity, with or without an index) and no temporary B-tree (no grouping or

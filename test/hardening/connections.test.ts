@@ -1,7 +1,7 @@
 /**
- * Connection limits at the edge (issue 14): one client address holds at most its cap of open
- * sockets, HTTP and live alike, authenticated or not; the socket over the cap is answered 429 in
- * Tally's error shape and closed; another address is not affected. Behind a trusted proxy the
+ * Connection limits at the edge (docs/api.md#limits): one client address holds at most its cap of
+ * open sockets, HTTP and live alike, authenticated or not; the socket over the cap is answered 429
+ * in Tally's error shape and closed; another address is not affected. Behind a trusted proxy the
  * proxy's own connections are not capped, live sockets are counted per forwarded client. Slow
  * headers, slow bodies and slow upgrade requests are cut off (408) while others are served, and
  * idle keep-alive connections are closed. Refusals are logged once per address per minute.

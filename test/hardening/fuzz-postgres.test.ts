@@ -126,7 +126,7 @@ describe.skipIf(postgresUrl === undefined)('hostile input on PostgreSQL', () => 
 });
 
 /**
- * NUL in a member's name (issue 14): it reached PostgreSQL as the activity entry's actor, a 500
+ * NUL in a member's name: it once reached PostgreSQL as the activity entry's actor, a 500
  * that failed its whole batch. Now it is refused at the edge the same way on both stores, REST
  * and live, and the operations sent next to it are applied as usual.
  */

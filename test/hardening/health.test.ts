@@ -1,6 +1,6 @@
 /**
- * Storage that cannot take writes is never hidden (issue 14): /api/health answers 503 when a
- * write cannot be committed, writes are refused with 503 instead of acknowledged and lost, a
+ * Storage that cannot take writes is never hidden (docs/api.md#health): /api/health answers 503
+ * when a write cannot be committed, writes are refused with 503 instead of acknowledged and lost, a
  * second server on one SQLite file refuses to start, and another process holding SQLite's write
  * lock gets writes answered 503 `busy` at once while reads go on.
  */

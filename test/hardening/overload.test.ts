@@ -1,5 +1,5 @@
 /**
- * Graceful overload (issue 14, ADR 13): the commit queue is bounded. While the oldest operation
+ * Graceful overload (ADR 13): the commit queue is bounded. While the oldest operation
  * waiting to commit is older than the target delay (500 ms), new mutations are refused at once
  * with `busy` — 503 with `Retry-After: 1` on REST, an `error` message on the live channel — and
  * are never applied, so a retry with the same operation id applies them exactly once. A few late

@@ -1,5 +1,5 @@
 /**
- * Quotas (issue 14, docs/api.md "Limits"), on both stores:
+ * Quotas (docs/api.md#limits), on both stores:
  *   - counters per group (MAX_COUNTERS_PER_GROUP): a create over it is 409 too_many_counters and
  *     stores nothing, also for concurrent creates, creates in one live batch, and an undo that
  *     would bring a deleted counter back; data already over a lowered quota keeps working;

@@ -196,9 +196,9 @@ describe('retried mutations', () => {
 });
 
 /**
- * The fingerprint check (issue 14): the store keeps what each operation id meant, so the same id
- * with another `times`, direction, patch or fields is refused — on both stores, over REST and
- * live, also when both uses arrive in one batch — while the same change stays a replay.
+ * The fingerprint check (docs/api.md#retries): the store keeps what each operation id meant, so the
+ * same id with another `times`, direction, patch or fields is refused — on both stores, over REST
+ * and live, also when both uses arrive in one batch — while the same change stays a replay.
  */
 describe.each([
   { store: 'SQLite', postgres: false },

@@ -1,5 +1,5 @@
 /**
- * Sockets that authenticate and then never read (issue 14): the server holds what they do not
+ * Sockets that authenticate and then never read: the server holds what they do not
  * read, so it bounds it. A socket with more than MAX_BUFFERED_BYTES unread gets no more frames
  * and is closed (1013), and the sockets of one client address together hold at most about
  * MAX_UNREAD_BYTES_PER_ADDRESS (plus one snapshot) before the fullest are closed and new

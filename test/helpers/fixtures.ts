@@ -1,6 +1,6 @@
 /**
- * What issue 17 added to groups and counters, at the values a group or counter has before anyone
- * sets them: for hand-written fixtures of unit tests.
+ * The fields of goals, limits, periods, order and sections (ADR 19), at the values a group or
+ * counter has before anyone sets them: for hand-written fixtures of unit tests.
  */
 export const GROUP_CALENDAR_DEFAULTS = {
   timeZone: 'UTC',

@@ -114,7 +114,10 @@ export const isReady = (m: ServerMessage): m is Extract<ServerMessage, { type: '
 export const isChanges = (m: ServerMessage): m is Extract<ServerMessage, { type: 'changes' }> =>
   m.type === 'changes';
 
-/** SPEC §4: insert skips duplicates, update merges (if newer), delete removes. */
+/**
+ * Applies a change as a client does: insert skips duplicates, update merges (if newer), delete
+ * removes.
+ */
 function apply(counters: Map<string, Counter>, change: Change): void {
   switch (change.type) {
     case 'counter.created':

@@ -36,7 +36,7 @@ export interface TestServerOptions {
   security?: Partial<SecurityPolicy>;
   /** TRUST_PROXY: whose X-Forwarded-For names the client. None by default. */
   trustProxy?: Config['trustProxy'];
-  /** Quotas and connection caps (issue 14); the server's defaults unless given. */
+  /** Quotas and connection caps (docs/api.md#limits); the server's defaults unless given. */
   limits?: Config['limits'];
   /** Header, body and keep-alive timeouts; the server's defaults unless given. */
   timeouts?: AppOptions['timeouts'];

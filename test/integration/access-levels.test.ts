@@ -1,5 +1,5 @@
 /**
- * View-only links and key rotation (issue 8), over the API and the live channel: a view-only key
+ * View-only links and key rotation (ADR 9), over the API and the live channel: a view-only key
  * sees everything live and changes nothing; a replaced key stops working at once, everywhere,
  * and its open sockets are closed with a clear reason — across instances on PostgreSQL too.
  */

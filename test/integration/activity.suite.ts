@@ -1,5 +1,5 @@
 /**
- * The activity log contract (issue 7): what every Store writes to the log in the transaction of
+ * The activity log contract (ADR 7): what every Store writes to the log in the transaction of
  * a change, how undo applies inverse operations, and the history reads. Run on SQLite and
  * PostgreSQL by calling describeActivityContract from each store's test file.
  */

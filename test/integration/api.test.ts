@@ -58,14 +58,14 @@ describe('joining and creating groups', () => {
     expect(answer.body.counters.map((c) => c.name)).toEqual(['Coffee']);
   });
 
-  it('refuses the wrong key for an existing group with 403 and SPEC wording', async () => {
+  it('refuses the wrong key for an existing group with 403 and the shared message', async () => {
     const member = await createGroup(server.url);
     const answer = await api<ApiError>('POST', `${member.base}/join`, { body: { key: newKey() } });
     expect(answer.status).toBe(403);
     expect(answer.body).toEqual({ error: { code: 'wrong_key', message: MESSAGES.wrongKey } });
   });
 
-  it('refuses a malformed key and a bad name with 400 and SPEC wording', async () => {
+  it('refuses a malformed key and a bad name with 400 and the shared messages', async () => {
     const badKey = await api<ApiError>('POST', `/api/groups/${uniqueGroupName()}/join`, {
       body: { key: 'xyz' },
     });
@@ -158,7 +158,7 @@ describe('key checks on every member call', () => {
 });
 
 describe('counters', () => {
-  it('creates a counter with the SPEC defaults (201) and lists counters by creation time', async () => {
+  it('creates a counter with the defaults of a new counter (201) and lists counters by creation time', async () => {
     const member = await createGroup(server.url);
     const first = await api<Counter>('POST', `${member.base}/counters`, { key: member.key });
     expect(first.status).toBe(201);

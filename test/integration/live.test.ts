@@ -37,7 +37,7 @@ describe('authentication', () => {
     client.close();
   });
 
-  it('closes with 4403 and SPEC wording for a wrong key, and sends no group data', async () => {
+  it('closes with 4403 and the shared message for a wrong key, and sends no group data', async () => {
     const member = await createGroup(server.url);
     await member.addCounter({ name: 'Private' });
     const client = await connectLive(server.wsUrl, member.group.name);

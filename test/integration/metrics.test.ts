@@ -1,7 +1,7 @@
 /**
- * GET /metrics for operators (issue 16): absent unless METRICS_TOKEN is set, then only for that
- * bearer token; Prometheus text that follows real taps over REST and the live channel, real
- * sockets, store failures and, on PostgreSQL, announcements between instances; and never a
+ * GET /metrics for operators (docs/api.md#metrics): absent unless METRICS_TOKEN is set, then only
+ * for that bearer token; Prometheus text that follows real taps over REST and the live channel,
+ * real sockets, store failures and, on PostgreSQL, announcements between instances; and never a
  * group name, key or id in it.
  */
 import fs from 'node:fs';

@@ -288,7 +288,7 @@ describe.each(backends)('real answers match the document on %s', (_label, databa
     await call('decrementCounter', { params: counter, key, body: { opId: 'tap-2' } }, 200);
     await call('counterHistory', { params: counter, key, query: 'points=5' }, 200);
     await call('groupHistory', { params: { name }, key }, 200);
-    // Issue 17: order, sections, limits, tallies and periods.
+    // Counters with a purpose (ADR 19): order, sections, limits, tallies and periods.
     await call(
       'reorderCounters',
       { params: { name }, key, body: { counterIds: [defaults.id, coffees.id] } },

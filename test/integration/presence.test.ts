@@ -1,5 +1,5 @@
 /**
- * Presence (issue 8): who is here now, over real live sockets — one entry per person however
+ * Presence (ADR 9): who is here now, over real live sockets — one entry per person however
  * many tabs, live as people come, rename and go; across instances on PostgreSQL too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
- * Issue 17 over the real server, on SQLite and PostgreSQL: 200 concurrent REST taps stop exactly
- * at a counter's maximum with a 409 for every refused one; reorders, section maximums and goal
- * crossings reach every member live (across two instances on PostgreSQL); tallies, periods and
- * exports answer; view-only links change none of it.
+ * Counters with a purpose (ADR 19) over the real server, on SQLite and PostgreSQL: 200 concurrent
+ * REST taps stop exactly at a counter's maximum with a 409 for every refused one; reorders, section
+ * maximums and goal crossings reach every member live (across two instances on PostgreSQL);
+ * tallies, periods and exports answer; view-only links change none of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError, Counter, CounterOrder, Group, Tally } from '../../src/shared/api.js';
@@ -52,7 +52,7 @@ describe.each(storeBackends())(
       expect((await group.counters())[0]?.value).toBe(120);
     });
 
-    it('refuses bad limits with 400, keeps counters without them exactly as SPEC makes them', async () => {
+    it('refuses bad limits with 400; a counter made without them has no goal, limits, period or section', async () => {
       const group = await createGroup(server.url);
       const plain = await group.addCounter();
       expect(plain).toMatchObject({

@@ -1,7 +1,7 @@
 /**
- * Issue 17's store contract: goals, limits, periods, order, sections and tallies behave the same
- * on every store. Call describePurposeContract from a *.test.ts file with a factory for fresh,
- * migrated stores that read the given clock (epoch ms) for every batch.
+ * The store contract of counters with a purpose (ADR 19): goals, limits, periods, order, sections
+ * and tallies behave the same on every store. Call describePurposeContract from a *.test.ts file
+ * with a factory for fresh, migrated stores that read the given clock (epoch ms) for every batch.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/server/core/access.js';

@@ -81,7 +81,7 @@ export function describeStoreContract(label: string, factory: StoreFactory): voi
       expect(await store.findGroup(name)).toEqual(first.group);
     });
 
-    it('creates a counter with the SPEC §7 defaults and the next change number', async () => {
+    it('creates a counter with the defaults of a new counter and the next change number', async () => {
       const group = await newGroup();
       const outcome = await commitOne(group.id, { kind: 'createCounter', fields: {} });
       expect(outcome.ok).toBe(true);

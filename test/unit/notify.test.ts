@@ -62,7 +62,7 @@ describe('announcements over NOTIFY', () => {
     expect(decodeAnnouncement(fresh ?? '')?.t).toBeGreaterThanOrEqual(now);
   });
 
-  it('still reads payloads without a time (instances older than issue 16) or with a malformed one', () => {
+  it('still reads payloads without a time (instances older than the bus-lag metric) or with a malformed one', () => {
     const old = JSON.stringify({ i: 'i1', g: 'g1', c: [updated(['a'])] });
     expect(decodeAnnouncement(old)).toEqual({ i: 'i1', g: 'g1', c: [updated(['a'])] });
     const malformed = JSON.stringify({ i: 'i1', g: 'g1', t: 'yesterday', c: [updated(['a'])] });

@@ -1,3 +1,7 @@
+/**
+ * The product's rules (docs/product.md#rules) and its messages word for word
+ * (docs/product.md#messages), as src/shared/rules.ts and src/shared/messages.ts implement them.
+ */
 import { describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../src/shared/messages.js';
 import {
@@ -10,7 +14,7 @@ import {
   sanitizeText,
 } from '../../src/shared/rules.js';
 
-describe('group names (SPEC §5)', () => {
+describe('group names', () => {
   it('lowercases and keeps a-z, 0-9, underscore and hyphen', () => {
     expect(normaliseGroupName('Team_A-1')).toBe('team_a-1');
   });
@@ -56,7 +60,7 @@ describe('group names (SPEC §5)', () => {
   });
 });
 
-describe('access key format (SPEC §5)', () => {
+describe('access key format', () => {
   it('accepts hexadecimal keys of 16 to 128 characters, either case', () => {
     expect(isValidKeyFormat('0123456789abcdef')).toBe(true);
     expect(isValidKeyFormat('ABCDEF0123456789')).toBe(true);
@@ -74,7 +78,7 @@ describe('access key format (SPEC §5)', () => {
     expect(isValidKeyFormat(undefined)).toBe(false);
   });
 
-  it('has the SPEC messages for bad keys on each screen', () => {
+  it('has the messages for bad keys on each screen', () => {
     expect(MESSAGES.landingInvalidKey).toBe('Access key not valid. Generate a new one.');
     expect(MESSAGES.invalidKeyFormat).toBe('Invalid access key format');
     expect(MESSAGES.wrongKey).toBe('Invalid access key for this group');
@@ -85,7 +89,7 @@ describe('access key format (SPEC §5)', () => {
   });
 });
 
-describe('text sanitiser (SPEC §5)', () => {
+describe('text sanitiser', () => {
   it('removes script blocks', () => {
     expect(sanitizeText('Coffee<script>alert(1)</script> count')).toBe('Coffee count');
     expect(sanitizeText('<SCRIPT type="text/javascript">x()</SCRIPT>ok')).toBe('ok');
@@ -126,7 +130,7 @@ describe('text sanitiser (SPEC §5)', () => {
   });
 });
 
-describe('inline numeric fields (SPEC §5)', () => {
+describe('inline numeric fields', () => {
   it('parses integers', () => {
     expect(parseIntegerInput('42', 0)).toBe(42);
     expect(parseIntegerInput(' -7 ', 0)).toBe(-7);
@@ -151,7 +155,7 @@ describe('inline numeric fields (SPEC §5)', () => {
   });
 });
 
-describe('URLs (SPEC §5)', () => {
+describe('image URLs', () => {
   it('clears on a blank value', () => {
     expect(normaliseUrl('')).toEqual({ ok: true, value: null });
     expect(normaliseUrl('   ')).toEqual({ ok: true, value: null });
@@ -225,7 +229,7 @@ describe('URLs (SPEC §5)', () => {
     expect(normaliseUrl('https://')).toEqual({ ok: false, message: MESSAGES.invalidUrl });
   });
 
-  it('has the SPEC messages for images that fail to load and the format hint', () => {
+  it('has the messages for images that fail to load and the format hint', () => {
     expect(MESSAGES.counterImageFailed).toBe(
       'Failed to load image - URL may be invalid or image may not exist',
     );
@@ -236,7 +240,7 @@ describe('URLs (SPEC §5)', () => {
   });
 });
 
-describe('guest names (SPEC §3)', () => {
+describe('guest names', () => {
   it('are Guest plus a number from 1 to 9999', () => {
     expect(makeGuestName(() => 0)).toBe('Guest1');
     expect(makeGuestName(() => 0.99999999)).toBe('Guest9999');
@@ -244,7 +248,7 @@ describe('guest names (SPEC §3)', () => {
   });
 });
 
-describe('SPEC §8 error catalogue', () => {
+describe('error messages of the landing and group screens', () => {
   it('formats the landing errors and keeps the fallbacks word for word', () => {
     expect(MESSAGES.errorCheckingGroup('boom')).toBe('Error checking group: boom');
     expect(MESSAGES.errorValidatingAccess('boom')).toBe('Error validating group access: boom');

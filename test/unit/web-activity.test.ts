@@ -1,6 +1,7 @@
 /**
- * The web app's words and shapes for issue 7: activity entries read at a glance, undo toasts,
- * relative times, export file names, sparkline and chart geometry, merging of activity pages.
+ * The web app's words and shapes for the activity log (ADR 7): activity entries read at a glance,
+ * undo toasts, relative times, export file names, sparkline and chart geometry, merging of activity
+ * pages.
  */
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry, CounterSnapshot } from '../../src/shared/activity.js';

@@ -1,5 +1,5 @@
 /**
- * The web app and a busy server (issue 14, ADR 13): a 503 `busy` answer is a retriable error
+ * The web app and a busy server (ADR 13): a 503 `busy` answer is a retriable error
  * that carries the server's Retry-After, which the outbox uses as the floor of its next delay.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 17: what a card says about its counter's goal, limits and period (src/web/lib/capacity.ts).
+ * What a card says about its counter's goal, limits and period (src/web/lib/capacity.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../src/shared/messages.js';
@@ -34,7 +34,7 @@ describe('a counter without goal, limits or period', () => {
     expect(atMinimum(counter)).toBe(false);
   });
 
-  it('never blocks a tap, even far below zero (SPEC: no floor)', () => {
+  it('never blocks a tap, even far below zero (no floor without a minimum)', () => {
     expect(blockedReason({ ...counter, value: -1e12 }, 'decrement')).toBeNull();
     expect(blockedReason({ ...counter, value: 1e12 }, 'increment')).toBeNull();
   });

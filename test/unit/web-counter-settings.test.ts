@@ -1,5 +1,6 @@
 /**
- * Issue 17: the counter settings and group settings forms (src/web/lib/counter-settings.ts).
+ * The counter settings and group settings forms (src/web/lib/counter-settings.ts): goal, limits,
+ * period and section; time zone and first day of the week (ADR 19).
  */
 import { describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../src/shared/messages.js';

@@ -1,6 +1,7 @@
 /**
- * Issue 17's words in the activity log and the undo toast: goals reached, limits, periods and
- * resets, order, sections, the group's time zone and first day of the week.
+ * The words of counters with a purpose (ADR 19) in the activity log and the undo toast: goals
+ * reached, limits, periods and resets, order, sections, the group's time zone and first day of the
+ * week.
  */
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry, FieldChange } from '../../src/shared/activity.js';
@@ -290,7 +291,7 @@ describe('undo toast texts of the new fields', () => {
   });
 });
 
-describe('undo refusals of issue 17', () => {
+describe('undo refusals: limits, automatic resets and ended periods', () => {
   it('limits and changes that cannot be undone show the server’s sentence', () => {
     expect(
       undoErrorMessage(

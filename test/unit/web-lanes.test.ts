@@ -318,7 +318,7 @@ describe('failures', () => {
   });
 });
 
-describe('limits (issue 17)', () => {
+describe('limits', () => {
   const limit = () =>
     new ApiRequestError(409, 'limit_reached', 'Limit reached: this counter cannot go above 10.');
 
@@ -352,7 +352,7 @@ describe('limits (issue 17)', () => {
   });
 });
 
-describe('reorders and sections (issue 17)', () => {
+describe('reorders and sections', () => {
   it('gives reorders a lane of their own and sends section maximums in the group’s lane', () => {
     const { lanes, inFlight } = setup();
     lanes.enqueue({ kind: 'group', patch: { displayName: 'Team' } });

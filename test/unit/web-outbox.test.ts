@@ -46,7 +46,7 @@ describe('parseStoredOp', () => {
     });
   });
 
-  it('restores the fields and operations of issue 17', () => {
+  it('restores goals, limits, periods, sections, time zones, reorders and section maximums', () => {
     const patch = {
       goal: 100,
       min: 0,

@@ -1,5 +1,5 @@
 /**
- * Issue 18: a counter's pace and forecast (src/web/lib/pace.ts).
+ * A counter's pace and forecast (src/web/lib/pace.ts, docs/product.md#pace).
  */
 import { describe, expect, it } from 'vitest';
 import {

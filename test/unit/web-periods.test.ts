@@ -1,6 +1,6 @@
 /**
- * Issue 17 in the web app: calendar arithmetic in a group's time zone (the "By member" ranges)
- * and the period list of a counter's history dialog, from fixture periods.
+ * Periods in the web app (ADR 19): calendar arithmetic in a group's time zone (the "By member"
+ * ranges) and the period list of a counter's history dialog, from fixture periods.
  */
 import { describe, expect, it } from 'vitest';
 import type { CounterPeriod } from '../../src/shared/activity.js';

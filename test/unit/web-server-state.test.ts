@@ -336,7 +336,7 @@ describe('this tab’s own operations', () => {
   });
 });
 
-describe('the order of the counters (issue 17)', () => {
+describe('the order of the counters', () => {
   const start = () =>
     run(
       initialServerState(group, 0),
@@ -481,7 +481,7 @@ describe('applyOrder', () => {
   });
 });
 
-describe('goals reached (issue 17)', () => {
+describe('goals reached', () => {
   const start = () =>
     run(initialServerState(group, 0), snapshot(10, [counter('a1', 10, { goal: 5, value: 4 })]));
   const reached = (seq: number, by = 'Ada'): Change => ({

@@ -1,5 +1,5 @@
 /**
- * Issue 17 in the web app: the "By member" leaderboard from GET …/tallies rows.
+ * The "By member" leaderboard from GET …/tallies rows (docs/product.md#per-member-tallies).
  */
 import { describe, expect, it } from 'vitest';
 import type { Tally } from '../../src/shared/api.js';

@@ -1,6 +1,6 @@
 /**
  * What the group screen shows (src/web/live/view.ts): the server's copy with this tab's queued
- * reorders and section maximums applied on top (issue 17).
+ * reorders and section maximums applied on top.
  */
 import { describe, expect, it } from 'vitest';
 import type { Group } from '../../src/shared/api.js';

@@ -1,6 +1,6 @@
 /**
- * Members with names (issue 7): each browser context is one member, signed in under a display
- * name of the test's choosing, so the activity log can be read back by name.
+ * Members with names (docs/product.md#member-names): each browser context is one member, signed in
+ * under a display name of the test's choosing, so the activity log can be read back by name.
  */
 import type { Browser, Locator, Page } from '@playwright/test';
 import { GUEST_NAME_KEY, THEME_KEY } from '../../../src/web/lib/storage.js';
