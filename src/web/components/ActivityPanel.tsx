@@ -30,19 +30,18 @@ import { describeEntry, relativeTime, undoErrorMessage } from '../lib/describe.j
 import type { GroupStore } from '../live/groupStore.js';
 import {
   ArrowDownToLine,
+  ArrowsUpDown,
   CircleAlert,
-  icon,
+  Flag,
   Loader,
   Minus,
+  Pencil,
   Plus,
   RotateCcw,
   Trash,
+  Undo,
   X,
-} from './icons.js';
-
-const Undo = icon('M9 14 4 9l5-5M4 9h10.5a5.5 5.5 0 0 1 0 11H11');
-const Flag = icon('M4 22V4m0 0h13l-2 4 2 4H4');
-const ArrowsUpDown = icon('m7 15 5 5 5-5M7 9l5-5 5 5');
+} from './icons/index.js';
 
 const loadMembersPanel = () => import('./MembersPanel.js');
 const MembersPanel = lazy(() => loadMembersPanel().then((m) => ({ default: m.MembersPanel })));
@@ -52,7 +51,6 @@ const TABS: { tab: Tab; label: string }[] = [
   { tab: 'log', label: 'Log' },
   { tab: 'members', label: 'By member' },
 ];
-const Pencil = icon('M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4z');
 
 /** Live changes are fetched this long after the first one of a burst, ms. */
 export const CATCH_UP_DELAY_MS = 250;

@@ -3,7 +3,7 @@ import { COPIED_MS, COPY_ERROR_MS } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { copyText } from '../lib/clipboard.js';
 import { secondaryButton } from '../lib/ui.js';
-import { Check } from './icons.js';
+import { Check } from './icons/index.js';
 
 /**
  * A button that copies text: its label reads Copied! for 2 s after a copy, and a refused copy

@@ -16,7 +16,7 @@ import {
   Sliders,
   Trash,
   TriangleAlert,
-} from './icons.js';
+} from './icons/index.js';
 import { lazy, memo, Suspense, useId, useState, type ReactNode } from 'react';
 import type { Counter } from '../../shared/api.js';
 import { MIN_STEP } from '../../shared/limits.js';

@@ -7,15 +7,13 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { HistoryPoint } from '../../shared/activity.js';
 import type { Counter } from '../../shared/api.js';
-/** SPARKLINE_POINTS of shared/limits.ts (not imported: see newOperationId in lib/activity.ts). */
+/** SPARKLINE_POINTS of shared/limits.ts, not imported (see the top of lib/activity.ts). */
 const SPARKLINE_POINTS = 30;
 import { fetchGroupHistory } from '../lib/activity.js';
 import { describeOp, undoErrorMessage } from '../lib/describe.js';
 import type { GroupStore } from '../live/groupStore.js';
 import type { Op } from '../live/ops.js';
-import { ChartLine, icon, X } from './icons.js';
-
-const History = icon('M3 12a9 9 0 1 0 3-6.7L3 8m0-5v5h5m4-1v5l3 2');
+import { ChartLine, History, X } from './icons/index.js';
 
 const loadActivityPanel = () => import('./ActivityPanel.js');
 const ActivityPanel = lazy(() => loadActivityPanel().then((m) => ({ default: m.ActivityPanel })));

@@ -14,7 +14,7 @@ import { WEEKDAYS } from '../lib/counter-settings.js';
 import { periodRows, RESET_KIND, timeOfDay, dayLabel } from '../lib/periods.js';
 import type { GroupStore } from '../live/groupStore.js';
 import { Dialog } from './Dialog.js';
-import { Loader, X } from './icons.js';
+import { Loader, X } from './icons/index.js';
 
 /** Points asked for: enough for a smooth line, few enough for a small answer. */
 export const CHART_POINTS = 200;

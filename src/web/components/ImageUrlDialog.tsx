@@ -1,4 +1,4 @@
-import { Loader } from './icons.js';
+import { Loader } from './icons/index.js';
 import { useId, useState, type ReactNode } from 'react';
 import { MESSAGES } from '../../shared/messages.js';
 import { normaliseUrl } from '../../shared/rules.js';

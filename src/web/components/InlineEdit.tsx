@@ -2,7 +2,7 @@
  * Inline editing: click to edit; Enter or Save commits; Escape or Cancel reverts.
  * Leaving the field (clicking elsewhere, tabbing away) commits too, so a typed edit is not lost.
  */
-import { Check, X } from './icons.js';
+import { Check, X } from './icons/index.js';
 import {
   useLayoutEffect,
   useRef,

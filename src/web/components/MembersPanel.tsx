@@ -19,7 +19,7 @@ import {
 } from '../lib/periods.js';
 import { leaderboard, signedNet } from '../lib/tallies.js';
 import type { GroupStore } from '../live/groupStore.js';
-import { Check, CircleAlert, Loader } from './icons.js';
+import { Check, CircleAlert, Loader } from './icons/index.js';
 
 /** Changes are followed this long after the first one of a burst, ms. */
 export const TALLIES_REFRESH_MS = 500;

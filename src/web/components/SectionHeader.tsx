@@ -6,7 +6,7 @@
  */
 import { lazy, Suspense, useState } from 'react';
 import { capacityText, totalText, type SectionBlock } from '../lib/sections.js';
-import { Ban, CircleAlert, Gauge } from './icons.js';
+import { Ban, CircleAlert, Gauge } from './icons/index.js';
 
 const loadSectionMaxDialog = () => import('./SectionMaxDialog.js');
 const SectionMaxDialog = lazy(() =>

@@ -17,9 +17,7 @@ import { displayUrl, groupUrl } from '../lib/router.js';
 import { dangerButton, errorText, mutedText, primaryButton, secondaryButton } from '../lib/ui.js';
 import { CopyButton } from './CopyButton.js';
 import { Dialog } from './Dialog.js';
-import { Loader, icon } from './icons.js';
-
-const Copy = icon('M8 8h12v12H8zM16 8V4H4v12h4');
+import { Copy, Loader } from './icons/index.js';
 
 interface ShareLink {
   /** Section heading, e.g. 'Full access link'. */

@@ -1,4 +1,4 @@
-import { Moon, Sun } from './icons.js';
+import { Moon, Sun } from './icons/index.js';
 import { useEffect, useState } from 'react';
 import {
   THEME_KEY,

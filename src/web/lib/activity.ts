@@ -4,9 +4,10 @@
  * (sparklines, activity panel, chart) import this module, so it costs the first render nothing.
  * Types only from shared/activity.ts (its runtime is zod).
  *
- * Keep this chunk's imports to api.ts and icons.tsx: with rolldown 1.2 a lazy chunk importing
- * ids.ts (or limits.ts together with icons.tsx) moves shared modules out of the entry chunk into
- * extra chunks, +250 B on the first load (rolldown/rolldown#10731).
+ * Keep this chunk's imports to api.ts and the icons: with rolldown 1.2 a lazy chunk importing
+ * ids.ts (or limits.ts together with the icons, when they were still one module) moves shared
+ * modules out of the entry chunk into extra chunks, +250 B on the first load (upstream bug
+ * rolldown/rolldown#10731).
  */
 import type {
   ActivityPage,

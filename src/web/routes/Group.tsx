@@ -2,7 +2,7 @@ import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from 'react
 import type { GroupSnapshot } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { prefetchCardEditors } from '../components/CounterCard.js';
-import { CircleAlert, X } from '../components/icons.js';
+import { CircleAlert, X } from '../components/icons/index.js';
 import { whenIdle } from '../lib/idle.js';
 import { groupUrl, navigate } from '../lib/router.js';
 import { ensureGuestName, ensureMemberId } from '../lib/storage.js';

@@ -1,4 +1,4 @@
-import { icon, Loader } from '../components/icons.js';
+import { ArrowRight, Key, Loader, Users } from '../components/icons/index.js';
 import { useEffect, useId, useState, type SyntheticEvent } from 'react';
 import type { GroupPreview } from '../../shared/api.js';
 import { GROUP_LOOKUP_DEBOUNCE_MS, KEY_GENERATION_MS } from '../../shared/limits.js';
@@ -20,12 +20,6 @@ import {
   secondaryButton,
   textInput,
 } from '../lib/ui.js';
-
-const ArrowRight = icon('M5 12h14m-6-6 6 6-6 6');
-const Key = icon('M3 15.5a4.5 4.5 0 1 0 9 0a4.5 4.5 0 1 0-9 0M10.7 12.3 20 3m-4 4 3 3m-1-5 2 2');
-const Users = icon(
-  'M2 21v-2a4 4 0 0 1 4-4h6a4 4 0 0 1 4 4v2M5 7a4 4 0 1 0 8 0a4 4 0 1 0-8 0M22 21v-2a4 4 0 0 0-3-3.9M16 3.1a4 4 0 0 1 0 7.8',
-);
 
 type Lookup =
   | { state: 'idle' }

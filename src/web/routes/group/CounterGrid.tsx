@@ -7,7 +7,7 @@ import { lazy, Suspense, useEffect, useId, useState } from 'react';
 import type { Counter } from '../../../shared/api.js';
 import { MESSAGES } from '../../../shared/messages.js';
 import { CounterCard } from '../../components/CounterCard.js';
-import { ArrowsUpDown, Check, Plus } from '../../components/icons.js';
+import { ArrowsUpDown, Check, Plus } from '../../components/icons/index.js';
 import { SectionHeader } from '../../components/SectionHeader.js';
 import { hasSections, layoutBlocks, type SectionBlock } from '../../lib/sections.js';
 import { mutedText, primaryButton, secondaryButton } from '../../lib/ui.js';

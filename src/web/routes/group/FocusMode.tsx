@@ -4,7 +4,7 @@
  * and other members' taps arrive live. The screen is kept awake where the browser can.
  */
 import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { Minus, X } from '../../components/icons.js';
+import { Minus, X } from '../../components/icons/index.js';
 import { PaceLine } from '../../components/PaceLine.js';
 import { blockedReason } from '../../lib/capacity.js';
 import type { GroupStore } from '../../live/groupStore.js';

@@ -8,7 +8,7 @@ import { sanitizeText } from '../../../shared/rules.js';
 import { Avatar } from '../../components/Avatar.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { loadExtras } from '../../components/CounterCard.js';
-import { icon, Plus, Share, Sliders } from '../../components/icons.js';
+import { Plus, QrCode, Share, Sliders } from '../../components/icons/index.js';
 import { InlineEdit } from '../../components/InlineEdit.js';
 import { primaryButton, secondaryButton } from '../../lib/ui.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
@@ -22,10 +22,6 @@ const GroupSettingsDialog = lazy(() =>
   import('../../components/GroupSettingsDialog.js').then((m) => ({
     default: m.GroupSettingsDialog,
   })),
-);
-
-const QrCodeIcon = icon(
-  'M3 3h6v6H3zM15 3h6v6h-6zM3 15h6v6H3zM15 15h2v2h-2zm4 4h2v2h-2zM13 3v2m0 4v4H3m18 0h-4',
 );
 
 export function GroupHeader({
@@ -127,7 +123,7 @@ export function GroupHeader({
           onClick={onShowQrCode}
           className={`${secondaryButton} px-3`}
         >
-          <QrCodeIcon className="size-4" />
+          <QrCode className="size-4" />
         </button>
         {!readOnly && (
           <button

@@ -1,7 +1,7 @@
 /** The group header's second line: who this is, the connection, and who else is here. */
 import { useEffect, useState } from 'react';
 import type { PresenceMember } from '../../../shared/protocol.js';
-import { WifiOff } from '../../components/icons.js';
+import { WifiOff } from '../../components/icons/index.js';
 import { InlineEdit } from '../../components/InlineEdit.js';
 import { ensureGuestName, GUEST_NAME_KEY, saveGuestName } from '../../lib/storage.js';
 import { mutedText } from '../../lib/ui.js';

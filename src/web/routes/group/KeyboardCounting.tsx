@@ -4,7 +4,7 @@
  * ringed and announced. The help overlay and focus mode are chunks of their own.
  */
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
-import { Eye, X } from '../../components/icons.js';
+import { Eye, X } from '../../components/icons/index.js';
 import type { Counter } from '../../../shared/api.js';
 import { MESSAGES } from '../../../shared/messages.js';
 import { blockedReason } from '../../lib/capacity.js';

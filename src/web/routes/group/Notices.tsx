@@ -5,15 +5,11 @@
 import { useEffect, type ReactNode } from 'react';
 import { MESSAGES } from '../../../shared/messages.js';
 import { parseGroupName } from '../../../shared/rules.js';
-import { CircleAlert, House, icon, WifiOff, X } from '../../components/icons.js';
+import { CircleAlert, House, Trophy, WifiOff, X } from '../../components/icons/index.js';
 import { navigate } from '../../lib/router.js';
 import { card, primaryButton } from '../../lib/ui.js';
 import type { GoalNotice } from '../../live/groupStore.js';
 import { waitingFor } from '../../live/outbox.js';
-
-const Trophy = icon(
-  'M8 21h8M12 17v4M7 4h10v5a5 5 0 0 1-10 0zM7 6H4v1a3 3 0 0 0 3 3M17 6h3v1a3 3 0 0 1-3 3',
-);
 
 /**
  * Goals reached by anyone's change, live: every member present sees them for a few seconds

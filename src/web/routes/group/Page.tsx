@@ -1,7 +1,7 @@
 /** The frame of every state of the group screen: the top bar, the page, the footer. */
 import type { ReactNode } from 'react';
 import { Footer } from '../../components/Footer.js';
-import { Loader } from '../../components/icons.js';
+import { Loader } from '../../components/icons/index.js';
 import { TopBar } from '../../components/TopBar.js';
 import { mutedText } from '../../lib/ui.js';
 

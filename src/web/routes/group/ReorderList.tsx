@@ -33,15 +33,9 @@ import {
 import { CSS } from '@dnd-kit/utilities';
 import { Fragment, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { Counter } from '../../../shared/api.js';
-import { icon } from '../../components/icons.js';
+import { ArrowDown, ArrowUp, Grip } from '../../components/icons/index.js';
 import { layoutBlocks } from '../../lib/sections.js';
 import type { GroupStore } from '../../live/groupStore.js';
-
-const Grip = icon(
-  'M9 5h.01M9 12h.01M9 19h.01M15 5h.01M15 12h.01M15 19h.01M8 5a1 1 0 1 0 2 0a1 1 0 1 0-2 0M8 12a1 1 0 1 0 2 0a1 1 0 1 0-2 0M8 19a1 1 0 1 0 2 0a1 1 0 1 0-2 0M14 5a1 1 0 1 0 2 0a1 1 0 1 0-2 0M14 12a1 1 0 1 0 2 0a1 1 0 1 0-2 0M14 19a1 1 0 1 0 2 0a1 1 0 1 0-2 0',
-);
-const ArrowUp = icon('M12 19V5M5 12l7-7 7 7');
-const ArrowDown = icon('M12 5v14M19 12l-7 7-7-7');
 
 const nameOf = (counter: Counter | undefined) =>
   counter === undefined || counter.name === '' ? 'Counter Name' : counter.name;
