@@ -17,7 +17,7 @@ import {
   type CounterSnapshot,
   type FieldChange,
 } from '../../shared/activity.js';
-import type { Operation } from './operations.js';
+import type { Operation, SequencedOperation } from './operations.js';
 
 /** An entry before it has an id; `opIds` are the operations it records (for undo by op id). */
 export interface ActivityDraft {
@@ -53,18 +53,31 @@ const opIdsOf = (operation: Operation): string[] =>
 export const snapshotOf = ({ version: _version, ...snapshot }: Counter): CounterSnapshot =>
   snapshot;
 
+/** A coalesced run of taps on one counter, applied (taps.ts): what its entries and answers say. */
+export interface AppliedTaps {
+  /** The batch's operations. */
+  operations: readonly Operation[];
+  /** The batch positions of the taps that counted, in order. */
+  indices: readonly number[];
+  /** The counter after the run. */
+  counter: Counter;
+  seq: number;
+  /** The member whose tap took the counter to its goal, if one did. */
+  goalReachedBy: string | undefined;
+}
+
 /**
  * Taps of a coalesced step: one entry per member, with the value delta of their taps and how
- * much they added and took away. `reachedBy`: the member whose tap took the counter to its goal;
- * their entry records the goal.
+ * much they added and took away. The entry of the member whose tap took the counter to its goal
+ * (`goalReachedBy`) records the goal.
  */
-export function adjustDrafts(
-  indices: readonly number[],
-  operations: readonly Operation[],
-  counter: Counter,
-  seq: number,
-  reachedBy?: string,
-): ActivityDraft[] {
+export function adjustDrafts({
+  operations,
+  indices,
+  counter,
+  seq,
+  goalReachedBy,
+}: AppliedTaps): ActivityDraft[] {
   const byActor = new Map<string, ActivityDraft>();
   for (const index of indices) {
     const operation = operations[index];
@@ -82,26 +95,27 @@ export function adjustDrafts(
       continue;
     }
     byActor.set(actor, {
-      ...counterDraft(operation, 'counter.adjusted', counter, seq),
+      ...counterDraft({ operation, seq }, 'counter.adjusted', counter),
       delta: added - taken,
       increments: added,
       decrements: taken,
-      detail: reachedBy === actor && counter.goal !== null ? { goal: counter.goal } : null,
+      detail: goalReachedBy === actor && counter.goal !== null ? { goal: counter.goal } : null,
     });
   }
   return [...byActor.values()];
 }
 
-/** An adjustment made by an undo (or one tap applied alone): one entry with its delta. */
+/**
+ * An adjustment made by an undo (or one tap applied alone): one entry with its delta, and the
+ * counter's goal if the adjustment reached it.
+ */
 export function deltaDraft(
-  operation: Operation,
+  sequenced: SequencedOperation,
   counter: Counter,
-  seq: number,
-  delta: number,
-  reachedGoal: boolean,
+  { delta, reachedGoal }: { delta: number; reachedGoal: boolean },
 ): ActivityDraft {
   return {
-    ...counterDraft(operation, 'counter.adjusted', counter, seq),
+    ...counterDraft(sequenced, 'counter.adjusted', counter),
     delta,
     increments: Math.max(delta, 0),
     decrements: Math.max(-delta, 0),
@@ -109,12 +123,11 @@ export function deltaDraft(
   };
 }
 
-/** The entry of one applied mutation, from the rows before and after it. */
+/** The entry of one applied mutation of a counter, from its row after it (before it: a deletion). */
 export function counterDraft(
-  operation: Operation,
+  { operation, seq }: SequencedOperation,
   kind: ActivityKind,
   counter: Counter,
-  seq: number,
 ): ActivityDraft {
   return {
     groupId: operation.groupId,
@@ -137,16 +150,15 @@ const COUNTER_DIFF_FIELDS = CounterFieldSchema.options;
 
 /** A counter edit: the fields whose value changed, old → new. */
 export function updateDraft(
-  operation: Operation,
+  sequenced: SequencedOperation,
   before: Counter,
   after: Counter,
-  seq: number,
 ): ActivityDraft {
   const changes: FieldChange[] = COUNTER_DIFF_FIELDS.filter(
     (field) => before[field] !== after[field],
   ).map((field) => ({ field, from: before[field], to: after[field] }));
   return {
-    ...counterDraft(operation, 'counter.updated', after, seq),
+    ...counterDraft(sequenced, 'counter.updated', after),
     // The name it had when the member acted on it: "renamed Coffees → Teas" reads from `changes`.
     counterName: before.name,
     detail: changes,
@@ -155,10 +167,9 @@ export function updateDraft(
 
 /** A group edit: its fields and section maximums, old → new. */
 export function groupDraft(
-  operation: Operation,
+  sequenced: SequencedOperation,
   before: Group,
   after: Group,
-  seq: number,
 ): ActivityDraft {
   const changes: FieldChange[] = GROUP_FIELDS.filter((field) => before[field] !== after[field]).map(
     (field) => ({ field, from: before[field], to: after[field] }),
@@ -172,13 +183,12 @@ export function groupDraft(
     const to = after.sectionLimits[section] ?? null;
     if (from !== to) changes.push({ field: 'sectionMax', section, from, to });
   }
-  return groupEntry(operation, seq, 'group.updated', changes);
+  return groupEntry(sequenced, 'group.updated', changes);
 }
 
 /** An entry about the whole group (no counter). */
 export function groupEntry(
-  operation: Operation,
-  seq: number,
+  { operation, seq }: SequencedOperation,
   kind: ActivityKind,
   detail: ActivityDraft['detail'],
 ): ActivityDraft {
@@ -198,13 +208,21 @@ export function groupEntry(
   };
 }
 
-/** A period's end: the counter returned to its start value (made by Tally itself). */
-export function resetDraft(
-  groupId: string,
-  counter: Counter,
-  seq: number,
-  period: { final: number; periodStart: number; periodEnd: number },
-): ActivityDraft {
+/**
+ * A period's end: the counter returned to its start value (made by Tally itself, change number
+ * `seq`); `period` is the value it ended with and its bounds.
+ */
+export function resetDraft({
+  groupId,
+  counter,
+  seq,
+  period,
+}: {
+  groupId: string;
+  counter: Counter;
+  seq: number;
+  period: { final: number; periodStart: number; periodEnd: number };
+}): ActivityDraft {
   return {
     groupId,
     seq,

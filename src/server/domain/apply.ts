@@ -9,7 +9,7 @@ import { rememberId } from './operation-ids.js';
 import type { Operation, OperationOutcome } from './operations.js';
 import { counterNotFound, failed, groupNotFound, tagWithOperationId } from './outcomes.js';
 import { periodsReset } from './periods.js';
-import type { Applying, BatchState } from './state.js';
+import type { Applying, BatchState, OperationContext } from './state.js';
 import { markUndone, undoEntry, undoOperation } from './undo.js';
 
 /** Applies the batch's operation at `index` by itself. */
@@ -19,52 +19,49 @@ export function applyOne(batch: BatchState, index: number): OperationOutcome {
   const group = batch.groups.get(groupId);
   if (!group) return groupNotFound();
   const seq = group.seq + 1;
-  const applied = applyMutation(batch, operation, seq);
+  const applied = applyMutation({ batch, operation, seq });
   const outcome = tagWithOperationId(applied.outcome, opId);
   if (!outcome.ok) return outcome;
   batch.bump(group, seq);
   const drafts = applied.drafts.map((draft) => batch.log(draft, applied.undoes ?? null));
   const entry = drafts[0] ?? null;
   if (applied.undoes !== undefined && entry !== null) markUndone(batch, applied.undoes, entry);
-  rememberId(batch, groupId, opId, JSON.stringify(outcome.result), entry);
+  rememberId(batch, { groupId, opId, result: JSON.stringify(outcome.result), entry });
   return outcome;
 }
 
 /** A new kind of change adds its case here, and what it reads to reads.ts. */
-function applyMutation(batch: BatchState, operation: Operation, seq: number): Applying {
-  const { mutation } = operation;
+function applyMutation(context: OperationContext): Applying {
+  const { mutation } = context.operation;
   switch (mutation.kind) {
     case 'createCounter':
-      return createCounter(batch, operation, mutation, seq);
+      return createCounter(context, mutation);
     case 'updateCounter':
-      return patchCounter(
-        batch,
-        operation,
-        mutation.counterId,
-        mutation.patch,
-        0n,
-        seq,
-        'counter.updated',
-      );
+      return patchCounter(context, {
+        counterId: mutation.counterId,
+        patch: mutation.patch,
+        valueDelta: 0n,
+        entryKind: 'counter.updated',
+      });
     case 'adjustCounter':
       // planBatch puts every tap in an adjust step (taps.ts): never applied one by one.
       return failed(counterNotFound());
     case 'deleteCounter':
-      return deleteCounter(batch, operation, mutation.counterId, seq);
+      return deleteCounter(context, mutation.counterId);
     case 'reorderCounters':
-      return reorder(batch, operation, mutation.counterIds, seq);
+      return reorder(context, mutation.counterIds);
     case 'updateSection':
-      return updateSection(batch, operation, mutation, seq);
+      return updateSection(context, mutation);
     case 'updateGroup':
-      return patchGroup(batch, operation, mutation.patch, seq);
+      return patchGroup(context, mutation);
     case 'rotateKey':
     case 'setViewKey':
-      return changeAccess(batch, operation, mutation, seq);
+      return changeAccess(context, mutation);
     case 'resetPeriods':
       return periodsReset(mutation);
     case 'undoEntry':
-      return undoEntry(batch, operation, mutation, seq);
+      return undoEntry(context, mutation);
     case 'undoOperation':
-      return undoOperation(batch, operation, mutation, seq);
+      return undoOperation(context, mutation);
   }
 }

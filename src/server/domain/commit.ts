@@ -39,11 +39,13 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
   const fingerprints = fingerprintsOf(operations);
   const rows = yield* readRows(operations, options.countersPerGroup);
   const batch = new BatchState(
-    operations,
-    options,
-    newCounterId,
+    {
+      operations,
+      options,
+      newCounterId,
+      fingerprints: firstFingerprints(operations, fingerprints),
+    },
     rows,
-    firstFingerprints(operations, fingerprints),
   );
   // Periods that ended before this batch end first: its changes count in the new period.
   endDuePeriods(batch);

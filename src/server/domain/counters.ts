@@ -11,7 +11,7 @@ import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
 import { counterDraft, deltaDraft, updateDraft } from './activity.js';
 import { counterRefusal, reaches } from './limits.js';
-import type { Operation, StoreMutation } from './operations.js';
+import type { StoreMutation } from './operations.js';
 import {
   counterNotFound,
   counterOutcome,
@@ -25,7 +25,7 @@ import {
   type Applied,
 } from './outcomes.js';
 import { withPeriod } from './periods.js';
-import type { BatchState } from './state.js';
+import type { BatchState, OperationContext } from './state.js';
 
 /** `value + delta` if it stays in the exact range, else undefined. */
 function movedValue(value: number, delta: bigint): number | undefined {
@@ -40,11 +40,10 @@ export function isFull(batch: BatchState, groupId: string): boolean {
 
 /** A new counter with the fields given and defaults for the rest, last in the group's order. */
 export function createCounter(
-  batch: BatchState,
-  operation: Operation,
+  context: OperationContext,
   mutation: Extract<StoreMutation, { kind: 'createCounter' }>,
-  seq: number,
 ): Applied {
+  const { batch, operation, seq } = context;
   const { groupId } = operation;
   if (isFull(batch, groupId)) return failed(tooManyCounters(batch.options.countersPerGroup));
   const { fields } = mutation;
@@ -68,39 +67,42 @@ export function createCounter(
     createdAt: new Date(batch.options.now).toISOString(),
     version: seq,
   };
-  const refused = counterRefusal(batch, undefined, groupId, null, counter);
+  const refused = counterRefusal(batch, { groupId, before: null, after: counter });
   if (refused) return failed(refused);
-  return created(operation, insertCounter(batch, groupId, seq, counter), seq);
+  return created(context, insertCounter(context, counter));
 }
 
-/**
- * Sets fields and adds `valueDelta` to the value (edits and their undo). `entryKind`: the entry
- * it makes, an edit's field changes or, for an undone tap, a tap the other way.
- */
+/** A change of a counter's fields and value: a member's edit, or the inverse an undo applies. */
+export interface CounterEdit {
+  counterId: string;
+  patch: CounterPatch | Omit<CounterPatch, 'value'>;
+  /** Added to the value unless the patch sets one (an undo). */
+  valueDelta: bigint;
+  /** The entry it makes: an edit's field changes or, for an undone tap, a tap the other way. */
+  entryKind: 'counter.updated' | 'counter.adjusted';
+}
+
+/** Sets the edit's fields and adds its `valueDelta` to the value (edits and their undo). */
 export function patchCounter(
-  batch: BatchState,
-  operation: Operation,
-  counterId: string,
-  patch: CounterPatch | Omit<CounterPatch, 'value'>,
-  valueDelta: bigint,
-  seq: number,
-  entryKind: 'counter.updated' | 'counter.adjusted',
+  context: OperationContext,
+  { counterId, patch, valueDelta, entryKind }: CounterEdit,
 ): Applied {
-  const state = batch.counterOf(operation.groupId, counterId);
+  const { batch, operation, seq } = context;
+  const { groupId } = operation;
+  const state = batch.counterOf(groupId, counterId);
   if (!state) return failed(counterNotFound());
   const before = state.counter;
   const fields = Object.fromEntries(definedEntries(patch)) as CounterPatch;
   // A typed value is set as is; otherwise the value moves by the delta (undo).
   const value = fields.value ?? movedValue(before.value, valueDelta);
   if (value === undefined) return failed(valueOutOfRange());
-  const period = withPeriod(
-    batch,
-    operation.groupId,
+  const period = withPeriod(batch, {
+    groupId,
+    state,
     before,
-    { ...before, ...fields, value, version: seq },
-    state.nextResetAt,
-  );
-  const refused = counterRefusal(batch, state, operation.groupId, before, period.counter);
+    after: { ...before, ...fields, value, version: seq },
+  });
+  const refused = counterRefusal(batch, { groupId, state, before, after: period.counter });
   if (refused) return failed(refused);
   if (period.nextResetAt !== state.nextResetAt) {
     state.nextResetAt = period.nextResetAt;
@@ -110,8 +112,8 @@ export function patchCounter(
   const reached = reaches(after, BigInt(before.value), BigInt(after.value));
   const draft =
     entryKind === 'counter.adjusted'
-      ? deltaDraft(operation, after, seq, Number(valueDelta), reached)
-      : updateDraft(operation, before, after, seq);
+      ? deltaDraft(context, after, { delta: Number(valueDelta), reachedGoal: reached })
+      : updateDraft(context, before, after);
   const change: Change = {
     type: 'counter.updated',
     seq,
@@ -121,12 +123,8 @@ export function patchCounter(
   return { outcome: counterOutcome(after, false, change), drafts: [draft] };
 }
 
-export function deleteCounter(
-  batch: BatchState,
-  operation: Operation,
-  counterId: string,
-  seq: number,
-): Applied {
+export function deleteCounter(context: OperationContext, counterId: string): Applied {
+  const { batch, operation, seq } = context;
   const state = batch.counterOf(operation.groupId, counterId);
   if (!state) return failed(counterNotFound());
   state.exists = false;
@@ -134,17 +132,13 @@ export function deleteCounter(
   batch.counts.set(state.groupId, (batch.counts.get(state.groupId) ?? 1) - 1);
   return {
     outcome: deletedOutcome(counterId, seq),
-    drafts: [counterDraft(operation, 'counter.deleted', state.counter, seq)],
+    drafts: [counterDraft(context, 'counter.deleted', state.counter)],
   };
 }
 
 /** A deleted counter back (an undo of its deletion), with the value it had, last in the order. */
-export function restoreCounter(
-  batch: BatchState,
-  operation: Operation,
-  counter: CounterSnapshot,
-  seq: number,
-): Applied {
+export function restoreCounter(context: OperationContext, counter: CounterSnapshot): Applied {
+  const { batch, operation, seq } = context;
   if (isFull(batch, operation.groupId)) {
     return failed(tooManyCounters(batch.options.countersPerGroup));
   }
@@ -156,20 +150,24 @@ export function restoreCounter(
     allTime: counter.value,
     version: seq,
   };
-  const refused = counterRefusal(batch, undefined, operation.groupId, null, restoring);
+  const refused = counterRefusal(batch, {
+    groupId: operation.groupId,
+    before: null,
+    after: restoring,
+  });
   if (refused) return failed(refused);
-  return created(operation, insertCounter(batch, operation.groupId, seq, restoring), seq);
+  return created(context, insertCounter(context, restoring));
 }
 
-/** A new (or restored) counter: last in the order, its period starting now if it resets. */
-export function insertCounter(
-  batch: BatchState,
-  groupId: string,
-  seq: number,
-  counter: Counter,
-): Counter {
+/**
+ * A new (or restored) counter of the operation's group, made at its change number: last in the
+ * order, its period starting now if it resets.
+ */
+export function insertCounter(context: OperationContext, counter: Counter): Counter {
+  const { batch, operation, seq } = context;
+  const { groupId } = operation;
   const previous = batch.counters.get(counter.id);
-  const period = withPeriod(batch, groupId, null, counter, null);
+  const period = withPeriod(batch, { groupId, before: null, after: counter });
   const final = { ...period.counter, allTime: period.counter.value };
   batch.counters.set(counter.id, {
     groupId,

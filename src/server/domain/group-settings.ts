@@ -9,7 +9,7 @@ import { SECTION_LIMITS_MAX } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { groupEntry } from './activity.js';
 import { sectionTotal } from './limits.js';
-import type { Operation, OperationOutcome, StoreMutation } from './operations.js';
+import type { OperationOutcome, StoreMutation } from './operations.js';
 import {
   accessChanged,
   definedEntries,
@@ -22,7 +22,13 @@ import {
   type Applied,
 } from './outcomes.js';
 import { moveMidnights } from './periods.js';
-import type { BatchState, CounterState, GroupState } from './state.js';
+import type { BatchState, CounterState, GroupState, OperationContext } from './state.js';
+
+/** A section's maximum: a number, or null for none. */
+export interface SectionMax {
+  section: string;
+  max: number | null;
+}
 
 /** The group's counters in their order (all of them: only for groups read whole). */
 export function orderOf(batch: BatchState, groupId: string): CounterState[] {
@@ -38,12 +44,8 @@ export function orderOf(batch: BatchState, groupId: string): CounterState[] {
 }
 
 /** Puts the group's counters in this order: every counter once (a reorder or its undo). */
-export function reorder(
-  batch: BatchState,
-  operation: Operation,
-  counterIds: readonly string[],
-  seq: number,
-): Applied {
+export function reorder(context: OperationContext, counterIds: readonly string[]): Applied {
+  const { batch, operation, seq } = context;
   const { groupId } = operation;
   if (!batch.wholeGroups.has(groupId)) return failed(invalidOrder());
   const current = orderOf(batch, groupId);
@@ -70,7 +72,7 @@ export function reorder(
       changes: [{ type: 'counters.reordered', seq, counterIds: to }],
       replayed: false,
     },
-    drafts: [groupEntry(operation, seq, 'counters.reordered', { from, to })],
+    drafts: [groupEntry(context, 'counters.reordered', { from, to })],
   };
 }
 
@@ -91,8 +93,7 @@ export function previousOrder(
 function setSectionMax(
   batch: BatchState,
   group: GroupState,
-  section: string,
-  max: number | null,
+  { section, max }: SectionMax,
 ): OperationOutcome | undefined {
   let limits = { ...group.record.sectionLimits };
   if (max === null) {
@@ -101,7 +102,7 @@ function setSectionMax(
     if (limits[section] === undefined && Object.keys(limits).length >= SECTION_LIMITS_MAX) {
       return invalidChange(MESSAGES.tooManySections(SECTION_LIMITS_MAX));
     }
-    const total = sectionTotal(batch, group.record.id, section);
+    const total = sectionTotal(batch, { groupId: group.record.id, section });
     if (total > BigInt(max)) {
       return limitReached(MESSAGES.sectionLimitBelowTotal(section, Number(total)));
     }
@@ -114,35 +115,32 @@ function setSectionMax(
 
 /** A section's maximum set (a number) or cleared (null). */
 export function updateSection(
-  batch: BatchState,
-  operation: Operation,
+  context: OperationContext,
   mutation: Extract<StoreMutation, { kind: 'updateSection' }>,
-  seq: number,
 ): Applied {
+  const { batch, operation } = context;
   const group = batch.groups.get(operation.groupId);
   if (!group) return failed(groupNotFound());
   const before = group.record;
-  const refused = setSectionMax(batch, group, mutation.section, mutation.max);
+  const refused = setSectionMax(batch, group, mutation);
   if (refused) return failed(refused);
-  return groupUpdated(operation, before, group.record, seq);
+  return groupUpdated(context, before, group.record);
 }
 
 /**
- * Sets the group's fields, and section maximums (an undo of a group edit puts both back): all
- * or nothing. New midnights need every counter of the group read (reads.ts).
+ * Sets the group's fields (`patch`), and section maximums (`sections`: an undo of a group edit
+ * puts both back): all or nothing. New midnights need every counter of the group read (reads.ts).
  */
 export function patchGroup(
-  batch: BatchState,
-  operation: Operation,
-  patch: GroupPatch,
-  seq: number,
-  sections: readonly { section: string; max: number | null }[] = [],
+  context: OperationContext,
+  { patch, sections = [] }: { patch: GroupPatch; sections?: readonly SectionMax[] },
 ): Applied {
+  const { batch, operation } = context;
   const group = batch.groups.get(operation.groupId);
   if (!group) return failed(groupNotFound());
   const before = group.record;
-  for (const { section, max } of sections) {
-    const refused = setSectionMax(batch, group, section, max);
+  for (const sectionMax of sections) {
+    const refused = setSectionMax(batch, group, sectionMax);
     if (refused) {
       group.record = before;
       return failed(refused);
@@ -160,16 +158,15 @@ export function patchGroup(
     }
     moveMidnights(batch, group, orderOf(batch, group.record.id));
   }
-  return groupUpdated(operation, before, group.record, seq);
+  return groupUpdated(context, before, group.record);
 }
 
 /** A new access key or view-only link: announced (sockets are re-checked), never logged. */
 export function changeAccess(
-  batch: BatchState,
-  operation: Operation,
+  context: OperationContext,
   mutation: Extract<StoreMutation, { kind: 'rotateKey' | 'setViewKey' }>,
-  seq: number,
 ): Applied {
+  const { batch, operation, seq } = context;
   const group = batch.groups.get(operation.groupId);
   if (!group) return failed(groupNotFound());
   const { record } = group;

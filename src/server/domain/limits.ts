@@ -7,9 +7,10 @@
 import type { Counter } from '../../shared/api.js';
 import { MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
+import type { SectionKey } from './commit-io.js';
 import type { OperationOutcome } from './operations.js';
 import { invalidChange, limitReached, valueOutOfRange } from './outcomes.js';
-import type { BatchState, CounterState } from './state.js';
+import type { BatchState, CounterChange, CounterState } from './state.js';
 
 /** A section with a maximum, and the total of its counters other than the one changing. */
 export interface SectionBase {
@@ -60,29 +61,34 @@ export function sectionBase(
   if (section === null) return undefined;
   const max = batch.groups.get(state.groupId)?.record.sectionLimits[section];
   if (max === undefined) return undefined;
-  return { section, max, others: sectionTotal(batch, state.groupId, section, state.counter.id) };
+  const others = sectionTotal(batch, { groupId: state.groupId, section }, state.counter.id);
+  return { section, max, others };
 }
 
-/** A change of one counter's value that would take its section's total past the maximum. */
+/**
+ * A change of one counter's value from `from` to `to` that would take its section's total past
+ * the maximum. `from` is 0 for a counter that was not in the section (new, restored or moved in).
+ */
 export function sectionRefusal(
   base: SectionBase | undefined,
   from: bigint,
   to: bigint,
-  wasIn = true,
 ): OperationOutcome | undefined {
   if (!base) return undefined;
-  const before = base.others + (wasIn ? from : 0n);
+  const before = base.others + from;
   const after = base.others + to;
   return after > BigInt(base.max) && after > before
     ? limitReached(MESSAGES.sectionFull(base.section, base.max))
     : undefined;
 }
 
-/** The section's total, of the counters the batch holds (all of them: reads.ts sectionsToRead). */
+/**
+ * The section's total, of the counters the batch holds (all of them: reads.ts sectionsToRead),
+ * leaving out the counter `except`.
+ */
 export function sectionTotal(
   batch: BatchState,
-  groupId: string,
-  section: string,
+  { groupId, section }: SectionKey,
   except?: string,
 ): bigint {
   let total = 0n;
@@ -99,10 +105,7 @@ export function sectionTotal(
  */
 export function counterRefusal(
   batch: BatchState,
-  state: CounterState | undefined,
-  groupId: string,
-  before: Counter | null,
-  after: Counter,
+  { groupId, state, before, after }: CounterChange,
 ): OperationOutcome | undefined {
   const { min, max } = after;
   if (min !== null && max !== null && min > max) return invalidChange(MESSAGES.minAboveMax);
@@ -123,12 +126,7 @@ export function counterRefusal(
   if (after.section === null) return undefined;
   const limit = batch.groups.get(groupId)?.record.sectionLimits[after.section];
   if (limit === undefined) return undefined;
-  const others = sectionTotal(batch, groupId, after.section, after.id);
+  const others = sectionTotal(batch, { groupId, section: after.section }, after.id);
   const wasIn = state !== undefined && before?.section === after.section;
-  return sectionRefusal(
-    { section: after.section, max: limit, others },
-    wasIn ? from : 0n,
-    to,
-    wasIn,
-  );
+  return sectionRefusal({ section: after.section, max: limit, others }, wasIn ? from : 0n, to);
 }

@@ -11,7 +11,10 @@ import { OPERATION_SESSION_WINDOW } from '../../shared/limits.js';
 import { parseNumberedId, type NumberedOperationId } from '../../shared/operation-ids.js';
 import type { Operation, OperationOutcome } from './operations.js';
 import { counterNotFound, operationExpired } from './outcomes.js';
-import { keyOf, type BatchState } from './state.js';
+import type { BatchState } from './state.js';
+
+/** The key of an operation id or a session within its group. */
+export const keyOf = (groupId: string, opId: string) => `${groupId}\u0000${opId}`;
 
 export interface SessionWindow {
   /** The highest number applied. */

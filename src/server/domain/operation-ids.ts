@@ -7,10 +7,11 @@
 import { createHash } from 'node:crypto';
 import type { MutationResult } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
-import { numberedTap, replayNumbered } from './numbered-ids.js';
+import type { OperationIdWrite } from './commit-io.js';
+import { keyOf, numberedTap, replayNumbered } from './numbered-ids.js';
 import type { Operation, OperationOutcome, StoreMutation } from './operations.js';
 import { counterNotFound } from './outcomes.js';
-import { keyOf, type BatchState } from './state.js';
+import type { BatchState } from './state.js';
 
 /**
  * What is stored for each operation id: the answer, or for coalesced taps a reference to the
@@ -116,13 +117,18 @@ export function replay(
   return { ok: true, result, changes: [], replayed: true };
 }
 
-/** An operation id this batch applied: its row is written, an undo in the batch finds it. */
+/**
+ * An operation id this batch applied (none: nothing to remember): its row is written with the
+ * answer and the entry it made, and its fingerprint; an undo in the batch finds it.
+ */
 export function rememberId(
   batch: BatchState,
-  groupId: string,
-  opId: string | undefined,
-  result: string,
-  entry: number | null,
+  {
+    groupId,
+    opId,
+    result,
+    entry,
+  }: Omit<OperationIdWrite, 'opId' | 'fingerprint'> & { opId: string | undefined },
 ): void {
   if (opId === undefined) return;
   const key = keyOf(groupId, opId);

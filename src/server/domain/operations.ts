@@ -39,6 +39,15 @@ export interface Operation {
   actor?: string | undefined;
 }
 
+/**
+ * An operation as it is applied, with the change number it takes if it succeeds: what its
+ * activity entries (activity.ts) and its answer (outcomes.ts) are made from.
+ */
+export interface SequencedOperation {
+  operation: Operation;
+  seq: number;
+}
+
 export type OperationOutcome =
   | {
       ok: true;

@@ -9,8 +9,8 @@ import { counterDraft, groupDraft, type ActivityDraft } from './activity.js';
 import {
   publicGroup,
   type GroupRecord,
-  type Operation,
   type OperationOutcome,
+  type SequencedOperation,
 } from './operations.js';
 
 /**
@@ -82,19 +82,20 @@ export interface Applied {
 
 export const failed = (outcome: OperationOutcome): Applied => ({ outcome, drafts: [] });
 
-export function created(operation: Operation, counter: Counter, seq: number): Applied {
+export function created(sequenced: SequencedOperation, counter: Counter): Applied {
+  const { seq } = sequenced;
   return {
     outcome: counterOutcome(counter, true, { type: 'counter.created', seq, counter }),
-    drafts: [counterDraft(operation, 'counter.created', counter, seq)],
+    drafts: [counterDraft(sequenced, 'counter.created', counter)],
   };
 }
 
 export function groupUpdated(
-  operation: Operation,
+  sequenced: SequencedOperation,
   before: GroupRecord,
   after: GroupRecord,
-  seq: number,
 ): Applied {
+  const { seq } = sequenced;
   const group = publicGroup(after);
   const previous = publicGroup(before);
   return {
@@ -104,7 +105,7 @@ export function groupUpdated(
       changes: [{ type: 'group.updated', seq, group }],
       replayed: false,
     },
-    drafts: [groupDraft(operation, previous, group, seq)],
+    drafts: [groupDraft(sequenced, previous, group)],
   };
 }
 

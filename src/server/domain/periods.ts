@@ -12,7 +12,7 @@ import { resetDraft } from './activity.js';
 import { periodAt } from './calendar.js';
 import type { OperationOutcome, StoreMutation } from './operations.js';
 import type { Applied } from './outcomes.js';
-import type { BatchState, CounterState, GroupState } from './state.js';
+import type { BatchState, CounterChange, CounterState, GroupState } from './state.js';
 
 /**
  * Every ended period's final value plus the current one, held at the exact range's ends (a
@@ -64,10 +64,11 @@ function endPeriod(batch: BatchState, state: CounterState, group: GroupState): v
     version: seq,
   });
   batch.log(
-    resetDraft(state.groupId, after, seq, {
-      final: counter.value,
-      periodStart: started,
-      periodEnd: ended,
+    resetDraft({
+      groupId: state.groupId,
+      counter: after,
+      seq,
+      period: { final: counter.value, periodStart: started, periodEnd: ended },
     }),
     null,
   );
@@ -109,17 +110,16 @@ export function periodsReset(mutation: Extract<StoreMutation, { kind: 'resetPeri
 }
 
 /**
- * A counter's period after an edit or creation: kept while its reset stays the same, else the
- * period holding now (or none), with when it ends.
+ * A counter's period after an edit or creation: kept while its reset stays the same (ending at
+ * its row's `nextResetAt`), else the period holding now (or none), with when it ends.
  */
 export function withPeriod(
   batch: BatchState,
-  groupId: string,
-  before: Counter | null,
-  after: Counter,
-  nextResetAt: number | null,
+  { groupId, state, before, after }: CounterChange,
 ): { counter: Counter; nextResetAt: number | null } {
-  if (before !== null && before.reset === after.reset) return { counter: after, nextResetAt };
+  if (before !== null && before.reset === after.reset) {
+    return { counter: after, nextResetAt: state?.nextResetAt ?? null };
+  }
   const group = batch.groups.get(groupId);
   if (after.reset === null || !group) {
     return { counter: { ...after, periodStart: null }, nextResetAt: null };

@@ -15,15 +15,9 @@ import type {
   SessionKey,
   StoredCounter,
 } from './commit-io.js';
-import { numberedTap, seenFromText, type SessionWindow } from './numbered-ids.js';
+import { keyOf, numberedTap, seenFromText, type SessionWindow } from './numbered-ids.js';
 import type { Operation } from './operations.js';
-import {
-  keyOf,
-  type BatchRows,
-  type CounterState,
-  type GroupState,
-  type KnownEntry,
-} from './state.js';
+import type { BatchRows, CounterState, GroupState, KnownEntry } from './state.js';
 import { inverseCounterId, undoNeedsGroup, undoSections } from './undo.js';
 
 export type Reads = Generator<ReadRequest, BatchRows, ReadAnswer>;
@@ -172,7 +166,7 @@ export function* readRows(operations: readonly Operation[], countersPerGroup: nu
   for (const { groupId, entry } of known.values()) {
     if (undoNeedsGroup(entry) && !groupCounters.has(groupId)) wholeGroups.add(groupId);
   }
-  const sections = sectionsToRead(operations, groups, counters, known);
+  const sections = sectionsToRead(operations, { groups, counters, known });
   if (wholeGroups.size > 0 || sections.length > 0) {
     const context: ReadAnswer = yield {
       ...emptyRequest(),
@@ -187,14 +181,20 @@ export function* readRows(operations: readonly Operation[], countersPerGroup: nu
 
 /**
  * The sections whose every counter the batch must hold to check a section maximum: those of
- * groups with section limits that the batch's counters, new fields and undos touch, and every
- * section whose maximum it sets.
+ * groups with section limits that the batch's counters, new fields and undos touch (from the
+ * rows read so far), and every section whose maximum it sets.
  */
 function sectionsToRead(
   operations: readonly Operation[],
-  groups: ReadonlyMap<string, GroupState>,
-  counters: ReadonlyMap<string, CounterState>,
-  known: ReadonlyMap<number, KnownEntry>,
+  {
+    groups,
+    counters,
+    known,
+  }: {
+    groups: ReadonlyMap<string, GroupState>;
+    counters: ReadonlyMap<string, CounterState>;
+    known: ReadonlyMap<number, KnownEntry>;
+  },
 ): SectionKey[] {
   const keys = new Map<string, SectionKey>();
   const want = (groupId: string, section: string | null | undefined, always = false) => {

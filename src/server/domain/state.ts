@@ -23,12 +23,9 @@ import type {
   StoredOperationId,
 } from './commit-io.js';
 import { seenText, type SessionWindow } from './numbered-ids.js';
-import type { Operation } from './operations.js';
+import type { Operation, SequencedOperation } from './operations.js';
 import type { Applied } from './outcomes.js';
 import { allTimeOf } from './periods.js';
-
-/** The key of an operation id or a session within its group. */
-export const keyOf = (groupId: string, opId: string) => `${groupId}\u0000${opId}`;
 
 export interface CounterState extends StoredCounter {
   existed: boolean;
@@ -40,6 +37,17 @@ export interface CounterState extends StoredCounter {
 
 export interface GroupState extends StoredGroup {
   changed: boolean;
+}
+
+/**
+ * A counter of the group becoming `after`: a new or restored one (no `state`, `before` null), or
+ * one that exists (an edit, an undo: `state` its row, `before` its counter until now).
+ */
+export interface CounterChange {
+  groupId: string;
+  state?: CounterState | undefined;
+  before: Counter | null;
+  after: Counter;
 }
 
 /** An applied mutation; an undo also names the entry it took back. */
@@ -66,7 +74,29 @@ export interface BatchRows {
   wholeGroups: ReadonlySet<string>;
 }
 
-export class BatchState implements BatchRows {
+/** What a batch is before anything is read: the rows it reads come as `BatchRows`. */
+export interface BatchInput {
+  operations: readonly Operation[];
+  options: CommitOptions;
+  /** Names a new counter (`CommitOptions.newCounterId`, else a random UUID). */
+  newCounterId: () => string;
+  /** Each operation id's fingerprint at its first use in the batch. */
+  fingerprints: ReadonlyMap<string, string>;
+}
+
+/**
+ * One operation being applied to the batch, with the change number it takes if it succeeds:
+ * what each rule of a change (counters.ts, group-settings.ts, undo.ts) works with.
+ */
+export interface OperationContext extends SequencedOperation {
+  batch: BatchState;
+}
+
+export class BatchState implements BatchRows, BatchInput {
+  readonly operations: readonly Operation[];
+  readonly options: CommitOptions;
+  readonly newCounterId: () => string;
+  readonly fingerprints: ReadonlyMap<string, string>;
   readonly groups: Map<string, GroupState>;
   readonly counters: Map<string, CounterState>;
   readonly counts: Map<string, number>;
@@ -89,14 +119,11 @@ export class BatchState implements BatchRows {
   /** Changes of periods this batch ended, by group: announced with the group's first outcome. */
   readonly periodChanges = new Map<string, Change[]>();
 
-  constructor(
-    readonly operations: readonly Operation[],
-    readonly options: CommitOptions,
-    readonly newCounterId: () => string,
-    rows: BatchRows,
-    /** Each operation id's fingerprint at its first use in the batch. */
-    readonly fingerprints: ReadonlyMap<string, string>,
-  ) {
+  constructor(input: BatchInput, rows: BatchRows) {
+    this.operations = input.operations;
+    this.options = input.options;
+    this.newCounterId = input.newCounterId;
+    this.fingerprints = input.fingerprints;
     this.groups = rows.groups;
     this.counters = rows.counters;
     this.counts = rows.counts;

@@ -6,9 +6,8 @@
  * written as a final value (`SET value = ?`), never as `value + step` in SQL.
  */
 import { UNKNOWN_MEMBER } from '../../shared/activity.js';
-import type { Counter } from '../../shared/api.js';
 import { parseNumberedId } from '../../shared/operation-ids.js';
-import { adjustDrafts } from './activity.js';
+import { adjustDrafts, type AppliedTaps } from './activity.js';
 import { reaches, sectionBase, sectionRefusal, valueRefusal } from './limits.js';
 import { rememberNumber } from './numbered-ids.js';
 import { rememberId, type StoredAnswer } from './operation-ids.js';
@@ -61,21 +60,22 @@ export function applyAdjust(
   if (!reaches(counter, BigInt(counter.value), value)) reachedBy = undefined;
   const after = batch.setCounter(state, { ...counter, value: Number(value), version: seq });
   const reference = JSON.stringify({ kind: 'counterRef', counterId } satisfies StoredAnswer);
-  for (const draft of adjustDrafts(accepted, batch.operations, after, seq, reachedBy)) {
+  const applied: AppliedTaps = {
+    operations: batch.operations,
+    indices: accepted,
+    counter: after,
+    seq,
+    goalReachedBy: reachedBy,
+  };
+  for (const draft of adjustDrafts(applied)) {
     const entry = batch.log(draft, null);
     for (const opId of draft.opIds) {
       const numbered = parseNumberedId(opId);
       if (numbered) rememberNumber(batch, groupId, numbered);
-      else rememberId(batch, groupId, opId, reference, entry);
+      else rememberId(batch, { groupId, opId, result: reference, entry });
     }
   }
-  for (const [index, outcome] of adjustOutcomes(
-    accepted,
-    batch.operations,
-    after,
-    seq,
-    reachedBy,
-  )) {
+  for (const [index, outcome] of adjustOutcomes(applied)) {
     outcomes.set(index, outcome);
   }
   return outcomes;
@@ -85,14 +85,13 @@ export function applyAdjust(
  * The outcomes of a coalesced step that succeeded: every merged operation answers with the row
  * after the step (the state its tap is part of); the last one carries the single change.
  */
-export function adjustOutcomes(
-  indices: readonly number[],
-  operations: readonly Operation[],
-  counter: Counter,
-  seq: number,
-  /** The member whose tap reached the counter's goal, if one did. */
-  goalReachedBy?: string,
-): Map<number, OperationOutcome> {
+export function adjustOutcomes({
+  operations,
+  indices,
+  counter,
+  seq,
+  goalReachedBy,
+}: AppliedTaps): Map<number, OperationOutcome> {
   const outcomes = new Map<number, OperationOutcome>();
   const opIds = indices.flatMap((index) => {
     const opId = operations[index]?.opId;

@@ -12,10 +12,10 @@ import { deleteCounter, patchCounter, restoreCounter } from './counters.js';
 import { draftColumns, toActivityEntry } from './entry-record.js';
 import { patchGroup, previousOrder, reorder } from './group-settings.js';
 import { inverseOf } from './inverse.js';
-import { numberState } from './numbered-ids.js';
-import type { Operation, StoreMutation } from './operations.js';
+import { keyOf, numberState } from './numbered-ids.js';
+import type { StoreMutation } from './operations.js';
 import { activityNotFound, alreadyUndone, cannotUndo, failed, type Applied } from './outcomes.js';
-import { keyOf, type Applying, type BatchState, type KnownEntry } from './state.js';
+import type { Applying, BatchState, KnownEntry, OperationContext } from './state.js';
 
 // ---- what an undo needs read -------------------------------------------------------------------
 
@@ -53,35 +53,31 @@ export function inverseCounterId(entry: ActivityEntry): string | undefined {
 
 /** An undo of an entry named by its id. */
 export function undoEntry(
-  batch: BatchState,
-  operation: Operation,
+  context: OperationContext,
   mutation: Extract<StoreMutation, { kind: 'undoEntry' }>,
-  seq: number,
 ): Applying {
+  const { batch, operation } = context;
   const known = batch.known.get(mutation.entryId);
-  return known?.groupId === operation.groupId
-    ? undo(batch, operation, known, seq)
-    : failed(activityNotFound());
+  return known?.groupId === operation.groupId ? undo(context, known) : failed(activityNotFound());
 }
 
 /** An undo of the entry an operation id made: in this batch, or stored with the id. */
 export function undoOperation(
-  batch: BatchState,
-  operation: Operation,
+  context: OperationContext,
   mutation: Extract<StoreMutation, { kind: 'undoOperation' }>,
-  seq: number,
 ): Applying {
+  const { batch, operation } = context;
   const { groupId } = operation;
   const key = keyOf(groupId, mutation.opId);
   if (batch.appliedIds.has(key)) {
     const draft = batch.appliedIds.get(key) ?? null;
     const local = draft === null ? undefined : localEntry(batch, draft);
-    return local ? undo(batch, operation, local, seq) : failed(activityNotFound());
+    return local ? undo(context, local) : failed(activityNotFound());
   }
   const stored = batch.storedIds.get(key);
   const activityId = stored?.activityId;
   const known = activityId == null ? undefined : batch.known.get(activityId);
-  if (known?.groupId === groupId) return undo(batch, operation, known, seq);
+  if (known?.groupId === groupId) return undo(context, known);
   // A numbered tap leaves no row that names its entry: it is undone by the entry itself.
   const target = stored ? undefined : parseNumberedId(mutation.opId);
   const window = target && batch.sessions.get(keyOf(groupId, target.session));
@@ -108,7 +104,8 @@ function localEntry(batch: BatchState, index: number): KnownEntry | undefined {
 // ---- applying the inverse ------------------------------------------------------------------------
 
 /** Takes back one entry of this group by applying its inverse. */
-function undo(batch: BatchState, operation: Operation, target: KnownEntry, seq: number): Applying {
+function undo(context: OperationContext, target: KnownEntry): Applying {
+  const { batch, operation } = context;
   const { entry, ref } = target;
   if (isUndone(batch, ref, entry)) return failed(alreadyUndone());
   const inverse = inverseOf(entry);
@@ -118,12 +115,7 @@ function undo(batch: BatchState, operation: Operation, target: KnownEntry, seq: 
       applied = failed(cannotUndo(MESSAGES.cannotUndoReset));
       break;
     case 'reorder':
-      applied = reorder(
-        batch,
-        operation,
-        previousOrder(batch, operation.groupId, inverse.counterIds),
-        seq,
-      );
+      applied = reorder(context, previousOrder(batch, operation.groupId, inverse.counterIds));
       break;
     case 'counter': {
       // A change of a value in a period that has ended belongs to that period's total.
@@ -137,25 +129,17 @@ function undo(batch: BatchState, operation: Operation, target: KnownEntry, seq: 
         applied = failed(cannotUndo(MESSAGES.periodEnded));
         break;
       }
-      applied = patchCounter(
-        batch,
-        operation,
-        inverse.counterId,
-        inverse.patch,
-        inverse.valueDelta,
-        seq,
-        inverse.entryKind,
-      );
+      applied = patchCounter(context, inverse);
       break;
     }
     case 'delete':
-      applied = deleteCounter(batch, operation, inverse.counterId, seq);
+      applied = deleteCounter(context, inverse.counterId);
       break;
     case 'restore':
-      applied = restoreCounter(batch, operation, inverse.counter, seq);
+      applied = restoreCounter(context, inverse.counter);
       break;
     case 'group':
-      applied = patchGroup(batch, operation, inverse.patch, seq, inverse.sections);
+      applied = patchGroup(context, inverse);
       break;
   }
   return applied.outcome.ok ? { ...applied, undoes: ref } : applied;
