@@ -31,7 +31,6 @@ import type { GroupStore } from '../live/groupStore.js';
 import {
   ArrowDownToLine,
   ArrowsUpDown,
-  CircleAlert,
   Flag,
   Loader,
   Minus,
@@ -42,6 +41,7 @@ import {
   Undo,
   X,
 } from './icons/index.js';
+import { ErrorBanner } from './ErrorBanner.js';
 
 const loadMembersPanel = () => import('./MembersPanel.js');
 const MembersPanel = lazy(() => loadMembersPanel().then((m) => ({ default: m.MembersPanel })));
@@ -392,20 +392,13 @@ export function ActivityPanel({
         </div>
 
         {error !== null && (
-          <div role="alert" className="alert-error mx-4 mt-3 flex items-start gap-2 px-3 py-2">
-            <CircleAlert className="mt-0.5 size-4 shrink-0" />
-            <p className="flex-1">{error}</p>
-            <button
-              type="button"
-              aria-label="Dismiss error"
-              onClick={() => {
-                setError(null);
-              }}
-              className="banner-close"
-            >
-              <X className="size-4" />
-            </button>
-          </div>
+          <ErrorBanner
+            inPanel
+            message={error}
+            onDismiss={() => {
+              setError(null);
+            }}
+          />
         )}
 
         <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto overscroll-contain">

@@ -13,7 +13,8 @@ import { fetchGroupHistory } from '../lib/activity.js';
 import { describeOp, undoErrorMessage } from '../lib/describe.js';
 import type { GroupStore } from '../live/groupStore.js';
 import type { Op } from '../live/ops.js';
-import { ChartLine, History, X } from './icons/index.js';
+import { DismissButton } from './ErrorBanner.js';
+import { ChartLine, History } from './icons/index.js';
 
 const loadActivityPanel = () => import('./ActivityPanel.js');
 const ActivityPanel = lazy(() => loadActivityPanel().then((m) => ({ default: m.ActivityPanel })));
@@ -347,16 +348,12 @@ export function UndoToast({ store }: { store: GroupStore }) {
               </button>
             </>
           )}
-          <button
-            type="button"
-            aria-label="Dismiss"
+          <DismissButton
             onClick={() => {
               setToast(null);
             }}
             className="toast-close"
-          >
-            <X className="size-4" />
-          </button>
+          />
         </div>
       )}
     </div>

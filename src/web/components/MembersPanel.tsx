@@ -19,7 +19,8 @@ import {
 } from '../lib/periods.js';
 import { leaderboard, signedNet } from '../lib/tallies.js';
 import type { GroupStore } from '../live/groupStore.js';
-import { Check, CircleAlert, Loader } from './icons/index.js';
+import { ErrorBanner } from './ErrorBanner.js';
+import { Check, Loader } from './icons/index.js';
 
 /** Changes are followed this long after the first one of a burst, ms. */
 export const TALLIES_REFRESH_MS = 500;
@@ -211,20 +212,22 @@ export function MembersPanel({ store }: { store: GroupStore }) {
       </div>
 
       {error !== null && (
-        <div role="alert" className="alert-error mx-4 mt-3 flex items-start gap-2 px-3 py-2">
-          <CircleAlert className="mt-0.5 size-4 shrink-0" />
-          <p className="flex-1">{error}</p>
-          <button
-            type="button"
-            onClick={() => {
-              setError(null);
-              setRetry((n) => n + 1);
-            }}
-            className="chip-btn shrink-0"
-          >
-            Try again
-          </button>
-        </div>
+        <ErrorBanner
+          inPanel
+          message={error}
+          action={
+            <button
+              type="button"
+              onClick={() => {
+                setError(null);
+                setRetry((n) => n + 1);
+              }}
+              className="chip-btn shrink-0"
+            >
+              Try again
+            </button>
+          }
+        />
       )}
 
       {/* Focusable: a long board scrolls, and arrow keys scroll it. */}

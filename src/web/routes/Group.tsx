@@ -2,7 +2,7 @@ import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from 'react
 import type { GroupSnapshot } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { prefetchCardEditors } from '../components/CounterCard.js';
-import { CircleAlert, X } from '../components/icons/index.js';
+import { ErrorBanner } from '../components/ErrorBanner.js';
 import { whenIdle } from '../lib/idle.js';
 import { groupUrl, navigate } from '../lib/router.js';
 import { ensureGuestName, ensureMemberId } from '../lib/storage.js';
@@ -212,17 +212,4 @@ function useHeldFor(condition: boolean, ms: number): boolean {
     };
   }, [condition, ms]);
   return held && condition;
-}
-
-/** SPEC §8: the dismissible error banner. */
-function ErrorBanner({ message, onDismiss }: { message: string; onDismiss: () => void }) {
-  return (
-    <div role="alert" className="mb-5 flex items-start gap-3 alert-error px-4 py-3">
-      <CircleAlert className="mt-0.5 size-4 shrink-0" />
-      <p className="flex-1">{message}</p>
-      <button type="button" aria-label="Dismiss error" onClick={onDismiss} className="banner-close">
-        <X className="size-4" />
-      </button>
-    </div>
-  );
 }

@@ -12,7 +12,7 @@ import { SectionHeader } from '../../components/SectionHeader.js';
 import { hasSections, layoutBlocks, type SectionBlock } from '../../lib/sections.js';
 import { mutedText, primaryButton, secondaryButton } from '../../lib/ui.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
-import { GoalNotices } from './Notices.js';
+import { GoalNotices } from './GoalNotices.js';
 import { Pending } from './Page.js';
 
 // Reorder mode's drag and drop (@dnd-kit): loaded when a member opens it, or points at its button.

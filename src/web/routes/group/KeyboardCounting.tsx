@@ -4,7 +4,8 @@
  * ringed and announced. The help overlay and focus mode are chunks of their own.
  */
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
-import { Eye, X } from '../../components/icons/index.js';
+import { DismissButton } from '../../components/ErrorBanner.js';
+import { Eye } from '../../components/icons/index.js';
 import type { Counter } from '../../../shared/api.js';
 import { MESSAGES } from '../../../shared/messages.js';
 import { blockedReason } from '../../lib/capacity.js';
@@ -154,16 +155,13 @@ export function KeyboardCounting({
           <div className="fixed inset-x-4 bottom-4 z-40 mx-auto flex max-w-md items-start gap-3 rounded-xl border border-sky-200 bg-sky-50 py-3 pr-2 pl-4 text-sm text-sky-950 shadow-lg dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50">
             <Eye className="mt-0.5 size-4 shrink-0" />
             <p className="min-w-0 flex-1">{MESSAGES.viewOnlyKeys}</p>
-            <button
-              type="button"
-              aria-label="Close this notice"
+            <DismissButton
+              label="Close this notice"
               onClick={() => {
                 setViewOnlyNotice(0);
               }}
               className="-my-1 inline-flex size-8 shrink-0 items-center justify-center rounded-lg hover:bg-sky-100 dark:hover:bg-sky-900"
-            >
-              <X className="size-4" />
-            </button>
+            />
           </div>
         )}
       </div>
