@@ -138,7 +138,7 @@ export default tseslint.config(
   ...layers,
   {
     // Which better-sqlite3 runs depends on the Node version (ADR 17): 13 crashes on Node 20,
-    // 12 on Node 24.19+. Only store/sqlite-driver.ts picks and loads one.
+    // 12 on Node 24.19+. Only store/sqlite/driver.ts picks and loads one.
     files: ['**/*.ts'],
     rules: {
       'no-restricted-syntax': [
@@ -146,7 +146,7 @@ export default tseslint.config(
         {
           selector: "ImportDeclaration[source.value=/^better-sqlite3/][importKind!='type']",
           message:
-            'Take the Database class from sqliteDatabase() in src/server/store/sqlite-driver.ts (it loads the better-sqlite3 this Node can run); `import type` is fine.',
+            'Take the Database class from sqliteDatabase() in src/server/store/sqlite/driver.ts (it loads the better-sqlite3 this Node can run); `import type` is fine.',
         },
       ],
     },

@@ -149,7 +149,10 @@ const INCLUSIVE: { label: string; test: (frame: CallFrame) => boolean }[] = [
   { label: 'zod', test: (f) => f.url.includes('node_modules/zod/') },
   { label: 'batcher (batcher.ts)', test: (f) => f.url.includes('dist/server/batcher') },
   { label: 'commit algorithm (store/commit.ts)', test: (f) => f.url.includes('/store/commit.js') },
-  { label: 'SQLite store (store/sqlite.ts)', test: (f) => f.url.includes('/store/sqlite.js') },
+  {
+    label: 'SQLite store (store/sqlite/store.ts)',
+    test: (f) => f.url.includes('/store/sqlite/store.js'),
+  },
   {
     label: 'better-sqlite3 statements (run/get/all/iterate, native)',
     test: (f) => f.url === '' && ['run', 'get', 'all', 'iterate', 'exec'].includes(f.functionName),

@@ -8,11 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { hashKey } from '../src/server/core/access.js';
-import { parsePostgresUrl } from '../src/server/postgres/connection.js';
-import { PostgresStore } from '../src/server/store/postgres.js';
+import { parsePostgresUrl } from '../src/server/store/postgres/connection.js';
+import { PostgresStore } from '../src/server/store/postgres/store.js';
 import { encodeAnnouncements } from '../src/server/bus/notify.js';
-import { SqliteStore } from '../src/server/store/sqlite.js';
-import { sqliteDatabase } from '../src/server/store/sqlite-driver.js';
+import { SqliteStore } from '../src/server/store/sqlite/store.js';
+import { sqliteDatabase } from '../src/server/store/sqlite/driver.js';
 import type { Store } from '../src/server/store/types.js';
 
 const TAPS = 10_000;
@@ -85,7 +85,7 @@ if (url?.startsWith('postgres')) {
         connection: parsePostgresUrl(withSchema.toString()),
         poolSize: 2,
         encodeAnnouncements: (groupId, changes) =>
-          encodeAnnouncements('log-size', groupId, changes),
+          encodeAnnouncements({ instanceId: 'log-size', groupId }, changes),
       });
       await store.migrate();
       await fill(store, perBatch);

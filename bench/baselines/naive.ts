@@ -8,7 +8,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sqliteDatabase } from '../../src/server/store/sqlite-driver.js';
+import { sqliteDatabase } from '../../src/server/store/sqlite/driver.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 const port = Number(process.env.PORT ?? 0);

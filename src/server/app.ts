@@ -108,23 +108,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { store, bus, batcher } = backend;
   const security = { ...DEFAULT_SECURITY_POLICY, ...options.security };
   const accessCache = new GroupAccessCache((slug) => store.findGroup(slug), bus);
-  const service = new TallyService(
+  const service = new TallyService({
     store,
     batcher,
     accessCache,
-    new KeyGuard(security.keyFailures),
-    new GroupCreationQuota(limitsOf(config).groupsPerAddressPerHour),
-  );
-  const hub = new LiveHub(
+    guard: new KeyGuard(security.keyFailures),
+    creations: new GroupCreationQuota(limitsOf(config).groupsPerAddressPerHour),
+  });
+  const hub = new LiveHub({
     bus,
     service,
-    app.log,
-    options.heartbeatMs,
-    undefined,
-    security.liveMessages,
-    batcher,
-    store.availability,
-  );
+    log: app.log,
+    heartbeatMs: options.heartbeatMs,
+    messagePolicy: security.liveMessages,
+    gate: batcher,
+    availability: store.availability,
+  });
   app.decorate('tally', { store, hub, service });
 
   installJsonParser(app);
@@ -143,12 +142,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Domain errors become their status and { error } body here (routes/errors.ts).
   app.setErrorHandler(answerError);
 
-  const live = acceptLiveUpgrades(
-    app.server,
-    hub,
-    clientAddressOf(config.trustProxy ?? false),
-    (request, address) => connections.admitLive(request, address),
-  );
+  const live = acceptLiveUpgrades(app.server, hub, {
+    clientAddress: clientAddressOf(config.trustProxy ?? false),
+    admit: (request, address) => connections.admitLive(request, address),
+  });
   app.addHook('preClose', async () => {
     hub.closeAll(CLOSE_CODES.goingAway, 'Server shutting down');
     await live.close();
@@ -205,7 +202,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (metrics && metricsRoute && metricsToken !== undefined) {
     metrics.watchSockets(() => hub.connectionCount);
     // A group named "metrics" still opens at /metrics in a browser (metrics/route.ts).
-    metricsRoute.registerMetricsRoute(app, metrics, metricsToken, serveWeb ? appShell : undefined);
+    metricsRoute.registerMetricsRoute(app, {
+      metrics,
+      token: metricsToken,
+      page: serveWeb ? appShell : undefined,
+    });
   }
 
   app.addHook('onClose', async () => {

@@ -2,7 +2,8 @@
  * The composition root of the server's back end: from the configuration, the store, the bus that
  * announces its changes, the batcher that commits through both, and the store's upkeep (pruning
  * old operation ids and activity). The only module that knows which store goes with which bus:
- * store/ and bus/ never import each other; with PostgreSQL both use postgres/connection.ts.
+ * store/ and bus/ never import each other; with PostgreSQL the bus connects with the settings of
+ * store/postgres/connection.ts, handed to it here.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -71,14 +72,14 @@ export async function openBackend(
     config.database.kind === 'postgres'
       ? Math.max(1, Math.min(POSTGRES_COMMIT_LANES, config.database.poolSize - 1))
       : SQLITE_COMMIT_LANES;
-  const batcher = new Batcher(
+  const batcher = new Batcher({
     store,
     bus,
-    DEFAULT_ADMISSION,
+    admission: DEFAULT_ADMISSION,
     lanes,
-    observers?.commits,
-    lingerOf(config),
-  );
+    observer: observers?.commits,
+    linger: lingerOf(config),
+  });
   const stopUpkeep = startUpkeep(store, config, log);
   // Counters' periods end at their midnights even when nobody taps then (core/period-ends.ts).
   const periodEnds = new PeriodEnds({
@@ -115,9 +116,9 @@ async function openStoreAndBus(
     log.warn({ err: error }, 'trimming the activity log failed');
   };
   // Each store's modules (and its driver: better-sqlite3 or pg) are loaded only when configured:
-  // a restart does not pay for the driver it does not use (issue 16: restarts within 1 s).
+  // a restart does not pay for the driver it does not use (a restart should take under a second, ADR 18).
   if (database.kind === 'sqlite') {
-    const { SqliteStore } = await import('./store/sqlite.js');
+    const { SqliteStore } = await import('./store/sqlite/store.js');
     const store = new SqliteStore(database.file, {
       synchronous: database.synchronous,
       activityLog,
@@ -130,20 +131,25 @@ async function openStoreAndBus(
     await store.migrate();
     return { store, bus: new MemoryBus() };
   }
-  const [{ parsePostgresUrl }, { PostgresStore }, { PostgresBus }, { encodeAnnouncements }] =
-    await Promise.all([
-      import('./postgres/connection.js'),
-      import('./store/postgres.js'),
-      import('./bus/postgres.js'),
-      import('./bus/notify.js'),
-    ]);
+  const [
+    { clientConfig, parsePostgresUrl },
+    { PostgresStore },
+    { PostgresBus },
+    { encodeAnnouncements },
+  ] = await Promise.all([
+    import('./store/postgres/connection.js'),
+    import('./store/postgres/store.js'),
+    import('./bus/listen-notify.js'),
+    import('./bus/notify.js'),
+  ]);
   const connection = parsePostgresUrl(database.url);
   // Tells this instance's own announcements apart from the other instances' (bus/notify.ts).
   const instanceId = randomUUID();
   const store = new PostgresStore({
     connection,
     poolSize: database.poolSize,
-    encodeAnnouncements: (groupId, changes) => encodeAnnouncements(instanceId, groupId, changes),
+    encodeAnnouncements: (groupId, changes) =>
+      encodeAnnouncements({ instanceId, groupId }, changes),
     activityLog,
     quotas,
     onTrimError,
@@ -151,7 +157,8 @@ async function openStoreAndBus(
   try {
     await store.migrate();
     const bus = new PostgresBus({
-      connection,
+      clientConfig: (applicationName) => clientConfig(connection, applicationName),
+      schema: connection.schema,
       channel: store.notifyChannel,
       instanceId,
       loadCounter: (groupId, counterId) => store.loadCounter(groupId, counterId),

@@ -1,8 +1,8 @@
 /**
  * Group commit. Mutations that arrive within one turn of the event loop are applied in one
  * transaction, and their changes are announced as one message per group. Under load this turns
- * thousands of taps per second into a few hundred commits (DESIGN.md: per-statement commits cap
- * durable throughput at a few thousand per second). A caller is answered only after its batch
+ * thousands of taps per second into a few hundred commits (a durable commit per statement caps throughput
+ * at a few thousand per second: ADR 1). A caller is answered only after its batch
  * has committed, so an answered change is a durable change.
  *
  * Overload (ADR 13): the queue is bounded. An operation is admitted only while the oldest one not
@@ -113,10 +113,9 @@ export interface LingerPolicy {
 
 /**
  * What COMMIT_LINGER_MS=N turns on: batches wait up to N ms once at least 4 operations are
- * expected in that time. Off by default: in the hot path benchmark (400 groups of 5, median of 3
- * runs, ADR 20) 8 ms took the server's CPU per tap at 1,000 / 5,000 taps/s from 394 / 194 µs to
- * 277 / 157 µs, and 4 ms to 359 / 162 µs, but the p99 at 5,000 taps/s rose from 18 ms to 34 and
- * 24 ms, past issue 19's 20 ms: a server short of CPU may trade the one for the other.
+ * expected in that time. Off by default: lingering saves CPU per tap but adds its wait to every
+ * tap's answer, and the p99 under load rose past the hot path's 20 ms target (ADR 20 has the
+ * figures): a server short of CPU may trade the one for the other.
  */
 export const DEFAULT_LINGER: LingerPolicy = { maxMs: 8, minExpected: 4 };
 /** Commit every turn: the default. */
@@ -228,20 +227,47 @@ function laneOf(groupId: string, lanes: number): number {
   return (hash >>> 0) % lanes;
 }
 
+export interface BatcherOptions {
+  /** Where batches commit. */
+  store: Store;
+  /** Where each committed batch's changes are announced, once per group. */
+  bus: Bus;
+  /** When operations are refused `busy` instead of queued; DEFAULT_ADMISSION unless given. */
+  admission?: AdmissionPolicy;
+  /**
+   * Independent commit queues, each with at most one batch committing; a group always uses the
+   * same one (its changes commit in order). SQLITE_COMMIT_LANES unless given.
+   */
+  lanes?: number;
+  /** Told of each commit and each refusal (metrics). */
+  observer?: CommitObserver | undefined;
+  /** Whether a batch may wait for more operations; NO_LINGER unless given. */
+  linger?: LingerPolicy;
+}
+
 export class Batcher {
   private readonly lanes: CommitLane[];
   private readonly drainedListeners = new Set<() => void>();
   /** Operations refused `busy` since the start (for logs and tests). */
   refused = 0;
 
-  constructor(
-    private readonly store: Store,
-    private readonly bus: Bus,
-    private readonly admission: AdmissionPolicy = DEFAULT_ADMISSION,
+  private readonly store: Store;
+  private readonly bus: Bus;
+  private readonly admission: AdmissionPolicy;
+  private readonly observer: CommitObserver | undefined;
+
+  constructor({
+    store,
+    bus,
+    admission = DEFAULT_ADMISSION,
     lanes = SQLITE_COMMIT_LANES,
-    private readonly observer?: CommitObserver,
-    linger: LingerPolicy = NO_LINGER,
-  ) {
+    observer,
+    linger = NO_LINGER,
+  }: BatcherOptions) {
+    this.store = store;
+    this.bus = bus;
+    this.admission = admission;
+    this.observer = observer;
     const flushed = () => {
       // Under the target again (even with more queued meanwhile): paused sockets may send.
       if (!this.overloaded) for (const listener of this.drainedListeners) listener();

@@ -5,13 +5,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseTrustProxy, type TrustProxy } from './security/client-address.js';
+import { DEFAULT_GROUPS_PER_ADDRESS_PER_HOUR } from './security/group-quota.js';
+import { DEFAULT_STORE_QUOTAS } from './store/quotas.js';
+import type { SqliteSynchronous } from './store/sqlite/store.js';
 
 /**
  * SQLite commit durability. normal (WAL): a committed change survives a crash of the process,
  * and the database stays consistent on power loss; full: also survives power loss, at the cost
  * of an fsync per commit that blocks the event loop (docs/decisions/0002-sqlite-durability.md).
  */
-export type SqliteSynchronous = 'normal' | 'full';
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; file: string; synchronous?: SqliteSynchronous }
@@ -30,7 +32,7 @@ export interface Config {
   activityLog?: boolean;
   /** Proxies whose X-Forwarded-For names the client (security/client-address.ts). */
   trustProxy?: TrustProxy;
-  /** Quotas and connection caps (issue 14); DEFAULT_LIMITS where a field is not given. */
+  /** Quotas and connection caps; DEFAULT_LIMITS where a field is not given. */
   limits?: Partial<Limits>;
   /**
    * The bearer token of `GET /metrics` (METRICS_TOKEN); undefined: no metrics route and nothing
@@ -50,7 +52,7 @@ export interface Config {
 }
 
 /**
- * What one group or one client address may hold (issue 14, docs/api.md "Limits"). Every field has
+ * What one group or one client address may hold (docs/api.md "Limits"). Every field has
  * an environment variable (README, Configuration); data already over a lowered quota stays
  * readable and usable, it only cannot grow.
  */
@@ -66,9 +68,8 @@ export interface Limits {
 }
 
 export const DEFAULT_LIMITS: Limits = {
-  countersPerGroup: 1_000,
-  groupsPerAddressPerHour: 100,
-  activityEntriesPerGroup: 100_000,
+  ...DEFAULT_STORE_QUOTAS,
+  groupsPerAddressPerHour: DEFAULT_GROUPS_PER_ADDRESS_PER_HOUR,
   connectionsPerAddress: 1_000,
 };
 

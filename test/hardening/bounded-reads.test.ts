@@ -16,10 +16,10 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/server/core/access.js';
-import { parsePostgresUrl } from '../../src/server/postgres/connection.js';
-import { PostgresStore } from '../../src/server/store/postgres.js';
+import { parsePostgresUrl } from '../../src/server/store/postgres/connection.js';
+import { PostgresStore } from '../../src/server/store/postgres/store.js';
 import { encodeAnnouncements } from '../../src/server/bus/notify.js';
-import { SqliteStore } from '../../src/server/store/sqlite.js';
+import { SqliteStore } from '../../src/server/store/sqlite/store.js';
 import type { Store } from '../../src/server/store/types.js';
 import type { Counter } from '../../src/shared/api.js';
 import {
@@ -166,7 +166,7 @@ describe.skipIf(postgresUrl === undefined)('PostgreSQL reads', () => {
       connection: parsePostgresUrl(database.url),
       poolSize: 2,
       encodeAnnouncements: (groupId, changes) =>
-        encodeAnnouncements('bounded-reads', groupId, changes),
+        encodeAnnouncements({ instanceId: 'bounded-reads', groupId }, changes),
     });
     await store.migrate();
     return { store, schema };

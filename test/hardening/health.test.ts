@@ -7,7 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sqliteDriverPath } from '../../src/server/store/sqlite-driver.js';
+import { sqliteDriverPath } from '../../src/server/store/sqlite/driver.js';
 import type { ApiError, Counter } from '../../src/shared/api.js';
 import { MESSAGES } from '../../src/shared/messages.js';
 import type { ServerMessage } from '../../src/shared/protocol.js';

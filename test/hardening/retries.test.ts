@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError, Counter } from '../../src/shared/api.js';
-import { sqliteDatabase } from '../../src/server/store/sqlite-driver.js';
+import { sqliteDatabase } from '../../src/server/store/sqlite/driver.js';
 import { OPERATION_SESSION_WINDOW } from '../../src/shared/limits.js';
 import { MESSAGES } from '../../src/shared/messages.js';
 import { numberedId } from '../../src/shared/operation-ids.js';

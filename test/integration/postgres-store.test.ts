@@ -1,6 +1,6 @@
 import { afterAll, describe } from 'vitest';
-import { parsePostgresUrl } from '../../src/server/postgres/connection.js';
-import { PostgresStore } from '../../src/server/store/postgres.js';
+import { parsePostgresUrl } from '../../src/server/store/postgres/connection.js';
+import { PostgresStore } from '../../src/server/store/postgres/store.js';
 import { encodeAnnouncements } from '../../src/server/bus/notify.js';
 import type { Store } from '../../src/server/store/types.js';
 import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
@@ -17,7 +17,8 @@ async function open(schema: string, clock?: () => number): Promise<Store> {
   const store = new PostgresStore({
     connection: parsePostgresUrl(database.url),
     poolSize: 4,
-    encodeAnnouncements: (groupId, changes) => encodeAnnouncements('store-suite', groupId, changes),
+    encodeAnnouncements: (groupId, changes) =>
+      encodeAnnouncements({ instanceId: 'store-suite', groupId }, changes),
     ...(clock ? { clock } : {}),
   });
   await store.migrate();

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/server/store/sqlite.js';
+import { SqliteStore } from '../../src/server/store/sqlite/store.js';
 import { CLOSE_CODES } from '../../src/shared/protocol.js';
 import { call, createGroup } from '../helpers/client.js';
 import { joinLive } from '../helpers/live.js';

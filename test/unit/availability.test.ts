@@ -1,10 +1,14 @@
 /**
- * The store's availability (store/availability.ts): a lost connection makes it unavailable at
+ * The store's availability (store/postgres/availability.ts): a lost connection makes it unavailable at
  * once and tells its listeners; a probe then runs with a short, capped backoff until one commits,
  * and only then is it available again.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Availability, PROBE_MAX_MS, PROBE_MIN_MS } from '../../src/server/store/availability.js';
+import {
+  Availability,
+  PROBE_MAX_MS,
+  PROBE_MIN_MS,
+} from '../../src/server/store/postgres/availability.js';
 
 beforeEach(() => {
   vi.useFakeTimers();

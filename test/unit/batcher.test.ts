@@ -64,7 +64,13 @@ function batcherOn(
   admission?: AdmissionPolicy,
   observer?: CommitObserver,
 ): Batcher {
-  return new Batcher(store as unknown as Store, new MemoryBus(), admission, 1, observer);
+  return new Batcher({
+    store: store as unknown as Store,
+    bus: new MemoryBus(),
+    admission,
+    lanes: 1,
+    observer,
+  });
 }
 
 /** Writes down what the batcher tells its observer (the metrics). */
@@ -254,7 +260,11 @@ describe('commit lanes (PostgreSQL)', () => {
 
   it('commits groups of different lanes at once, and one group one batch at a time, in order', async () => {
     const store = new ConcurrentStore();
-    const batcher = new Batcher(store as unknown as Store, new MemoryBus(), undefined, 2);
+    const batcher = new Batcher({
+      store: store as unknown as Store,
+      bus: new MemoryBus(),
+      lanes: 2,
+    });
     // Group ids that fall in different lanes of two (FNV-1a of the id).
     const groups = ['group-a', 'group-b', 'group-c', 'group-d'];
     const results: Promise<unknown>[] = [];
@@ -333,7 +343,13 @@ describe('adaptive batching (linger, ADR 20)', () => {
   };
 
   function lingering(store: FakeStore, linger?: LingerPolicy, observer?: CommitObserver): Batcher {
-    return new Batcher(store as unknown as Store, new MemoryBus(), undefined, 1, observer, linger);
+    return new Batcher({
+      store: store as unknown as Store,
+      bus: new MemoryBus(),
+      lanes: 1,
+      observer,
+      linger,
+    });
   }
 
   /** Submits `perStep` operations every `stepMs` for `steps` steps on fake clocks. */

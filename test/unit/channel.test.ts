@@ -83,17 +83,17 @@ class RecordingMember implements ChannelMember {
 function setup(snapshotSeq: () => number, gapTimeoutMs = 50) {
   const bus = new MemoryBus();
   let loads = 0;
-  const channel = new GroupChannel(
+  const channel = new GroupChannel({
     bus,
-    GROUP,
-    () => {
+    groupId: GROUP,
+    loadSnapshot: () => {
       loads += 1;
       return Promise.resolve(snapshotAt(snapshotSeq()));
     },
-    () => Promise.resolve(groupRecord()),
+    loadGroup: () => Promise.resolve(groupRecord()),
     log,
     gapTimeoutMs,
-  );
+  });
   return { bus, channel, loads: () => loads };
 }
 
@@ -180,16 +180,16 @@ describe('group channel sequencer', () => {
   it('keeps changes that arrive while a snapshot loads and sends the newer ones after it', async () => {
     const bus = new MemoryBus();
     let release: (snapshot: GroupView) => void = () => undefined;
-    const channel = new GroupChannel(
+    const channel = new GroupChannel({
       bus,
-      GROUP,
-      () =>
+      groupId: GROUP,
+      loadSnapshot: () =>
         new Promise<GroupView>((resolve) => {
           release = resolve;
         }),
-      () => Promise.resolve(groupRecord()),
+      loadGroup: () => Promise.resolve(groupRecord()),
       log,
-    );
+    });
     const member = new RecordingMember();
     const adding = channel.add(member);
     bus.publish(GROUP, [counterChange(1), counterChange(2)]);

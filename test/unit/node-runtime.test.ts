@@ -12,7 +12,7 @@ import {
   SQLITE_DRIVER,
   sqliteDatabase,
   sqliteDriverPath,
-} from '../../src/server/store/sqlite-driver.js';
+} from '../../src/server/store/sqlite/driver.js';
 
 const expectedMajor = process.env.TALLY_EXPECT_NODE_MAJOR;
 const majorOf = (version: string) => version.replace(/^v/, '').split('.')[0];

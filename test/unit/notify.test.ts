@@ -30,14 +30,16 @@ const updated = (opIds: string[]): Change => ({ type: 'counter.updated', seq: 7,
 
 describe('announcements over NOTIFY', () => {
   it('keeps a change and its operation ids when they fit', () => {
-    const [payload, ...rest] = encodeAnnouncements('i1', 'g1', [updated(['a', 'b'])]);
+    const [payload, ...rest] = encodeAnnouncements({ instanceId: 'i1', groupId: 'g1' }, [
+      updated(['a', 'b']),
+    ]);
     expect(rest).toEqual([]);
     expect(decodeAnnouncement(payload ?? '')?.c).toEqual([updated(['a', 'b'])]);
   });
 
   it('announces a change with thousands of operation ids as a reference without them', () => {
     const opIds = Array.from({ length: 2_000 }, (_, i) => `tab-1234567_${i}`);
-    const payloads = encodeAnnouncements('i1', 'g1', [updated(opIds)]);
+    const payloads = encodeAnnouncements({ instanceId: 'i1', groupId: 'g1' }, [updated(opIds)]);
     expect(payloads).toHaveLength(1);
     for (const payload of payloads) {
       expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(MAX_PAYLOAD_BYTES);
@@ -51,14 +53,14 @@ describe('announcements over NOTIFY', () => {
     const opIds = Array.from({ length: 2_000 }, (_, i) => `tab-1234567_${i}`);
     const sentAt = 1_795_000_000_123;
     const changes = [updated(['a']), updated(opIds), updated(['b'])];
-    const payloads = encodeAnnouncements('i1', 'g1', changes, sentAt);
+    const payloads = encodeAnnouncements({ instanceId: 'i1', groupId: 'g1', sentAt }, changes);
     expect(payloads.length).toBeGreaterThan(1);
     for (const payload of payloads) {
       expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(MAX_PAYLOAD_BYTES);
       expect(decodeAnnouncement(payload)?.t).toBe(sentAt);
     }
     const now = Date.now();
-    const [fresh] = encodeAnnouncements('i1', 'g1', [updated(['a'])]);
+    const [fresh] = encodeAnnouncements({ instanceId: 'i1', groupId: 'g1' }, [updated(['a'])]);
     expect(decodeAnnouncement(fresh ?? '')?.t).toBeGreaterThanOrEqual(now);
   });
 

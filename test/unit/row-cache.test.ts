@@ -1,9 +1,9 @@
 /**
- * The SQLite store's cache of committed counter and group rows (store/row-cache.ts): bounded,
+ * The SQLite store's cache of committed counter and group rows (store/sqlite/row-cache.ts): bounded,
  * and its rows cannot be changed behind its back.
  */
 import { describe, expect, it } from 'vitest';
-import { RowCache, frozenCounter, frozenGroup } from '../../src/server/store/row-cache.js';
+import { RowCache, frozenCounter, frozenGroup } from '../../src/server/store/sqlite/row-cache.js';
 import type { StoredCounter, StoredGroup } from '../../src/server/domain/commit-io.js';
 
 describe('the row cache', () => {

@@ -25,8 +25,8 @@ export interface Announcement {
   g: string;
   /**
    * When the sender encoded it in its commit transaction, ms since the epoch (Date.now()): the
-   * receivers measure the bus lag from it (metrics). Absent in payloads of instances older than
-   * issue 16, which are still accepted; older instances ignore it.
+   * receivers measure the bus lag from it (metrics). Absent in payloads of instances from before
+   * the bus lag was measured, which are still accepted; such older instances ignore it.
    */
   t?: number;
   /** Changes in commit order. */
@@ -37,11 +37,16 @@ export interface Announcement {
 
 const byteLength = (text: string) => Buffer.byteLength(text, 'utf8');
 
+/** Who sends an announcement, for which group, and when (ms since the epoch; now unless given). */
+export interface AnnouncementHead {
+  instanceId: string;
+  groupId: string;
+  sentAt?: number;
+}
+
 export function encodeAnnouncements(
-  instanceId: string,
-  groupId: string,
+  { instanceId, groupId, sentAt = Date.now() }: AnnouncementHead,
   changes: readonly Change[],
-  sentAt: number = Date.now(),
 ): string[] {
   const payloads: string[] = [];
   const head = { i: instanceId, g: groupId, t: sentAt };

@@ -1,6 +1,6 @@
 /**
  * Who may open a group, kept in memory: every REST call checks a key, and reading the group's
- * row for each one cost a tenth of the increment route's time (issue 16's profile). An entry
+ * row for each one was a large share of the increment route's time (ADR 18). An entry
  * holds only what a key check needs (id, name and the two key hashes); nothing else of the group
  * is read from it, so an edited display name can never be served stale from here.
  *

@@ -43,17 +43,46 @@ import { digestMatches, hashKey, keyDigest, keyMatches, viewKeyOf } from './acce
 import type { GroupAccess, GroupAccessCache } from './access-cache.js';
 import { SnapshotCache } from './snapshots.js';
 
+/** Where a mutation comes from: its client operation id and the member who made it. */
+export interface MutationOrigin {
+  /** The client's operation id: a retry with it is answered, not applied again. */
+  opId?: string | undefined;
+  /** The member's display name for the activity log (cleaned by memberName). */
+  actor?: string | undefined;
+}
+
+export interface TallyServiceOptions {
+  store: Store;
+  /** Every mutation goes through it: group commit. */
+  batcher: Batcher;
+  /** Who may open each group, kept between calls (core/access-cache.ts). */
+  accessCache: GroupAccessCache;
+  /** Limits failed key checks per client address and per group (security/policy.ts). */
+  guard?: KeyGuard;
+  /** Groups each client address may create per hour (security/group-quota.ts). */
+  creations?: GroupCreationQuota;
+}
+
 export class TallyService {
-  constructor(
-    private readonly store: Store,
-    private readonly batcher: Batcher,
-    /** Who may open each group, kept between calls (core/access-cache.ts). */
-    private readonly accessCache: GroupAccessCache,
-    /** Limits failed key checks per client address and per group (security/policy.ts). */
-    private readonly guard = new KeyGuard(),
-    /** Groups each client address may create per hour (security/group-quota.ts). */
-    private readonly creations = new GroupCreationQuota(),
-  ) {}
+  private readonly store: Store;
+  private readonly batcher: Batcher;
+  private readonly accessCache: GroupAccessCache;
+  private readonly guard: KeyGuard;
+  private readonly creations: GroupCreationQuota;
+
+  constructor({
+    store,
+    batcher,
+    accessCache,
+    guard = new KeyGuard(),
+    creations = new GroupCreationQuota(),
+  }: TallyServiceOptions) {
+    this.store = store;
+    this.batcher = batcher;
+    this.accessCache = accessCache;
+    this.guard = guard;
+    this.creations = creations;
+  }
 
   /** Large groups' latest snapshots, while current (core/snapshots.ts). */
   private readonly snapshots = new SnapshotCache();
@@ -73,7 +102,7 @@ export class TallyService {
   }
 
   /**
-   * SPEC §4: opening a group that does not exist with a valid key creates it with that key's hash;
+   * Opening a group that does not exist with a valid key creates it with that key's hash;
    * an existing group needs the right key. `client` is the caller's address (rate limits).
    */
   async join(
@@ -112,8 +141,7 @@ export class TallyService {
   async authorize(
     rawName: string,
     key: string | undefined,
-    client?: string,
-    need: 'read' | 'write' = 'write',
+    { client, need = 'write' }: { client?: string | undefined; need?: 'read' | 'write' } = {},
   ): Promise<GroupAccess> {
     const { group, access } = await this.access(rawName, key, client);
     if (need === 'write' && access !== 'full')
@@ -148,7 +176,7 @@ export class TallyService {
    * Replaces the group's access key (`key` proven by the caller is the current one). Every link
    * with the old key, and the old view-only link, stop working at once: open sockets are closed.
    */
-  async rotateKey(group: GroupAccess, newKey: string, opId?: string, actor?: string) {
+  async rotateKey(group: GroupAccess, newKey: string, origin: MutationOrigin = {}) {
     if (keyMatches(newKey, group.keyHash))
       throw new DomainError('validation_failed', MESSAGES.sameKey);
     const mutation: AccessMutation = {
@@ -156,7 +184,7 @@ export class TallyService {
       keyHash: hashKey(newKey),
       viewKeyHash: hashKey(viewKeyOf(newKey)),
     };
-    return this.apply(group.id, mutation, opId, actor);
+    return this.apply(group.id, mutation, origin);
   }
 
   /** Turns the view-only link on (returns its key, derived from the access key) or off. */
@@ -164,7 +192,7 @@ export class TallyService {
     const viewKey = viewKeyOf(accessKey);
     const wanted = on ? hashKey(viewKey) : null;
     if (group.viewKeyHash !== wanted) {
-      await this.apply(group.id, { kind: 'setViewKey', viewKeyHash: wanted });
+      await this.apply(group.id, { kind: 'setViewKey', viewKeyHash: wanted }, {});
     }
     return { viewKey: on ? viewKey : null };
   }
@@ -202,24 +230,21 @@ export class TallyService {
 
   /**
    * Applies one mutation through group commit; resolves after it is durable and announced.
-   * `actor` is the member's display name for the activity log (cleaned by memberName).
    */
   async mutate(
     groupId: string,
     mutation: Mutation,
-    opId?: string,
-    actor?: string,
+    origin: MutationOrigin = {},
   ): Promise<MutationResult> {
     refuseNulCharacters(mutation);
-    refuseNulInMemberName(actor);
-    return this.apply(groupId, wellFormedMutation(mutation), opId, actor);
+    refuseNulInMemberName(origin.actor);
+    return this.apply(groupId, wellFormedMutation(mutation), origin);
   }
 
   private async apply(
     groupId: string,
     mutation: StoreMutation,
-    opId?: string,
-    actor?: string,
+    { opId, actor }: MutationOrigin,
   ): Promise<MutationResult> {
     const outcome = await this.batcher.submit({
       groupId,

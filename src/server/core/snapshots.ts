@@ -1,10 +1,10 @@
 /**
- * Group snapshots, read and serialised once per change number (issues 14 and 19). A group may hold
+ * Group snapshots, read and serialised once per change number. A group may hold
  * up to MAX_COUNTERS_PER_GROUP counters of up to a few KB each, a snapshot of several MB: reading
  * and serialising it for every join and every live `ready` let a few clients joining a large group
- * in a loop stall everyone else (a 4 MB snapshot costs tens of ms of the event loop each time).
- * Small groups are kept too: reading a group of five counters from SQLite was 39 % of the CPU of
- * `GET …/counters` (issue 19, main-thread profile), against a one-row read of the change number.
+ * in a loop stall everyone else (a snapshot of several MB costs the event loop tens of ms each
+ * time). Small groups are kept too: reading a group of five counters from SQLite was a large share
+ * of `GET …/counters` (ADR 21), against a one-row read of the change number.
  * A snapshot at change number N never changes, so the latest one of each group is kept while the
  * group's change number stays N, and its JSON is made once however many sockets receive it.
  */

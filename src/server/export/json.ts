@@ -7,8 +7,7 @@ import type { ActivityEntry, CounterPeriod } from '../../shared/activity.js';
 import type { Counter, Group } from '../../shared/api.js';
 
 export function jsonExportStream(
-  group: Group,
-  counters: readonly Counter[],
+  { group, counters }: { group: Group; counters: readonly Counter[] },
   activity: AsyncIterable<ActivityEntry>,
   /** Read after the log (bounded: PERIODS_KEPT_PER_COUNTER per counter). */
   periods: () => Promise<readonly CounterPeriod[]>,

@@ -36,6 +36,19 @@ interface MemberState {
   waiting: Change[];
 }
 
+export interface GroupChannelOptions {
+  /** Where the group's committed changes arrive. */
+  bus: Bus;
+  groupId: string;
+  /** The group as it is now, for members joining and for resyncs. */
+  loadSnapshot: () => Promise<GroupView>;
+  /** The group's current record, keys included, to re-check members after access changes. */
+  loadGroup: () => Promise<GroupRecord | null>;
+  log: FastifyBaseLogger;
+  /** How long a change waits for an older one before the channel resyncs, ms. */
+  gapTimeoutMs?: number;
+}
+
 export class GroupChannel {
   private readonly members = new Map<ChannelMember, MemberState>();
   /** The next change number to deliver; null until the first snapshot tells it. */
@@ -46,15 +59,23 @@ export class GroupChannel {
   private readonly unsubscribe: () => void;
   private closed = false;
 
-  constructor(
-    bus: Bus,
-    groupId: string,
-    private readonly loadSnapshot: () => Promise<GroupView>,
-    /** The group's current record, keys included, to re-check members after access changes. */
-    private readonly loadGroup: () => Promise<GroupRecord | null>,
-    private readonly log: FastifyBaseLogger,
-    private readonly gapTimeoutMs = GAP_TIMEOUT_MS,
-  ) {
+  private readonly loadSnapshot: () => Promise<GroupView>;
+  private readonly loadGroup: () => Promise<GroupRecord | null>;
+  private readonly log: FastifyBaseLogger;
+  private readonly gapTimeoutMs: number;
+
+  constructor({
+    bus,
+    groupId,
+    loadSnapshot,
+    loadGroup,
+    log,
+    gapTimeoutMs = GAP_TIMEOUT_MS,
+  }: GroupChannelOptions) {
+    this.loadSnapshot = loadSnapshot;
+    this.loadGroup = loadGroup;
+    this.log = log;
+    this.gapTimeoutMs = gapTimeoutMs;
     this.unsubscribe = bus.subscribe(groupId, (changes) => {
       this.receive(changes);
     });

@@ -1,5 +1,5 @@
 /**
- * At most one flush per key per window, trailing (issue 14): the first change of a quiet key is
+ * At most one flush per key per window, trailing (ADR 4): the first change of a quiet key is
  * flushed at once, changes during the following window are folded into one flush at its end. So
  * however often a key changes, it is flushed at most 1000 / windowMs times a second (plus the
  * first), and the last change is always flushed: whatever a flush sends is read at flush time.

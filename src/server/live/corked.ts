@@ -4,7 +4,7 @@
  * and one uncork after the turn hands them to the kernel in a single write. Under load this turns
  * one syscall per frame into one per socket per turn.
  *
- * It also bounds what sockets that do not read can make the server hold (issue 14):
+ * It also bounds what sockets that do not read can make the server hold:
  *   - per socket: a frame for a socket that still has more than MAX_BUFFERED_BYTES unread, beyond
  *     its latest large frame (its snapshot, which a reader needs a moment to take in), is not
  *     sent; the socket is closed with 1013 (try again later) and cut off shortly after, since a

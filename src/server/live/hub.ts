@@ -94,6 +94,23 @@ interface Client extends ChannelMember {
   authTimer: NodeJS.Timeout | undefined;
 }
 
+export interface LiveHubOptions {
+  /** Changes committed on any instance, and presence from the others. */
+  bus: Bus;
+  service: TallyService;
+  log: FastifyBaseLogger;
+  /** How often each socket is pinged, ms; HEARTBEAT_MS unless given. */
+  heartbeatMs?: number | undefined;
+  /** How long a change waits for an older one before its channel resyncs, ms; GAP_TIMEOUT_MS unless given. */
+  gapTimeoutMs?: number;
+  /** What one socket may send, as a token bucket; DEFAULT_LIVE_MESSAGE_POLICY unless given. */
+  messagePolicy?: BucketPolicy;
+  /** Says when the commit queue is overloaded (sockets then pause); never, unless given. */
+  gate?: OverloadGate;
+  /** Whether the store can save now (PostgreSQL); absent: always. */
+  availability?: StoreAvailability | undefined;
+}
+
 export class LiveHub {
   private readonly channels = new Map<string, GroupChannel>();
   private readonly clients = new Set<Client>();
@@ -107,17 +124,31 @@ export class LiveHub {
   private readonly stopAvailabilityWatch: () => void;
   private lastOverloadLog = -Infinity;
 
-  constructor(
-    private readonly bus: Bus,
-    private readonly service: TallyService,
-    private readonly log: FastifyBaseLogger,
+  private readonly bus: Bus;
+  private readonly service: TallyService;
+  private readonly log: FastifyBaseLogger;
+  private readonly gapTimeoutMs: number;
+  private readonly messagePolicy: BucketPolicy;
+  private readonly gate: OverloadGate;
+  private readonly availability: StoreAvailability | undefined;
+
+  constructor({
+    bus,
+    service,
+    log,
     heartbeatMs = HEARTBEAT_MS,
-    private readonly gapTimeoutMs = GAP_TIMEOUT_MS,
-    private readonly messagePolicy: BucketPolicy = DEFAULT_LIVE_MESSAGE_POLICY,
-    private readonly gate: OverloadGate = NEVER_OVERLOADED,
-    /** Whether the store can save now (PostgreSQL); absent: always. */
-    private readonly availability?: StoreAvailability,
-  ) {
+    gapTimeoutMs = GAP_TIMEOUT_MS,
+    messagePolicy = DEFAULT_LIVE_MESSAGE_POLICY,
+    gate = NEVER_OVERLOADED,
+    availability,
+  }: LiveHubOptions) {
+    this.bus = bus;
+    this.service = service;
+    this.log = log;
+    this.gapTimeoutMs = gapTimeoutMs;
+    this.messagePolicy = messagePolicy;
+    this.gate = gate;
+    this.availability = availability;
     this.stopDrainWatch = gate.onDrained(() => {
       this.resumeAll();
     });
@@ -252,7 +283,7 @@ export class LiveHub {
         this.close(client, CLOSE_CODES.unauthorized, 'Authenticate first');
         return;
       }
-      void this.authenticate(client, message.protocol, message.key, message.member);
+      void this.authenticate(client, message);
       return;
     }
     this.handle(client, state.groupId, message);
@@ -282,7 +313,7 @@ export class LiveHub {
           });
           return;
         }
-        this.service.mutate(groupId, mutation, opId, actor).then(
+        this.service.mutate(groupId, mutation, { opId, actor }).then(
           (result) => {
             if (client.state.phase !== 'closed') sendCorked(client.socket, ackFrame(opId, result));
           },
@@ -301,9 +332,7 @@ export class LiveHub {
 
   private async authenticate(
     client: Client,
-    protocol: number,
-    key: string,
-    member: PresenceMember | undefined,
+    { protocol, key, member }: Extract<ParsedClientMessage, { type: 'auth' }>,
   ): Promise<void> {
     clearTimeout(client.authTimer);
     if (protocol !== PROTOCOL_VERSION) {
@@ -348,14 +377,14 @@ export class LiveHub {
   private channelFor(groupId: string): GroupChannel {
     let channel = this.channels.get(groupId);
     if (!channel) {
-      channel = new GroupChannel(
-        this.bus,
+      channel = new GroupChannel({
+        bus: this.bus,
         groupId,
-        () => this.service.snapshot(groupId),
-        () => this.service.currentGroup(groupId),
-        this.log,
-        this.gapTimeoutMs,
-      );
+        loadSnapshot: () => this.service.snapshot(groupId),
+        loadGroup: () => this.service.currentGroup(groupId),
+        log: this.log,
+        gapTimeoutMs: this.gapTimeoutMs,
+      });
       this.channels.set(groupId, channel);
     }
     return channel;

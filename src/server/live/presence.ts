@@ -1,5 +1,5 @@
 /**
- * Who is here now, per group (issue 8). Each instance knows its own sockets' members and hears
+ * Who is here now, per group (ADR 9). Each instance knows its own sockets' members and hears
  * the other instances' lists over the bus; a group's presence is the union, one entry per member
  * id (a person with three tabs is listed once, under the name they last used). Nothing is stored:
  * it lives as long as the sockets do, and another instance's list expires if it stops announcing.
@@ -15,7 +15,8 @@ export const PRESENCE_HEARTBEAT_MS = 15_000;
 const REMOTE_TTL_MS = 3 * PRESENCE_HEARTBEAT_MS;
 /**
  * A group's presence goes out at most once per window, to its sockets and over the bus alike
- * (issue 14: 30 sockets renaming 20 times a second made ~1 GB of frames in 15 s). The first
+ * (a few sockets renaming their member many times a second would
+ * otherwise multiply frames to every member). The first
  * change is sent at once, later ones within the window are folded into one frame at its end
  * carrying the list as it is then: at most 1000 / 250 + 1 = 5 frames per group per second, ms.
  */
@@ -48,9 +49,9 @@ export class PresenceBoard {
     private readonly bus: Bus,
     /** Called with a group's merged list whenever it may have changed (at most once a window). */
     private readonly changed: (groupId: string, members: PresenceMember[]) => void,
-    heartbeatMs = PRESENCE_HEARTBEAT_MS,
-    windowMs = PRESENCE_WINDOW_MS,
   ) {
+    const heartbeatMs = PRESENCE_HEARTBEAT_MS;
+    const windowMs = PRESENCE_WINDOW_MS;
     this.announcements = new Coalescer(windowMs, (groupId) => {
       this.bus.publishPresence(groupId, this.localMembers(groupId));
     });

@@ -7,10 +7,9 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import type { ErrorCode } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { lingerThenDestroy } from '../security/connection-limits.js';
-import { rawErrorResponse } from '../security/headers.js';
+import { rawErrorResponse, type RawErrorAnswer } from '../security/headers.js';
 import type { LiveHub } from './hub.js';
 
 /** Largest live message a client may send, bytes. */
@@ -23,14 +22,20 @@ export interface LiveUpgrades {
   close(): Promise<void>;
 }
 
+export interface LiveUpgradeOptions {
+  /** The client's address (behind a trusted proxy, from X-Forwarded-For): the key limits use it. */
+  clientAddress?: (request: IncomingMessage) => string | undefined;
+  /** Whether this client may open one more live socket (security/connection-limits.ts). */
+  admit?: (request: IncomingMessage, address: string | undefined) => boolean;
+}
+
 export function acceptLiveUpgrades(
   server: Server,
   hub: LiveHub,
-  /** The client's address (behind a trusted proxy, from X-Forwarded-For): the key limits use it. */
-  clientAddress: (request: IncomingMessage) => string | undefined = (request) =>
-    request.socket.remoteAddress,
-  /** Whether this client may open one more live socket (security/connection-limits.ts). */
-  admit: (request: IncomingMessage, address: string | undefined) => boolean = () => true,
+  {
+    clientAddress = (request) => request.socket.remoteAddress,
+    admit = () => true,
+  }: LiveUpgradeOptions = {},
 ): LiveUpgrades {
   const wss = new WebSocketServer({
     noServer: true,
@@ -48,14 +53,17 @@ export function acceptLiveUpgrades(
       groupName = undefined;
     }
     if (groupName === undefined) {
-      refuse(socket, 404, 'not_found', MESSAGES.notFound);
+      refuse(socket, { status: 404, code: 'not_found', message: MESSAGES.notFound });
       return;
     }
     const name = groupName;
     const address = clientAddress(request);
     if (!admit(request, address)) {
-      refuse(socket, 429, 'too_many_connections', MESSAGES.tooManyConnections, {
-        'retry-after': '1',
+      refuse(socket, {
+        status: 429,
+        code: 'too_many_connections',
+        message: MESSAGES.tooManyConnections,
+        headers: { 'retry-after': '1' },
       });
       return;
     }
@@ -66,8 +74,11 @@ export function acceptLiveUpgrades(
   // A handshake ws cannot accept (no Sec-WebSocket-Key, another version…) is answered in Tally's
   // error shape too, rather than ws's plain text.
   wss.on('wsClientError', (_error: Error, socket: Duplex) => {
-    refuse(socket, 400, 'validation_failed', MESSAGES.malformedRequest, {
-      'sec-websocket-version': '13',
+    refuse(socket, {
+      status: 400,
+      code: 'validation_failed',
+      message: MESSAGES.malformedRequest,
+      headers: { 'sec-websocket-version': '13' },
     });
   });
   server.on('upgrade', onUpgrade);
@@ -83,13 +94,7 @@ export function acceptLiveUpgrades(
 }
 
 /** Answers an upgrade request in Tally's error shape and closes its socket. */
-function refuse(
-  socket: Duplex,
-  status: number,
-  code: ErrorCode,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  if (socket.writable) socket.end(rawErrorResponse(status, code, message, headers));
+function refuse(socket: Duplex, answer: RawErrorAnswer): void {
+  if (socket.writable) socket.end(rawErrorResponse(answer));
   lingerThenDestroy(socket);
 }

@@ -17,12 +17,17 @@ import type { TallyMetrics } from './metrics.js';
 
 export const METRICS_PATH = '/metrics';
 
+export interface MetricsRouteOptions {
+  metrics: TallyMetrics;
+  /** The bearer token a scraper must send (METRICS_TOKEN). */
+  token: string;
+  /** Answers with the web app's page; undefined when this server serves no web app. */
+  page?: ((reply: FastifyReply) => FastifyReply) | undefined;
+}
+
 export function registerMetricsRoute(
   app: FastifyInstance,
-  metrics: TallyMetrics,
-  token: string,
-  /** Answers with the web app's page; undefined when this server serves no web app. */
-  page?: (reply: FastifyReply) => FastifyReply,
+  { metrics, token, page }: MetricsRouteOptions,
 ): void {
   // Compared as SHA-256 digests, like group keys: equal lengths whatever the token's length.
   const expected = hashKey(token);

@@ -26,7 +26,7 @@ import { jsonExportStream } from '../export/json.js';
 import type { GroupAccess } from '../core/access-cache.js';
 import { errors } from '../errors.js';
 import { hasNul } from '../security/nul.js';
-import { bearerKey, memberHeader, operationId, parseWith } from './parse.js';
+import { bearerKey, originOf, parseWith } from './parse.js';
 
 type GroupParams = { Params: { name: string } };
 type EntryParams = { Params: { name: string; entryId: string } };
@@ -38,7 +38,7 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
     request: FastifyRequest<{ Params: { name: string } }>,
     need: 'read' | 'write' = 'read',
   ): Promise<GroupAccess> =>
-    service.authorize(request.params.name, bearerKey(request), request.ip, need);
+    service.authorize(request.params.name, bearerKey(request), { client: request.ip, need });
 
   /** Key first, then the body: a caller without the key learns nothing from a 400. */
   const undo = async (
@@ -47,7 +47,7 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
   ) => {
     const group = await authorize(request, 'write');
     const mutation = mutationOf();
-    return service.mutate(group.id, mutation, operationId(request), memberHeader(request));
+    return service.mutate(group.id, mutation, originOf(request));
   };
 
   app.get<GroupParams>('/api/groups/:name/activity', async (request) => {
@@ -116,7 +116,7 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
         .type('application/json; charset=utf-8')
         .header('Content-Disposition', attachment(`${group.name}-export.json`))
         .send(
-          jsonExportStream(snapshot.group, snapshot.counters, service.allActivity(group.id), () =>
+          jsonExportStream(snapshot, service.allActivity(group.id), () =>
             service.groupPeriods(group.id),
           ),
         );

@@ -24,7 +24,7 @@ import type { TallyService } from '../core/service.js';
 import { countersJson, viewJsonWith } from '../core/snapshots.js';
 import { DomainError } from '../errors.js';
 import type { GroupAccess } from '../core/access-cache.js';
-import { bearerKey, memberHeader, operationId, parseExact, parseWith } from './parse.js';
+import { bearerKey, originOf, parseExact, parseWith } from './parse.js';
 
 type GroupParams = { Params: { name: string } };
 type CounterParams = { Params: { name: string; id: string } };
@@ -36,7 +36,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     request: FastifyRequest<{ Params: { name: string } }>,
     need: 'read' | 'write' = 'write',
   ): Promise<GroupAccess> =>
-    service.authorize(request.params.name, bearerKey(request), request.ip, need);
+    service.authorize(request.params.name, bearerKey(request), { client: request.ip, need });
 
   app.get<GroupParams>('/api/groups/:name', async (request) =>
     service.preview(request.params.name),
@@ -58,8 +58,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     const result = await service.mutate(
       group.id,
       { kind: 'updateGroup', patch },
-      operationId(request),
-      memberHeader(request),
+      originOf(request),
     );
     if (result.kind !== 'group') throw reusedOperationId();
     return result.group;
@@ -79,8 +78,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     const result = await service.mutate(
       group.id,
       { kind: 'createCounter', fields },
-      operationId(request, opId),
-      memberHeader(request),
+      originOf(request, opId),
     );
     return reply.code(201).send(counterOf(result));
   });
@@ -91,8 +89,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     const result = await service.mutate(
       group.id,
       { kind: 'updateCounter', counterId: request.params.id, patch },
-      operationId(request),
-      memberHeader(request),
+      originOf(request),
     );
     return counterOf(result, request.params.id);
   });
@@ -105,8 +102,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
       const result = await service.mutate(
         group.id,
         { kind: 'adjustCounter', counterId: request.params.id, direction, times },
-        operationId(request, opId),
-        memberHeader(request),
+        originOf(request, opId),
       );
       return counterOf(result, request.params.id);
     };
@@ -120,8 +116,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     const result = await service.mutate(
       group.id,
       { kind: 'reorderCounters', counterIds },
-      operationId(request),
-      memberHeader(request),
+      originOf(request),
     );
     if (result.kind !== 'order') throw reusedOperationId();
     return { counterIds: result.counterIds };
@@ -134,8 +129,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     const result = await service.mutate(
       group.id,
       { kind: 'updateSection', section, max },
-      operationId(request),
-      memberHeader(request),
+      originOf(request),
     );
     if (result.kind !== 'group') throw reusedOperationId();
     return result.group;
@@ -148,8 +142,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
       const result = await service.mutate(
         group.id,
         { kind: 'deleteCounter', counterId: request.params.id },
-        operationId(request),
-        memberHeader(request),
+        originOf(request),
       );
       if (result.kind !== 'deleted' || result.counterId !== request.params.id)
         throw reusedOperationId();
@@ -158,15 +151,15 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
   );
 }
 
-/** Key rotation and the view-only link (issue 8): only the group's access key may do these. */
+/** Key rotation and the view-only link (ADR 9): only the group's access key may do these. */
 export function registerAccessRoutes(app: FastifyInstance, service: TallyService): void {
   const authorize = (request: FastifyRequest<GroupParams>) =>
-    service.authorize(request.params.name, bearerKey(request), request.ip);
+    service.authorize(request.params.name, bearerKey(request), { client: request.ip });
 
   app.post<GroupParams>('/api/groups/:name/key', async (request) => {
     const group = await authorize(request);
     const { key } = parseExact(RotateKeyBodySchema, request.body ?? {});
-    const result = await service.rotateKey(group, key, operationId(request), memberHeader(request));
+    const result = await service.rotateKey(group, key, originOf(request));
     if (result.kind !== 'group') throw reusedOperationId();
     return result.group;
   });

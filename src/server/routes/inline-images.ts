@@ -35,20 +35,19 @@ export function moveInlineImages(
   base: string,
 ): { css: string; images: Map<string, ImageFile> } {
   const images = new Map<string, ImageFile>();
-  const rewritten = css.replace(
-    CSS_URL,
-    (whole, doubleQuoted?: string, singleQuoted?: string, bare?: string) => {
-      // In CSS a backslash escapes the next character (here: quotes inside the SVG markup).
-      const value = (doubleQuoted ?? singleQuoted ?? bare ?? '').replace(/\\(.)/gs, '$1');
-      const image = decodeDataUrl(value);
-      if (image === undefined) return whole;
-      const extension = EXTENSIONS[image.type.split(';')[0]?.trim().toLowerCase() ?? ''];
-      if (extension === undefined) return whole;
-      const file = `${images.size + 1}.${extension}`;
-      images.set(file, image);
-      return `url(${base}${file})`;
-    },
-  );
+  const rewritten = css.replace(CSS_URL, (whole, ...captures: unknown[]) => {
+    // The URL, double-quoted, single-quoted or bare: whichever of the three groups matched.
+    const [doubleQuoted, singleQuoted, bare] = captures as (string | undefined)[];
+    // In CSS a backslash escapes the next character (here: quotes inside the SVG markup).
+    const value = (doubleQuoted ?? singleQuoted ?? bare ?? '').replace(/\\(.)/gs, '$1');
+    const image = decodeDataUrl(value);
+    if (image === undefined) return whole;
+    const extension = EXTENSIONS[image.type.split(';')[0]?.trim().toLowerCase() ?? ''];
+    if (extension === undefined) return whole;
+    const file = `${images.size + 1}.${extension}`;
+    images.set(file, image);
+    return `url(${base}${file})`;
+  });
   return { css: rewritten, images };
 }
 

@@ -5,6 +5,7 @@ import { OperationIdSchema } from '../../shared/api.js';
 import { TEXT_MAX_LENGTH } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { DomainError } from '../errors.js';
+import type { MutationOrigin } from '../core/service.js';
 import { refuseNulInMemberName } from '../security/nul.js';
 
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -76,4 +77,9 @@ export function memberHeader(request: FastifyRequest): string | undefined {
   }
   refuseNulInMemberName(name);
   return name;
+}
+
+/** Where a REST mutation comes from: its operation id (header, else `bodyOpId`) and its member. */
+export function originOf(request: FastifyRequest, bodyOpId?: string): MutationOrigin {
+  return { opId: operationId(request, bodyOpId), actor: memberHeader(request) };
 }

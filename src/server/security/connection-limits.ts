@@ -1,5 +1,5 @@
 /**
- * Connection limits at the edge (issue 14, docs/api.md "Limits"): how many sockets one client
+ * Connection limits at the edge (docs/api.md "Limits"): how many sockets one client
  * address may hold open, how many the whole process may hold, and how long a request may take
  * to arrive. One client holding its cap from one address costs another address nothing: the
  * count is per address, and a refused socket is answered with a fixed string and closed before
@@ -119,12 +119,12 @@ export class ConnectionLimits {
   private readonly refusing: AddressCounts;
   private readonly isTrustedProxy: (address: string) => boolean;
   /** The refusal, written once. */
-  private readonly tooManyConnections = rawErrorResponse(
-    429,
-    'too_many_connections',
-    MESSAGES.tooManyConnections,
-    { 'retry-after': '1' },
-  );
+  private readonly tooManyConnections = rawErrorResponse({
+    status: 429,
+    code: 'too_many_connections',
+    message: MESSAGES.tooManyConnections,
+    headers: { 'retry-after': '1' },
+  });
 
   constructor(private readonly options: ConnectionLimitsOptions) {
     this.sockets = new AddressCounts(options.perAddress);
@@ -157,7 +157,13 @@ export class ConnectionLimits {
         if (request.httpVersion === '1.1' && request.headers.host === undefined) {
           // HTTP/1.1 requires Host (RFC 9112 §3.2): refused in Tally's shape, as Node would.
           response.shouldKeepAlive = false;
-          request.socket.end(rawErrorResponse(400, 'validation_failed', MESSAGES.malformedRequest));
+          request.socket.end(
+            rawErrorResponse({
+              status: 400,
+              code: 'validation_failed',
+              message: MESSAGES.malformedRequest,
+            }),
+          );
           lingerThenDestroy(request.socket);
           return;
         }
@@ -166,7 +172,13 @@ export class ConnectionLimits {
     );
     // An Expect other than 100-continue: Node would answer a bare 417 of its own.
     server.on('checkExpectation', (request: IncomingMessage) => {
-      request.socket.end(rawErrorResponse(417, 'validation_failed', MESSAGES.malformedRequest));
+      request.socket.end(
+        rawErrorResponse({
+          status: 417,
+          code: 'validation_failed',
+          message: MESSAGES.malformedRequest,
+        }),
+      );
       lingerThenDestroy(request.socket);
     });
     server.keepAliveTimeout = timeouts.keepAliveMs;
@@ -197,7 +209,7 @@ export class ConnectionLimits {
     // An answer already under way on this socket cannot be followed by another.
     const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (socket.writable && inFlight?.headersSent !== true) {
-      socket.end(rawErrorResponse(answer.status, answer.code, answer.message));
+      socket.end(rawErrorResponse(answer));
       lingerThenDestroy(socket);
     } else {
       socket.destroy();

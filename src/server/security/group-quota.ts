@@ -1,23 +1,22 @@
 /**
- * Groups one client address may create (issue 14): MAX_GROUPS_PER_ADDRESS_PER_HOUR, as a token
+ * Groups one client address may create (docs/api.md "Limits"): MAX_GROUPS_PER_ADDRESS_PER_HOUR, as a token
  * bucket per address holding an hour's worth and refilling evenly over the hour. Only actual
  * creations count; joining an existing group costs nothing. Callers with no address (in-process)
  * are not limited. The map of buckets is bounded (token-buckets.ts).
  */
 import { MESSAGES } from '../../shared/messages.js';
-import { DEFAULT_LIMITS } from '../config.js';
 import { RateLimitedError, retryAfterSeconds } from './key-guard.js';
 import { TokenBuckets } from './token-buckets.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 
+/** Groups one address may create per hour unless MAX_GROUPS_PER_ADDRESS_PER_HOUR says otherwise. */
+export const DEFAULT_GROUPS_PER_ADDRESS_PER_HOUR = 100;
+
 export class GroupCreationQuota {
   private readonly buckets: TokenBuckets;
 
-  constructor(
-    perHour: number = DEFAULT_LIMITS.groupsPerAddressPerHour,
-    now: () => number = Date.now,
-  ) {
+  constructor(perHour: number = DEFAULT_GROUPS_PER_ADDRESS_PER_HOUR, now: () => number = Date.now) {
     this.buckets = new TokenBuckets({ burst: perHour, refillMs: HOUR_MS / perHour }, now);
   }
 

@@ -1,8 +1,8 @@
 /**
  * The security headers, defined once and computed once: helmet turns the policy below into
  * headers at start, and every answer (routed or written straight to a socket before routing)
- * carries the same set. Building them per request cost 6–7 % of the increment route's time
- * (issue 16's profile: helmet parses its directives on every call).
+ * carries the same set. Built per request, they were a visible share of the increment route's time
+ * (helmet parses its directives on every call; ADR 18).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
@@ -76,16 +76,25 @@ export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'cache-control': 'no-store',
 });
 
+/** An error answered straight on a socket: its status, Tally's error code and message. */
+export interface RawErrorAnswer {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  /** Added to the security headers (e.g. retry-after). */
+  headers?: Record<string, string>;
+}
+
 /**
  * A whole HTTP answer in Tally's error shape, for sockets answered before (or instead of) any
  * routing: a refused connection, a request too slow or malformed. The connection closes after it.
  */
-export function rawErrorResponse(
-  status: number,
-  code: ErrorCode,
-  message: string,
-  extraHeaders: Record<string, string> = {},
-): string {
+export function rawErrorResponse({
+  status,
+  code,
+  message,
+  headers: extraHeaders,
+}: RawErrorAnswer): string {
   const body = JSON.stringify({ error: { code, message } } satisfies ApiError);
   const headers: Record<string, string> = {
     'content-type': 'application/json; charset=utf-8',

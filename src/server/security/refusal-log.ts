@@ -1,6 +1,6 @@
 /**
  * Refusals at the edge (too many connections, a request too slow or malformed) are logged once
- * per address and reason per minute (issue 14): enough for an operator to see who is refused
+ * per address and reason per minute: enough for an operator to see who is refused
  * and why, without one hostile client writing a log line per attempt. Only the address and the
  * reason are logged: never a URL, a header or a body, which could carry the key.
  */

@@ -13,6 +13,12 @@ export interface StoreQuotas {
   activityEntriesPerGroup: number;
 }
 
+/** The quotas of a store given none (the defaults of MAX_COUNTERS_PER_GROUP and ACTIVITY_MAX_ENTRIES_PER_GROUP). */
+export const DEFAULT_STORE_QUOTAS: StoreQuotas = {
+  countersPerGroup: 1_000,
+  activityEntriesPerGroup: 100_000,
+};
+
 /** Group ids read per page when the hourly prune checks every group. */
 export const TRIM_ALL_PAGE = 1_000;
 /** Rows one trimming DELETE removes: a few ms of work, then the event loop gets a turn. */

@@ -1,5 +1,5 @@
 /**
- * Per-member tallies and ended periods (issue 17), as both SQL stores read them. Tallies come
+ * Per-member tallies and ended periods, as both SQL stores read them. Tallies come
  * from the activity log: each `counter.adjusted` entry is one member's taps on one counter in
  * one batch, with how much they added and took away. Undone taps and the undos themselves are
  * left out, so a tally is what a member's taps still contribute.
@@ -11,7 +11,8 @@ import { MAX_VALUE } from '../../shared/limits.js';
 /** The entries a tally adds up (SQL condition on the activity table). */
 export const TALLY_ENTRIES = "kind = 'counter.adjusted' AND undo_of IS NULL AND undone_by IS NULL";
 
-/** An entry's amounts; entries older than issue 17 carry only their delta. */
+/** An entry's amounts; entries written before tallies existed carry only
+ * their delta. */
 export const INCREMENTS = 'coalesce(increments, CASE WHEN delta > 0 THEN delta ELSE 0 END)';
 export const DECREMENTS = 'coalesce(decrements, CASE WHEN delta < 0 THEN -delta ELSE 0 END)';
 

@@ -13,10 +13,9 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../shared/activity.js';
-import type { Counter, Tally } from '../../shared/api.js';
-import { PERIODS_KEPT_PER_COUNTER } from '../../shared/limits.js';
-import type { SqliteSynchronous } from '../config.js';
+import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../../shared/activity.js';
+import type { Counter, Tally } from '../../../shared/api.js';
+import { PERIODS_KEPT_PER_COUNTER } from '../../../shared/limits.js';
 import {
   StorageUnavailableError,
   StoreBusyError,
@@ -28,7 +27,7 @@ import {
   type Operation,
   type OperationOutcome,
   type Store,
-} from './types.js';
+} from '../types.js';
 import {
   COUNTER_FIELDS,
   COUNTER_ORDER,
@@ -40,9 +39,9 @@ import {
   type CounterRow,
   type GroupRow,
   type StoredCounterRow,
-} from './columns.js';
-import type { StoredAnswer } from '../domain/operation-ids.js';
-import { commitBatch } from '../domain/commit.js';
+} from '../columns.js';
+import type { StoredAnswer } from '../../domain/operation-ids.js';
+import { commitBatch } from '../../domain/commit.js';
 import {
   runSync,
   type BatchResult,
@@ -52,9 +51,9 @@ import {
   type ReadRequest,
   type StoredCounter,
   type StoredGroup,
-} from '../domain/commit-io.js';
-import { ACTIVITY_FIELDS, bucketWidthMs, historyPoints } from './activity.js';
-import { detailText, toActivityEntry, type ActivityRow } from '../domain/entry-record.js';
+} from '../../domain/commit-io.js';
+import { ACTIVITY_FIELDS, bucketWidthMs, historyPoints } from '../activity.js';
+import { detailText, toActivityEntry, type ActivityRow } from '../../domain/entry-record.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { startReadWorker, type ReadWorker } from './read-worker.js';
 import {
@@ -66,9 +65,9 @@ import {
   toTally,
   type PeriodRow,
   type TallyRow,
-} from './tallies.js';
+} from '../tallies.js';
 import { lockDatabaseFile, type FileLock } from './file-lock.js';
-import { sqliteDatabase } from './sqlite-driver.js';
+import { sqliteDatabase } from './driver.js';
 import { RowCache, frozenCounter, frozenGroup } from './row-cache.js';
 import {
   ActivityTrimmer,
@@ -76,142 +75,13 @@ import {
   nextTurn,
   ACTIVITY_TRIM_CHUNK,
   TRIM_ALL_PAGE,
+  DEFAULT_STORE_QUOTAS,
   type StoreQuotas,
-} from './quotas.js';
-import { DEFAULT_LIMITS } from '../config.js';
+} from '../quotas.js';
+import { MIGRATIONS } from './migrations.js';
 
-/** The schema, one step per version (exported for the upgrade test). */
-export const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE counter_groups (
-     id TEXT PRIMARY KEY,
-     name TEXT NOT NULL UNIQUE,
-     display_name TEXT NOT NULL,
-     profile_image_url TEXT,
-     access_key_hash TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     seq INTEGER NOT NULL DEFAULT 0
-   ) STRICT;
-   CREATE TABLE counters (
-     id TEXT PRIMARY KEY,
-     group_id TEXT NOT NULL REFERENCES counter_groups(id),
-     name TEXT NOT NULL,
-     description TEXT NOT NULL,
-     value INTEGER NOT NULL,
-     increment_step INTEGER NOT NULL CHECK (increment_step >= 1),
-     decrement_step INTEGER NOT NULL CHECK (decrement_step >= 1),
-     thumbnail_url TEXT,
-     created_at INTEGER NOT NULL,
-     created_seq INTEGER NOT NULL,
-     version INTEGER NOT NULL
-   ) STRICT;
-   CREATE INDEX counters_by_group ON counters (group_id, created_at, created_seq);
-   CREATE TABLE operation_ids (
-     group_id TEXT NOT NULL,
-     op_id TEXT NOT NULL,
-     result TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     PRIMARY KEY (group_id, op_id)
-   ) STRICT, WITHOUT ROWID;
-   CREATE INDEX operation_ids_by_age ON operation_ids (created_at);`,
-  // 2: the activity log (shared/activity.ts, ADR 0007). AUTOINCREMENT: an id is never reused
-  // after pruning, so "newer than id N" stays true for every client.
-  `CREATE TABLE activity (
-     id INTEGER PRIMARY KEY AUTOINCREMENT,
-     group_id TEXT NOT NULL,
-     seq INTEGER NOT NULL,
-     at INTEGER NOT NULL,
-     actor TEXT NOT NULL,
-     kind TEXT NOT NULL,
-     counter_id TEXT,
-     counter_name TEXT,
-     value_after INTEGER,
-     delta INTEGER,
-     detail TEXT,
-     undo_of INTEGER,
-     undone_by INTEGER
-   ) STRICT;
-   CREATE INDEX activity_by_group ON activity (group_id, id);
-   CREATE INDEX activity_by_counter ON activity (counter_id, id) WHERE counter_id IS NOT NULL;
-   CREATE INDEX activity_by_age ON activity (at);
-   ALTER TABLE operation_ids ADD COLUMN activity_id INTEGER;`,
-  // 3: view-only links (issue 8): the hash of the view-only key, null while there is none.
-  `ALTER TABLE counter_groups ADD COLUMN view_key_hash TEXT;`,
-  // 4: what each operation id meant (domain/operation-ids.ts fingerprintOf; null for older rows),
-  // and the one-row table the health check's write probe updates.
-  `ALTER TABLE operation_ids ADD COLUMN fingerprint TEXT;
-   CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL) STRICT;`,
-  // 5: a counter's history as index seeks by time (issue 14: one seek per chart bucket, never a
-  // scan of every entry of the counter).
-  `CREATE INDEX activity_by_counter_time ON activity (counter_id, at, id) WHERE counter_id IS NOT NULL;`,
-  // 6: (issue 17) goals, limits, periods, order and sections; tallies' amounts; ended periods.
-  // ADR 19. Every new column is nullable or has a default: existing counters stay as they were.
-  `ALTER TABLE counters ADD COLUMN goal INTEGER;
-   ALTER TABLE counters ADD COLUMN min_value INTEGER;
-   ALTER TABLE counters ADD COLUMN max_value INTEGER;
-   ALTER TABLE counters ADD COLUMN reset_period TEXT;
-   ALTER TABLE counters ADD COLUMN start_value INTEGER NOT NULL DEFAULT 0;
-   ALTER TABLE counters ADD COLUMN section TEXT;
-   ALTER TABLE counters ADD COLUMN position INTEGER;
-   ALTER TABLE counters ADD COLUMN period_start INTEGER;
-   ALTER TABLE counters ADD COLUMN next_reset_at INTEGER;
-   ALTER TABLE counters ADD COLUMN closed_total INTEGER NOT NULL DEFAULT 0;
-   CREATE INDEX counters_by_next_reset ON counters (next_reset_at) WHERE next_reset_at IS NOT NULL;
-   DROP INDEX counters_by_group;
-   CREATE INDEX counters_in_order
-     ON counters (group_id, position IS NULL, position, created_at, created_seq);
-   ALTER TABLE counter_groups ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';
-   ALTER TABLE counter_groups ADD COLUMN week_start INTEGER NOT NULL DEFAULT 1;
-   ALTER TABLE counter_groups ADD COLUMN section_limits TEXT;
-   ALTER TABLE activity ADD COLUMN increments INTEGER;
-   ALTER TABLE activity ADD COLUMN decrements INTEGER;
-   CREATE TABLE counter_periods (
-     counter_id TEXT NOT NULL,
-     group_id TEXT NOT NULL,
-     start_at INTEGER NOT NULL,
-     end_at INTEGER NOT NULL,
-     final_value INTEGER NOT NULL,
-     PRIMARY KEY (counter_id, start_at)
-   ) STRICT, WITHOUT ROWID;
-   CREATE INDEX counter_periods_by_group ON counter_periods (group_id, start_at);`,
-  // 7: (issue 19, ADR 21) one index per counter: entry times never go backwards (lastBatchAt),
-  // so (counter_id, at, id) orders a counter's entries as (counter_id, id) did, and each tap
-  // writes one index leaf fewer (-15 % of the store's CPU per tap).
-  `DROP INDEX activity_by_counter;`,
-  // 8: (issue 19, ADR 21) operation ids in a rowid table: rows are appended in batch order, and
-  // only the (group_id, op_id) index, ~80-byte entries, lands on a leaf of its own per tap
-  // (WITHOUT ROWID kept the whole ~200-byte row there: more leaves, more splits). -10 % of the
-  // store's CPU per tap. Copied in key order, the fastest (pruning went by created_at's index; by rowid since 9).
-  `CREATE TABLE operation_ids_by_row (
-     group_id TEXT NOT NULL,
-     op_id TEXT NOT NULL,
-     result TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     activity_id INTEGER,
-     fingerprint TEXT,
-     PRIMARY KEY (group_id, op_id)
-   ) STRICT;
-   INSERT INTO operation_ids_by_row (group_id, op_id, result, created_at, activity_id, fingerprint)
-     SELECT group_id, op_id, result, created_at, activity_id, fingerprint FROM operation_ids;
-   DROP TABLE operation_ids;
-   ALTER TABLE operation_ids_by_row RENAME TO operation_ids;
-   CREATE INDEX operation_ids_by_age ON operation_ids (created_at);`,
-  // 9: (issue 19, ADR 22) no index by time: entries and operation ids are appended in time order
-  // (batch times never go backwards, migration 7; operation ids are rowid rows, migration 8), so
-  // pruning finds its boundary by rowid (olderThan). One leaf fewer per tap for each.
-  `DROP INDEX activity_by_age;
-   DROP INDEX operation_ids_by_age;`,
-  // 10: (issue 19, ADR 24) numbered taps: one row per group and client session, rewritten in
-  // place (domain/numbered-ids.ts), instead of one operation-id row per tap. A rowid table, so the
-  // hourly prune walks it in rowid ranges without an index by time.
-  `CREATE TABLE operation_sessions (
-     group_id TEXT NOT NULL,
-     session TEXT NOT NULL,
-     high INTEGER NOT NULL,
-     seen TEXT NOT NULL,
-     updated_at INTEGER NOT NULL,
-     PRIMARY KEY (group_id, session)
-   ) STRICT;`,
-];
+/** How hard each commit is made durable (SQLITE_SYNCHRONOUS; ADR 2). */
+export type SqliteSynchronous = 'normal' | 'full';
 
 /** The tables pruned by age, with the column that holds each row's time (epoch ms). */
 const TIMED_TABLES = {
@@ -253,7 +123,7 @@ const asError = (reason: unknown): Error =>
   reason instanceof Error ? reason : new Error(String(reason));
 
 /**
- * Counter and group rows kept in memory (store/row-cache.ts): about 0.5 KB each, so at most
+ * Counter and group rows kept in memory (store/sqlite/row-cache.ts): about 0.5 KB each, so at most
  * ~10 MB and ~3 MB. Past them the least recently stored go; a miss costs one indexed read.
  */
 const ROW_CACHE_COUNTERS = 20_000;
@@ -296,7 +166,7 @@ export class SqliteStore implements Store {
    * (migration 7). Starts at the newest entry's time (migrate()).
    */
   private lastBatchAt = 0;
-  /** Committed counter and group rows, by id (store/row-cache.ts). */
+  /** Committed counter and group rows, by id (store/sqlite/row-cache.ts). */
   private readonly counterRows = new RowCache<StoredCounter>(ROW_CACHE_COUNTERS);
   private readonly groupRows = new RowCache<StoredGroup>(ROW_CACHE_GROUPS);
 
@@ -322,7 +192,7 @@ export class SqliteStore implements Store {
       activityLog?: boolean;
       /** Told when WAL checkpoints fail or move back onto the event loop. */
       onCheckpointError?: (message: string) => void;
-      /** Per-group quotas; DEFAULT_LIMITS unless given. */
+      /** Per-group quotas; DEFAULT_STORE_QUOTAS unless given. */
       quotas?: StoreQuotas;
       /** Told when trimming the activity log fails (it is retried on later writes). */
       onTrimError?: (error: unknown) => void;
@@ -332,7 +202,7 @@ export class SqliteStore implements Store {
   ) {
     this.clock = options.clock ?? Date.now;
     this.activityLog = options.activityLog ?? true;
-    this.quotas = options.quotas ?? DEFAULT_LIMITS;
+    this.quotas = options.quotas ?? DEFAULT_STORE_QUOTAS;
     this.trimmer = new ActivityTrimmer(
       this.quotas.activityEntriesPerGroup,
       {
@@ -643,7 +513,9 @@ export class SqliteStore implements Store {
   listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
     const direction = query.order === 'newest' ? 'DESC' : 'ASC';
     if (query.counterId !== undefined) {
-      return Promise.resolve(this.listCounterActivity(groupId, query.counterId, query, direction));
+      return Promise.resolve(
+        this.listCounterActivity(groupId, { ...query, counterId: query.counterId }, direction),
+      );
     }
     const where = ['group_id = ?'];
     const params: unknown[] = [groupId];
@@ -670,10 +542,10 @@ export class SqliteStore implements Store {
    */
   private listCounterActivity(
     groupId: string,
-    counterId: string,
-    query: ActivityListQuery,
+    query: ActivityListQuery & { counterId: string },
     direction: 'ASC' | 'DESC',
   ): ActivityEntry[] {
+    const { counterId } = query;
     const read = this.db.transaction((): ActivityRow[] => {
       const where = ['counter_id = ?', 'group_id = ?'];
       const params: unknown[] = [counterId, groupId];
@@ -791,7 +663,7 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Read by the read worker (store/read-worker.ts): at the log's cap this adds up 100,000
+   * Read by the read worker (store/sqlite/read-worker.ts): at the log's cap this adds up 100,000
    * entries, ~100 ms that must not hold the event loop. An in-memory database has no file a
    * worker could open: it reads on the event loop.
    */

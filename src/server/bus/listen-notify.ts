@@ -1,8 +1,8 @@
 /**
  * Cross-instance fan-out on PostgreSQL LISTEN/NOTIFY: no other service to run.
  *
- * The store announces each committed batch with pg_notify inside its transaction (store/
- * postgres.ts). Every instance LISTENs on one dedicated connection and hands other instances'
+ * The store announces each committed batch with pg_notify inside its transaction
+ * (store/postgres/store.ts). Every instance LISTENs on one dedicated connection and hands other instances'
  * changes to its own subscribers; its own changes it has delivered already, straight after
  * commit. If the LISTEN connection drops, the instance reconnects with backoff and then tells
  * its subscribers to resync, since notifications sent meanwhile are lost. A listening connection
@@ -13,7 +13,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import type { Counter } from '../../shared/api.js';
 import type { Change, PresenceMember } from '../../shared/protocol.js';
-import { clientConfig, type PostgresConnection } from '../postgres/connection.js';
 import { MemoryBus } from './memory.js';
 import {
   decodeAnnouncement,
@@ -35,7 +34,13 @@ export const LIVENESS_CHECK_MS = 1_000;
 export const LIVENESS_TIMEOUT_MS = 1_500;
 
 export interface PostgresBusOptions {
-  connection: PostgresConnection;
+  /**
+   * The settings of a new connection to the database, named `applicationName` (backend.ts passes
+   * the store's, so both reach the same database the same way and neither imports the other).
+   */
+  clientConfig: (applicationName: string) => pg.ClientConfig;
+  /** Tally's schema: it names the listening connection. */
+  schema: string;
   channel: string;
   instanceId: string;
   /** Reads a counter's current row, for announcements too large to carry it. */
@@ -125,8 +130,8 @@ export class PostgresBus implements Bus {
   }
 
   private async connect(): Promise<void> {
-    const { connection, channel, log } = this.options;
-    const client = new pg.Client(clientConfig(connection, `tally-listen:${connection.schema}`));
+    const { clientConfig, schema, channel, log } = this.options;
+    const client = new pg.Client(clientConfig(`tally-listen:${schema}`));
     client.on('notification', (message) => {
       if (message.payload === undefined) return;
       if (message.channel === channel) this.receive(message.payload);

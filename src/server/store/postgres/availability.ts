@@ -5,7 +5,7 @@
  * with a short backoff until one commits. Then changes are accepted again and listeners are told,
  * so the live channel can tell its members and send them fresh snapshots.
  */
-import type { StoreAvailability } from './types.js';
+import type { StoreAvailability } from '../types.js';
 
 /**
  * The probe's first delay and its cap, ms (doubling). The cap bounds how long commits stay refused

@@ -20,7 +20,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { sqliteDriverPath } from './sqlite-driver.js';
+import { sqliteDriverPath } from './driver.js';
 
 /**
  * Time between two checkpoints, ms. Short, so little is left uncopied when the safety net runs
@@ -71,8 +71,8 @@ export function startCheckpointer(
   db: Database.Database,
   file: string,
   onError: (message: string) => void,
-  intervalMs = CHECKPOINT_INTERVAL_MS,
 ): Checkpointer {
+  const intervalMs = CHECKPOINT_INTERVAL_MS;
   const driver = sqliteDriverPath();
   // The worker counts its checkpoints in shared memory: no message to the event loop per run.
   const runs = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));

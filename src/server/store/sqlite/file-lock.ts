@@ -6,7 +6,7 @@
  * and refuses to start with one line. The operating system drops the lock when the process
  * exits or crashes, so a restart after a crash never finds a stale lock.
  */
-import { sqliteDatabase } from './sqlite-driver.js';
+import { sqliteDatabase } from './driver.js';
 
 export interface FileLock {
   release(): void;

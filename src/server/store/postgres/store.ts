@@ -10,9 +10,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../shared/activity.js';
-import type { Counter, Tally } from '../../shared/api.js';
-import { PERIODS_KEPT_PER_COUNTER } from '../../shared/limits.js';
+import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../../shared/activity.js';
+import type { Counter, Tally } from '../../../shared/api.js';
+import { PERIODS_KEPT_PER_COUNTER } from '../../../shared/limits.js';
 import {
   DECREMENTS,
   INCREMENTS,
@@ -22,14 +22,14 @@ import {
   toTally,
   type PeriodRow,
   type TallyRow,
-} from './tallies.js';
-import type { Change } from '../../shared/protocol.js';
+} from '../tallies.js';
+import type { Change } from '../../../shared/protocol.js';
 import {
   clientConfig,
   isConnectionFailure,
   notifyChannelOf,
   type PostgresConnection,
-} from '../postgres/connection.js';
+} from './connection.js';
 import { Availability } from './availability.js';
 import {
   COUNTER_FIELDS,
@@ -42,9 +42,9 @@ import {
   type CounterRow,
   type GroupRow,
   type StoredCounterRow,
-} from './columns.js';
-import type { StoredAnswer } from '../domain/operation-ids.js';
-import { commitBatch } from '../domain/commit.js';
+} from '../columns.js';
+import type { StoredAnswer } from '../../domain/operation-ids.js';
+import { commitBatch } from '../../domain/commit.js';
 import {
   runAsync,
   type BatchResult,
@@ -55,17 +55,17 @@ import {
   type ReadAnswer,
   type ReadRequest,
   type StoredGroup,
-} from '../domain/commit-io.js';
-import { ACTIVITY_FIELDS, bucketWidthMs, historyPoints } from './activity.js';
-import { draftColumns, toActivityEntry, type ActivityRow } from '../domain/entry-record.js';
+} from '../../domain/commit-io.js';
+import { ACTIVITY_FIELDS, bucketWidthMs, historyPoints } from '../activity.js';
+import { draftColumns, toActivityEntry, type ActivityRow } from '../../domain/entry-record.js';
 import {
   ActivityTrimmer,
   deleteInChunks,
   ACTIVITY_TRIM_CHUNK,
   TRIM_ALL_PAGE,
+  DEFAULT_STORE_QUOTAS,
   type StoreQuotas,
-} from './quotas.js';
-import { DEFAULT_LIMITS } from '../config.js';
+} from '../quotas.js';
 import {
   StorageUnavailableError,
   StoreBusyError,
@@ -78,7 +78,8 @@ import {
   type OperationOutcome,
   type Store,
   type StoreAvailability,
-} from './types.js';
+} from '../types.js';
+import { MIGRATIONS } from './migrations.js';
 
 /** Operation ids deleted per statement when expired ones are pruned. */
 const OPERATION_ID_PRUNE_CHUNK = 5_000;
@@ -154,105 +155,6 @@ function storageError(error: unknown): unknown {
   }
   return error;
 }
-
-/** The migrations, in order; each runs once, under an advisory lock. */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE counter_groups (
-     id text PRIMARY KEY,
-     name text NOT NULL UNIQUE,
-     display_name text NOT NULL,
-     profile_image_url text,
-     access_key_hash text NOT NULL,
-     created_at timestamptz NOT NULL DEFAULT now(),
-     seq bigint NOT NULL DEFAULT 0
-   );
-   CREATE TABLE counters (
-     id text PRIMARY KEY,
-     group_id text NOT NULL REFERENCES counter_groups(id),
-     name text NOT NULL,
-     description text NOT NULL,
-     value bigint NOT NULL,
-     increment_step bigint NOT NULL CHECK (increment_step >= 1),
-     decrement_step bigint NOT NULL CHECK (decrement_step >= 1),
-     thumbnail_url text,
-     created_at timestamptz NOT NULL,
-     created_seq bigint NOT NULL,
-     version bigint NOT NULL
-   );
-   CREATE INDEX counters_by_group ON counters (group_id, created_at, created_seq);
-   CREATE TABLE operation_ids (
-     group_id text NOT NULL,
-     op_id text NOT NULL,
-     result jsonb NOT NULL,
-     created_at timestamptz NOT NULL DEFAULT now(),
-     PRIMARY KEY (group_id, op_id)
-   );
-   CREATE INDEX operation_ids_by_age ON operation_ids (created_at);`,
-  // 2: the activity log (shared/activity.ts, ADR 0007). BRIN on `at`: entries arrive in time
-  // order, so a few kilobytes of index serve the age-based pruning.
-  `CREATE TABLE activity (
-     id bigserial PRIMARY KEY,
-     group_id text NOT NULL,
-     seq bigint NOT NULL,
-     at timestamptz NOT NULL DEFAULT now(),
-     actor text NOT NULL,
-     kind text NOT NULL,
-     counter_id text,
-     counter_name text,
-     value_after bigint,
-     delta bigint,
-     detail text,
-     undo_of bigint,
-     undone_by bigint
-   );
-   CREATE INDEX activity_by_group ON activity (group_id, id);
-   CREATE INDEX activity_by_counter ON activity (counter_id, id) WHERE counter_id IS NOT NULL;
-   CREATE INDEX activity_by_age ON activity USING brin (at);
-   ALTER TABLE operation_ids ADD COLUMN activity_id bigint;`,
-  // 3: view-only links (issue 8): the hash of the view-only key, null while there is none.
-  `ALTER TABLE counter_groups ADD COLUMN view_key_hash text;`,
-  // 4: what each operation id meant (domain/operation-ids.ts fingerprintOf; null for older rows),
-  // and the one-row table the health check's write probe updates.
-  `ALTER TABLE operation_ids ADD COLUMN fingerprint text;
-   CREATE TABLE health_probe (id integer PRIMARY KEY CHECK (id = 1), at timestamptz NOT NULL);`,
-  // 5: a counter's history as index seeks by time (issue 14: one seek per chart bucket, never a
-  // scan of every entry of the counter).
-  `CREATE INDEX activity_by_counter_time ON activity (counter_id, at, id) WHERE counter_id IS NOT NULL;`,
-  // 6: (issue 17) goals, limits, periods, order and sections; tallies' amounts; ended periods.
-  // ADR 19. Times of periods are epoch ms (bigint), as domain/periods.ts computes them.
-  `ALTER TABLE counters ADD COLUMN goal bigint, ADD COLUMN min_value bigint,
-     ADD COLUMN max_value bigint, ADD COLUMN reset_period text,
-     ADD COLUMN start_value bigint NOT NULL DEFAULT 0, ADD COLUMN section text,
-     ADD COLUMN position bigint, ADD COLUMN period_start bigint, ADD COLUMN next_reset_at bigint,
-     ADD COLUMN closed_total bigint NOT NULL DEFAULT 0;
-   CREATE INDEX counters_by_next_reset ON counters (next_reset_at) WHERE next_reset_at IS NOT NULL;
-   DROP INDEX counters_by_group;
-   CREATE INDEX counters_in_order
-     ON counters (group_id, (position IS NULL), position, created_at, created_seq);
-   ALTER TABLE counter_groups ADD COLUMN time_zone text NOT NULL DEFAULT 'UTC',
-     ADD COLUMN week_start integer NOT NULL DEFAULT 1, ADD COLUMN section_limits text;
-   ALTER TABLE activity ADD COLUMN increments bigint, ADD COLUMN decrements bigint;
-   CREATE TABLE counter_periods (
-     counter_id text NOT NULL,
-     group_id text NOT NULL,
-     start_at bigint NOT NULL,
-     end_at bigint NOT NULL,
-     final_value bigint NOT NULL,
-     PRIMARY KEY (counter_id, start_at)
-   );
-   CREATE INDEX counter_periods_by_group ON counter_periods (group_id, start_at);`,
-  // 7: (issue 19, ADR 24) numbered taps: one row per group and client session, rewritten in
-  // place (domain/numbered-ids.ts), instead of one operation-id row per tap. No index by time: an
-  // updated column in an index would make every update write that index too.
-  `CREATE TABLE operation_sessions (
-     group_id text NOT NULL,
-     session text NOT NULL,
-     high bigint NOT NULL,
-     seen text NOT NULL,
-     updated_at timestamptz NOT NULL,
-     PRIMARY KEY (group_id, session)
-   );`,
-];
 
 /** The health check's write: one row, in its own transaction. */
 const PROBE_WRITE = `INSERT INTO health_probe (id, at) VALUES (1, now())
@@ -486,7 +388,7 @@ export interface PostgresStoreOptions {
   encodeAnnouncements: (groupId: string, changes: readonly Change[]) => string[];
   /** Whether changes are written to the activity log (ACTIVITY_LOG); on by default. */
   activityLog?: boolean;
-  /** Per-group quotas; DEFAULT_LIMITS unless given. */
+  /** Per-group quotas; DEFAULT_STORE_QUOTAS unless given. */
   quotas?: StoreQuotas;
   /** Told when trimming the activity log fails (it is retried on later writes). */
   onTrimError?: (error: unknown) => void;
@@ -519,7 +421,7 @@ export class PostgresStore implements Store {
 
   constructor(options: PostgresStoreOptions) {
     this.clock = options.clock ?? Date.now;
-    this.quotas = options.quotas ?? DEFAULT_LIMITS;
+    this.quotas = options.quotas ?? DEFAULT_STORE_QUOTAS;
     this.trimmer = new ActivityTrimmer(
       this.quotas.activityEntriesPerGroup,
       {

@@ -1,12 +1,12 @@
 /**
- * Heavy reads of SQLite off the event loop (issue 17's tallies: a group's whole activity log,
- * up to 100,000 entries, added up per member). better-sqlite3 is synchronous: a 100 ms read on
+ * Heavy reads of SQLite off the event loop (per-member tallies: a group's whole activity
+ * log, up to 100,000 entries, added up per member). better-sqlite3 is synchronous: a 100 ms read on
  * the event loop would hold every tap of every group for 100 ms. A worker thread with its own
  * read-only connection runs them instead (WAL lets it read while the server writes), one at a
  * time, so a burst of them queues here and never in front of anyone's tap.
  */
 import { Worker } from 'node:worker_threads';
-import { sqliteDriverPath } from './sqlite-driver.js';
+import { sqliteDriverPath } from './driver.js';
 
 /** Runs in the worker as CommonJS (`eval`), like the checkpointer, for dist/ and test runs. */
 const WORKER_SOURCE = `

@@ -2,11 +2,11 @@
  * The rows a batch reads most, kept in memory by the SQLite store: its counters and
  * groups as the last committed batch left them. SQLite's page cache already holds their pages;
  * what this saves is the statement and turning the row into objects, ~8 % of the event loop at
- * 5,000 taps/s. Exact because the store is the only writer of its file (store/file-lock.ts): the
+ * 5,000 taps/s. Exact because the store is the only writer of its file (store/sqlite/file-lock.ts): the
  * cache is filled from reads and from the final rows of committed batches only, and emptied when
  * a batch fails. Rows are frozen, so nothing can change one behind the cache's back.
  */
-import type { StoredCounter, StoredGroup } from '../domain/commit-io.js';
+import type { StoredCounter, StoredGroup } from '../../domain/commit-io.js';
 
 /** A bounded map: past `limit` entries the one set longest ago goes. */
 export class RowCache<T> {
