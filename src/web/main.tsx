@@ -5,7 +5,8 @@ import { member } from './lib/api.js';
 import { ensureGuestName } from './lib/storage.js';
 import './styles.css';
 
-// SPEC §3: the guest name is created on the first visit, whichever page it is.
+// The guest name is created on the first visit, whichever page it is
+// (docs/product.md#member-names).
 ensureGuestName();
 member.name = ensureGuestName;
 

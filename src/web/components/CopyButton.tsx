@@ -6,8 +6,8 @@ import { secondaryButton } from '../lib/ui.js';
 import { Check } from './icons/index.js';
 
 /**
- * A button that copies text: its label reads Copied! for 2 s after a copy, and a refused copy
- * shows the copy error for 3 s (SPEC §2, §8, §9). The group screen's Share URL button and the
+ * A button that copies text: its label reads Copied! for 2 s after a copy, and a refused copy shows
+ * the copy error for 3 s (docs/product.md#header). The group screen's Share URL button and the
  * share dialog's Copy link button are both this.
  */
 export function CopyButton({

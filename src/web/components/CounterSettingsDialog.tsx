@@ -1,7 +1,7 @@
 /**
- * Issue 17: a counter's goal, limits, reset period, start value and section, edited together in
- * a dialog opened from its card (the card keeps its size, like the thumbnail dialog). Blank number
- * fields mean none. Saved as one patch through the store, like every other counter edit.
+ * A counter's goal, limits, reset period, start value and section, edited together in a dialog
+ * opened from its card (the card keeps its size, like the thumbnail dialog). Blank number fields
+ * mean none. Saved as one patch through the store, like every other counter edit.
  */
 import { useId, useState } from 'react';
 import type { Counter } from '../../shared/api.js';

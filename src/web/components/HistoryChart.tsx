@@ -1,8 +1,8 @@
 /**
- * A counter's value over its whole life (issue 7), drawn by hand in SVG: a step line (a value
- * holds until the next change), its axes and labels, in pixel units measured from the dialog so
- * text stays readable from 360 px phones to desktops, in both themes. No charting library: this
- * whole chunk is smaller than any of them.
+ * A counter's value over its whole life (docs/product.md#charts), drawn by hand in SVG: a step line
+ * (a value holds until the next change), its axes and labels, in pixel units measured from the
+ * dialog so text stays readable from 360 px phones to desktops, in both themes. No charting
+ * library: this whole chunk is smaller than any of them.
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import type { HistoryPoint } from '../../shared/activity.js';
@@ -18,7 +18,7 @@ import { Loader, X } from './icons/index.js';
 
 /** Points asked for: enough for a smooth line, few enough for a small answer. */
 export const CHART_POINTS = 200;
-/** Ended periods listed (issue 17): over three months of days, a year of weeks. */
+/** Ended periods listed: over three months of days, a year of weeks. */
 export const PERIODS_LISTED = 100;
 const HEIGHT = 240;
 const MARGIN = { top: 12, right: 16, bottom: 28 };
@@ -335,8 +335,8 @@ function sinceText(kind: keyof typeof PERIOD_NAME, since: number, timeZone: stri
 }
 
 /**
- * Issue 17: a resetting counter's totals per period, newest first: the one running now (the
- * counter's value, marked "current"), then the ended ones the server keeps, each with a bar.
+ * A resetting counter's totals per period, newest first: the one running now (the counter's value,
+ * marked "current"), then the ended ones the server keeps, each with a bar.
  */
 function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
   const headingId = useId();

@@ -15,8 +15,8 @@ interface ImageUrlDialogProps {
 }
 
 /**
- * SPEC §2/§4/§5: the dialog that sets an image by its URL (the group's profile picture, a
- * counter's thumbnail). An empty field removes the image; any other URL is saved only once the
+ * The dialog that sets an image by its URL (the group's profile picture, a counter's thumbnail;
+ * docs/product.md#images). An empty field removes the image; any other URL is saved only once the
  * image has loaded, so nobody gets a broken picture.
  */
 function ImageUrlDialog({
@@ -143,7 +143,7 @@ function ImageUrlDialog({
   );
 }
 
-/** SPEC §2/§4: the group's Profile Picture dialog. */
+/** The group's Profile Picture dialog, opened from the header (docs/product.md#header). */
 export function ProfilePictureDialog({
   groupName,
   ...props
@@ -170,7 +170,7 @@ export function ProfilePictureDialog({
   );
 }
 
-/** SPEC §4/§5: add, change or remove a counter's thumbnail (in a dialog: the card keeps its size). */
+/** Add, change or remove a counter's thumbnail (in a dialog: the card keeps its size). */
 export function ThumbnailDialog(props: ImageUrlDialogProps) {
   const { currentUrl } = props;
   return (

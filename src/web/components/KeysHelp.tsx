@@ -1,4 +1,7 @@
-/** Issue 18: the `?` overlay, the keys of the group screen. A separate chunk, loaded on demand. */
+/**
+ * The `?` overlay: the keys of the group screen (docs/product.md#keys-and-clickers). A separate
+ * chunk, loaded on demand.
+ */
 import { useId } from 'react';
 import { mutedText, primaryButton } from '../lib/ui.js';
 import { Dialog } from './Dialog.js';

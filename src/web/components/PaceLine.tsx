@@ -7,9 +7,9 @@ import { PACE_WINDOW_MS, paceView, type PaceView } from '../lib/pace.js';
 const TICK_MS = 5_000;
 
 /**
- * Issue 18: the counter's live pace and forecast at this moment, or null while it is idle. Worked
- * out again on each new value and, while the last change is still in the window, now and then, so
- * the pace falls away by itself once the counter is left alone.
+ * The counter's live pace and forecast at this moment (docs/product.md#pace), or null while it is
+ * idle. Worked out again on each new value and, while the last change is still in the window, now
+ * and then, so the pace falls away by itself once the counter is left alone.
  */
 export function usePace(
   counter: Pick<Counter, 'id' | 'value' | 'goal' | 'startValue' | 'max'>,

@@ -1,8 +1,8 @@
 /**
- * A section's heading on the group screen (issue 17): its name and the live subtotal of its
- * counters ("Entrances — total 205"), or with a maximum its capacity ("205 / 250", the room left,
- * nearly full from 90 %, full at the maximum: in words and with an icon, never colour alone).
- * Members set or remove the maximum from here.
+ * A section's heading on the group screen (docs/product.md#sections): its name and the live
+ * subtotal of its counters ("Entrances — total 205"), or with a maximum its capacity ("205 / 250",
+ * the room left, nearly full from 90 %, full at the maximum: in words and with an icon, never
+ * colour alone). Members set or remove the maximum from here.
  */
 import { lazy, Suspense, useState } from 'react';
 import { capacityText, totalText, type SectionBlock } from '../lib/sections.js';

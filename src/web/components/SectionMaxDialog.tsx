@@ -1,6 +1,6 @@
 /**
- * Sets or removes a section's maximum (issue 17): the counters of the section together cannot go
- * above it. Loaded when a member first opens it (a section header's "Set max").
+ * Sets or removes a section's maximum (docs/product.md#sections): the counters of the section
+ * together cannot go above it. Loaded when a member first opens it (a section header's "Set max").
  */
 import { useId, useState } from 'react';
 import { MAX_VALUE } from '../../shared/limits.js';

@@ -1,8 +1,8 @@
 /**
- * The access key of a group link: `/{groupName}?key=…`. Only the canonical parameter counts, a
- * name written literally `key` in the query: URLSearchParams would also read `?%6Bey=…` or
- * `?k%65y=…` as `key`, spellings the server's log redaction would then have to guess (issue 14).
- * The first `key=` wins, as URLSearchParams.get has it.
+ * The access key of a group link: `/{groupName}?key=…`. Only the canonical parameter counts, a name
+ * written literally `key` in the query: URLSearchParams would also read `?%6Bey=…` or `?k%65y=…` as
+ * `key`, spellings the server's log redaction (redactUrl in src/server/logger.ts) would then have
+ * to guess. The first `key=` wins, as URLSearchParams.get has it.
  */
 export function accessKeyOf(search: string): string | null {
   const query = search.startsWith('?') ? search.slice(1) : search;

@@ -1,8 +1,8 @@
 /**
- * Calls of the activity log, history and export endpoints (issue 7); the undo calls are writes
- * and go through the store (lib/api.ts). Only the lazily loaded parts of the group screen
- * (sparklines, activity panel, chart) import this module, so it costs the first render nothing.
- * Types only from shared/activity.ts (its runtime is zod).
+ * Calls of the activity log, history and export endpoints; the undo calls are writes and go through
+ * the store (lib/api.ts). Only the lazily loaded parts of the group screen (sparklines, activity
+ * panel, chart) import this module, so it costs the first render nothing. Types only from
+ * shared/activity.ts (its runtime is zod).
  *
  * Keep this chunk's imports to api.ts and the icons: with rolldown 1.2 a lazy chunk importing
  * ids.ts (or limits.ts together with the icons, when they were still one module) moves shared
@@ -54,8 +54,8 @@ export function fetchCounterHistory(slug: string, key: string, id: string, point
 }
 
 /**
- * Issue 17: who counted how much (GET …/tallies), from the activity log: one row per member and
- * counter; of one counter with `counterId`, of the changes at or after `since` (epoch ms) with it.
+ * Who counted how much (GET …/tallies), from the activity log: one row per member and counter; of
+ * one counter with `counterId`, of the changes at or after `since` (epoch ms) with it.
  */
 export function fetchTallies(
   slug: string,
@@ -73,7 +73,7 @@ export function fetchTallies(
   });
 }
 
-/** Issue 17: a counter's ended periods, newest first (GET …/counters/{id}/periods). */
+/** A counter's ended periods, newest first (GET …/counters/{id}/periods). */
 export function fetchCounterPeriods(slug: string, key: string, id: string, limit: number) {
   return request<CounterPeriods>(
     'GET',

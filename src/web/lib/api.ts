@@ -35,15 +35,15 @@ export class ApiRequestError extends Error {
     return this.status === 0 || [408, 429, 502, 503, 504].includes(this.status);
   }
 
-  /** The server's own message, when it sent one (SPEC §8 shows it, else a fallback). */
+  /** The server's own message, when it sent one (the app shows it, else a message of its own). */
   get serverMessage(): string | undefined {
     return this.code === 'network_error' || this.code === 'bad_response' ? undefined : this.message;
   }
 }
 
 /**
- * The member's display name, sent with every change for the activity log (issue 7). Set by
- * main.tsx (lib/storage.ts's 'Signed in as' name) rather than imported: see lib/activity.ts.
+ * The member's display name, sent with every change for the activity log. Set by main.tsx
+ * (lib/storage.ts's 'Signed in as' name) rather than imported: see lib/activity.ts.
  */
 export const member = { name: () => '' };
 
@@ -65,7 +65,7 @@ export async function request<T>(
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
   if (options.opId !== undefined) {
     headers['idempotency-key'] = options.opId;
-    // Every change is logged with who made it: the 'Signed in as' name (issue 7).
+    // Every change is logged with who made it: the 'Signed in as' name.
     headers['tally-member'] = encodeURIComponent(member.name());
   }
   let response: Response;
@@ -150,12 +150,15 @@ export async function fetchGroupPreview(
   }
 }
 
-/** Opens a group with its key; creates it when it does not exist yet (SPEC §4). */
+/**
+ * Opens a group with its key; creates it when it does not exist yet
+ * (docs/product.md#group-screen).
+ */
 export function joinGroup(name: string, key: string): Promise<GroupSnapshot> {
   return request<GroupSnapshot>('POST', `${groupPath(name)}/join`, { body: { key } });
 }
 
-/** The group's counters, by creation time (SPEC §7 List counters). */
+/** The group's counters, in the group's order (by creation time until reordered). */
 export function fetchCounters(name: string, key: string): Promise<Counter[]> {
   return request<Counter[]>('GET', `${groupPath(name)}/counters`, { key });
 }
@@ -234,7 +237,7 @@ export function undoEntry(
   });
 }
 
-// ---- Issue 17: the counters' order and the sections' maximums --------------------------------
+// ---- the counters' order and the sections' maximums -------------------------------------------
 
 type CounterOrder = import('../../shared/api.js').CounterOrder;
 

@@ -1,7 +1,7 @@
 /**
- * Issue 17: what a card says about its counter's purpose (goal, limits, period), as pure
- * functions of the counter so they can be tested without a browser. A counter without a goal, a
- * limit or a period gets null from each of them: its card looks exactly as SPEC §2 describes.
+ * What a card says about its counter's purpose (goal, limits, period), as pure functions of the
+ * counter so they can be tested without a browser. A counter without a goal, a limit or a period
+ * gets null from each of them: its card shows none of those lines.
  */
 import type { Counter } from '../../shared/api.js';
 import type { ResetPeriod } from '../../shared/fields.js';
@@ -140,7 +140,10 @@ export function partialRoom(
   return Number.isFinite(room) ? Math.max(0, room) : 0;
 }
 
-/** A typed value kept inside the counter's limits (SPEC §5 clamps inline numbers the same way). */
+/**
+ * A typed value kept inside the counter's limits, as inline number fields are raised to their
+ * minimum (docs/product.md#numbers).
+ */
 export function clampToLimits(value: number, counter: Pick<Counter, 'min' | 'max'>): number {
   let result = value;
   if (counter.max !== null && result > counter.max) result = counter.max;

@@ -1,8 +1,8 @@
 /**
- * Issue 17: the counter settings form (goal, limits, period, start value, section) and the group
- * settings form (time zone, first day of the week) as pure functions: what the fields show, what
- * they mean, and the one patch they save. The browser checks what the server checks
- * (src/shared/api.ts), with the same messages, so a refusal is rare and never a surprise.
+ * The counter settings form (goal, limits, period, start value, section) and the group settings
+ * form (time zone, first day of the week) as pure functions: what the fields show, what they mean,
+ * and the one patch they save. The browser checks what the server checks (src/shared/api.ts), with
+ * the same messages, so a refusal is rare and never a surprise.
  */
 import type { Counter } from '../../shared/api.js';
 import { RESET_PERIODS, type ResetPeriod } from '../../shared/fields.js';
@@ -45,8 +45,9 @@ export function isResetPeriod(text: string): text is ResetPeriod {
 type Parsed = { ok: true; value: number | null } | { ok: false; message: string };
 
 /**
- * A whole number in the exact range, or null when blank. Unlike SPEC's inline fields nothing
- * falls back silently: the dialog can say what is wrong.
+ * A whole number in the exact range, or null when blank. Unlike the card's inline number fields,
+ * which fall back to the current value (docs/product.md#numbers), nothing falls back silently: the
+ * dialog can say what is wrong.
  */
 export function parseOptionalInteger(text: string): Parsed {
   const trimmed = text.trim();

@@ -1,7 +1,7 @@
 /**
- * Words for the activity log and the undo toast (issue 7): every entry readable at a glance,
- * "Ada +5 on Coffees", "Ada renamed Coffees → Teas", "Bob undid Ada +5 on Coffees". Pure
- * functions, no DOM: unit-tested in test/unit/web-describe.test.ts.
+ * Words for the activity log and the undo toast: every entry readable at a glance, "Ada +5 on
+ * Coffees", "Ada renamed Coffees → Teas", "Bob undid Ada +5 on Coffees". Pure functions, no DOM:
+ * unit-tested in test/unit/web-describe.test.ts.
  */
 import type { ActivityEntry, FieldChange } from '../../shared/activity.js';
 import type { Op } from '../live/ops.js';
@@ -238,7 +238,7 @@ export function describeOp(op: Op): string {
   }
 }
 
-/** Why an undo did not happen, in words (issue 7: 409, 404 and 422 answers). */
+/** Why an undo did not happen, in words (409, 404 and 422 answers; docs/product.md#undo). */
 export function undoErrorMessage(error: unknown): string {
   if (error instanceof ApiRequestError) {
     switch (error.code) {
@@ -250,8 +250,8 @@ export function undoErrorMessage(error: unknown): string {
         return 'Cannot undo: the counter no longer exists.';
       case 'value_out_of_range':
         return 'Cannot undo: the value would go out of range.';
-      // Issue 17: the server's sentence says which limit, or why (an automatic reset, an ended
-      // period): it is shown whole.
+      // The server's sentence says which limit, or why (an automatic reset, an ended period): it is
+      // shown whole.
       case 'limit_reached':
         return error.serverMessage
           ? `Cannot undo. ${error.serverMessage}`

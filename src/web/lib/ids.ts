@@ -12,7 +12,7 @@ export function randomHex(bytes: number): string {
   return hex;
 }
 
-/** SPEC §9: 32 random bytes rendered as 64 hex characters. */
+/** A new access key: 32 random bytes as 64 hex characters (docs/product.md#access-keys). */
 export function generateAccessKey(): string {
   return randomHex(GENERATED_KEY_BYTES);
 }

@@ -1,8 +1,8 @@
 /**
- * Opening a group screen is two loads, as SPEC §4 and §7 describe them: the group (POST …/join:
- * the key is checked, a group that does not exist yet is created), then its counters
- * (GET …/counters). The screen shows 'Loading group...' during the first and, with the group's
- * header already up, 'Loading counters...' during the second.
+ * Opening a group screen is two loads (docs/api.md#endpoints): the group (POST …/join: the key is
+ * checked, a group that does not exist yet is created), then its counters (GET …/counters). The
+ * screen shows 'Loading group...' during the first and, with the group's header already up,
+ * 'Loading counters...' during the second.
  *
  * Both start before the group screen needs them, so they run while its chunk downloads: from the
  * entry script for a visit straight to a group link (App.tsx), and from the landing page, whose
@@ -33,7 +33,10 @@ function loads(key: string, group: Promise<GroupSnapshot>): Opening {
   return { ok: true, key, group, counters };
 }
 
-/** Checks the name and key as SPEC §5 says, then starts both loads. */
+/**
+ * Checks the name and key (with the reasons of docs/product.md#group-screen), then starts both
+ * loads.
+ */
 function startOpening(rawName: string, accessKey: string | null): Opening {
   const key = accessKey?.trim() ?? '';
   if (rawName.trim() === '' || key === '') return { ok: false, message: MESSAGES.missingNameOrKey };

@@ -1,8 +1,8 @@
 /**
- * Issue 18: how fast a counter is moving and, with a goal or a maximum, when it gets there at this
- * pace. Computed in the browser from the live change stream the page already receives (no
- * requests of its own): the store records each counter's value as changes arrive, these pure
- * functions read the record.
+ * How fast a counter is moving and, with a goal or a maximum, when it gets there at this pace
+ * (docs/product.md#pace). Computed in the browser from the live change stream the page already
+ * receives (no requests of its own): the store records each counter's value as changes arrive,
+ * these pure functions read the record.
  *
  * The pace is the net value change per minute over a sliding window (the last PACE_WINDOW_MS).
  * A counter seen for less than the window is measured over the time it was seen, but never

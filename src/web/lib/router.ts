@@ -30,7 +30,7 @@ export function useLocation(): string {
   return useSyncExternalStore(subscribe, snapshot);
 }
 
-/** The group URL of SPEC §2: /{groupName}?key={key}. */
+/** The group's URL: /{groupName}?key={key} (docs/product.md#screens-and-routes). */
 export function groupUrl(slug: string, key: string): string {
   return `/${encodeURIComponent(slug)}?key=${encodeURIComponent(key)}`;
 }

@@ -1,8 +1,8 @@
 /**
- * Sections on the group screen (issue 17): counters that name a section are shown together under
- * its heading, with the live sum of their values and, when the section has a maximum, how full it
- * is. Pure functions of the counters as shown (pending taps included), so the subtotal moves with
- * every tap on any of its cards.
+ * Sections on the group screen (docs/product.md#sections): counters that name a section are shown
+ * together under its heading, with the live sum of their values and, when the section has a
+ * maximum, how full it is. Pure functions of the counters as shown (pending taps included), so the
+ * subtotal moves with every tap on any of its cards.
  *
  * Placement: a section's block sits where its first counter (in the group's order) is and holds
  * all its counters in order; counters without a section stay where they are, in runs between the

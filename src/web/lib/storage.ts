@@ -1,6 +1,7 @@
 /**
- * Local browser data (SPEC §3): the guest display name and the theme preference. Storage may be
- * unavailable (disabled cookies, some private modes): then values live for the page's lifetime.
+ * Local browser data: the guest display name and the theme preference
+ * (docs/product.md#member-names, docs/product.md#theme). Storage may be unavailable (disabled
+ * cookies, some private modes): then values live for the page's lifetime.
  */
 import { makeGuestName } from '../../shared/rules.js';
 
@@ -50,7 +51,7 @@ export function parseTheme(value: string | null): Theme {
   return value === 'light' ? 'light' : 'dark';
 }
 
-/** SPEC §3: a guest name is created on the first visit and kept. */
+/** A guest name is created on the first visit and kept. */
 export function ensureGuestName(): string {
   const saved = read(GUEST_NAME_KEY);
   if (saved !== null && saved.trim() !== '') return saved;

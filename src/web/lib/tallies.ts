@@ -1,6 +1,7 @@
 /**
- * The "By member" leaderboard (issue 17): GET …/tallies rows (one per member and counter) summed
- * per member, ranked by net. Pure: unit-tested in test/unit/web-tallies.test.ts.
+ * The "By member" leaderboard (docs/product.md#per-member-tallies): GET …/tallies rows (one per
+ * member and counter) summed per member, ranked by net. Pure: unit-tested in
+ * test/unit/web-tallies.test.ts.
  */
 import type { Tally } from '../../shared/api.js';
 

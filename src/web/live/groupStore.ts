@@ -49,13 +49,13 @@ export interface GroupViewState {
   group: Group;
   /**
    * In the group's order (this tab's pending reorder applied), pending changes applied, pending
-   * deletes hidden; null until the list has loaded (SPEC §2 'Loading counters...').
+   * deletes hidden; null until the list has loaded (meanwhile the page says 'Loading counters...').
    */
   counters: readonly Counter[] | null;
   /** Loading the list failed and nothing has filled it since (the banner says why). */
   countersFailed: boolean;
   status: LiveStatus;
-  /** SPEC §8: the dismissible banner. */
+  /** The message of the dismissible error banner (docs/product.md#body). */
   error: string | null;
   /** The group became unreachable for good (e.g. it no longer exists). */
   fatal: string | null;
@@ -71,7 +71,7 @@ export interface GroupViewState {
   access: AccessLevel;
   /** Who has the group open now (presence), one entry per browser. */
   members: readonly PresenceMember[];
-  /** Goals just reached, live (issue 17): each shown for GOAL_NOTICE_MS, oldest first. */
+  /** Goals just reached, live: each shown for GOAL_NOTICE_MS, oldest first. */
   goalNotices: readonly GoalNotice[];
   /** The server can save changes now; false while its database is away (changes wait here). */
   saving: boolean;
@@ -90,8 +90,8 @@ export const GOAL_NOTICE_MS = 6_000;
 const GOAL_NOTICES_MAX = 3;
 
 /**
- * What the page says when a reorder or a section's maximum could not be saved and the server
- * sent no message of its own. (To move to shared/messages.ts with the issue 17 contract.)
+ * What the page says when a reorder or a section's maximum could not be saved and the server sent
+ * no message of its own. (Not yet in shared/messages.ts, where the banner's other messages are.)
  */
 export const FAILED_TO_REORDER = 'Failed to save the new order';
 export const FAILED_TO_UPDATE_SECTION = 'Failed to update the section';
@@ -137,7 +137,7 @@ export class GroupStore {
   private readonly goalTimers = new Set<number>();
   /** Reorders sent again after the server found them out of date (each is retried once). */
   private readonly reorderRetries = new Set<string>();
-  /** Issue 18: each counter's recent server values, for its pace (lib/pace.ts). */
+  /** Each counter's recent server values, for its pace (lib/pace.ts). */
   private readonly pace = new PaceTracker();
   private state: GroupViewState;
 
@@ -326,7 +326,7 @@ export class GroupStore {
     return this.views.get(base, this.lanes.revisionOf(id), this.lanes.opsOf(id));
   }
 
-  /** Issue 18: the counter's recent values (the same array until it changes), for its pace. */
+  /** The counter's recent values (the same array until it changes), for its pace. */
   paceSamples(counterId: string): readonly PaceSample[] {
     return this.pace.samplesOf(counterId);
   }
@@ -374,9 +374,9 @@ export class GroupStore {
   }
 
   /**
-   * Puts the counters in this order (issue 17): shown at once, sent as one reorder. Counters it
-   * does not list keep their relative order after the listed ones; the list sent names every
-   * counter the server has when it leaves (see `prepare`).
+   * Puts the counters in this order: shown at once, sent as one reorder. Counters it does not list
+   * keep their relative order after the listed ones; the list sent names every counter the server
+   * has when it leaves (see `prepare`).
    */
   reorder(counterIds: readonly string[]): void {
     const current = this.state.counters;
@@ -511,7 +511,7 @@ export class GroupStore {
       },
       (error: unknown) => {
         if (this.disposed || this.server.loaded) return;
-        // SPEC §8: the error's message, else 'Failed to load counters'.
+        // The server's message, else 'Failed to load counters' (docs/product.md#body).
         const message =
           (error instanceof ApiRequestError ? error.serverMessage : undefined) ??
           MESSAGES.failedToLoadCounters;
@@ -593,7 +593,7 @@ export class GroupStore {
         this.error = serverMessage ?? MESSAGES.failedToCreateCounter;
         return;
       case 'group':
-        // SPEC §8: group update failures are only logged.
+        // A failed group update (name, picture, settings) is only logged: no banner.
         console.error('Failed to update group', error);
         return;
       case 'reorder':

@@ -15,7 +15,7 @@ import { changeCount, type Op, type OpResult, type StoredOp } from './ops.js';
 /** The lanes of the changes that belong to no counter. */
 export const GROUP_LANE = '#group';
 export const CREATE_LANE = '#create';
-/** Issue 17: the counters' order, a lane of its own (a reorder waits for no counter's taps). */
+/** The counters' order, a lane of its own (a reorder waits for no counter's taps). */
 export const ORDER_LANE = '#order';
 
 /** Retry delays for operations that got no answer, ms (doubling, capped). */

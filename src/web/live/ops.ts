@@ -31,9 +31,9 @@ export type StoredOp =
   | { kind: 'delete'; opId: string; counterId: string; name?: string }
   | { kind: 'create'; opId: string }
   | { kind: 'group'; opId: string; patch: GroupPatch }
-  /** Issue 17: every counter of the group, in the new order (PUT …/order). */
+  /** Every counter of the group, in the new order (PUT …/order). */
   | { kind: 'reorder'; opId: string; counterIds: string[] }
-  /** Issue 17: a section's maximum set (a number) or cleared (null) (PUT …/sections/{section}). */
+  /** A section's maximum set (a number) or cleared (null) (PUT …/sections/{section}). */
   | { kind: 'section'; opId: string; section: string; max: number | null };
 
 /**

@@ -1,9 +1,9 @@
 /**
- * The offline outbox (issue 8): this tab's unconfirmed changes to one group, written to
- * localStorage on every change so they outlive a reload, a crash or a phone dropping the tab, and
- * sent once the server is reachable again. Each keeps its operation id (Idempotency-Key): a resend
- * of a change the server already applied is answered from the server's memory of operation ids
- * (24 h, server/app.ts) and applied once.
+ * The offline outbox (ADR 11, docs/product.md#offline-queue): this tab's unconfirmed changes to one
+ * group, written to localStorage on every change so they outlive a reload, a crash or a phone
+ * dropping the tab, and sent once the server is reachable again. Each keeps its operation id
+ * (Idempotency-Key): a resend of a change the server already applied is answered from the server's
+ * memory of operation ids (24 h, server/app.ts) and applied once.
  *
  * Layout: one entry per tab and group, `tally:outbox:<group>:<tab>`. The tab's id lives in
  * sessionStorage, which a reload of the same tab keeps. While open, a tab holds a Web Lock named

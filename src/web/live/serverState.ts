@@ -10,11 +10,11 @@
  * it no newer than that is a late event and ignored; a newer one is the counter coming back (an
  * undo). Groups have no version: the snapshot's `seq` and each change's `seq` order them.
  *
- * Order (issue 17): the server's order is the truth. The list and the snapshot come in it, and a
+ * Order: the server's order is the truth. The list and the snapshot come in it, and a
  * `counters.reordered` change replaces it when newer than what the order is known at. The server
- * lists the counters a reorder placed first, then the others (created since, or never reordered)
- * by creation time: a counter new to this tab joins that unplaced tail by its creation time, so a
- * new counter goes last and one an undo brings back returns to its place, as on the server.
+ * lists the counters a reorder placed first, then the others (created since, or never reordered) by
+ * creation time: a counter new to this tab joins that unplaced tail by its creation time, so a new
+ * counter goes last and one an undo brings back returns to its place, as on the server.
  */
 import type { Counter, CounterOrder, Group } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
@@ -25,7 +25,7 @@ export interface ServerState {
   /** The change number `group` is known at. */
   readonly groupSeq: number;
   readonly counters: ReadonlyMap<string, Counter>;
-  /** Counter ids in the server's order (the group's order, issue 17). */
+  /** Counter ids in the server's order (the group's order, docs/product.md#order). */
   readonly order: readonly string[];
   /** The change number `order` is known at (-1: only from the list, no change number). */
   readonly orderSeq: number;

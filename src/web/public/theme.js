@@ -1,6 +1,7 @@
 /* global document, localStorage */
 // Runs synchronously in <head>, before the first paint, so a light-theme user never sees a dark
-// flash and vice versa. Dark is the default (SPEC §2). The key must match src/web/lib/storage.ts.
+// flash and vice versa. Dark is the default (docs/product.md#theme). The key must match
+// src/web/lib/storage.ts.
 (function () {
   var theme = 'dark';
   try {

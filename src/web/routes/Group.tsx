@@ -37,7 +37,10 @@ function showCanonicalAddress(snapshot: GroupSnapshot, key: string): void {
   }
 }
 
-/** SPEC §2 route /{groupName}?key=…: loading, then access denied or the group. */
+/**
+ * The route /{groupName}?key=… (docs/product.md#group-screen): loading, then access denied or
+ * the group.
+ */
 export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey: string | null }) {
   const access = useGroupAccess(rawName, accessKey, thisMember, showCanonicalAddress);
 

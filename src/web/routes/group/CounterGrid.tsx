@@ -1,7 +1,7 @@
 /**
  * The group screen's counters: loading, failed to load, none yet, or the grid of cards, in the
- * group's order, with sections as headed blocks (issue 17); reorder mode instead of the grid while
- * a member rearranges them; and the goals reached live, announced.
+ * group's order, with sections as headed blocks; reorder mode instead of the grid while a member
+ * rearranges them; and the goals reached live, announced.
  */
 import { lazy, Suspense, useEffect, useId, useState } from 'react';
 import type { Counter } from '../../../shared/api.js';
@@ -127,7 +127,7 @@ function Counters({ store, state, readOnly, showPending, onAddCounter }: GridPro
       </ul>
     );
   }
-  // Sections (issue 17): each block where its first counter is; the others stay in place.
+  // Sections: each block where its first counter is; the others stay in place.
   return (
     <div className="flex flex-col gap-8 pb-6">
       {layoutBlocks(counters, state.group.sectionLimits).map((block, index) => {

@@ -1,7 +1,8 @@
 /**
- * Issue 18: focus mode, one counter full screen. The whole screen increments; a separate, smaller
- * button decrements. Taps go through the store like the card's buttons (offline queue, coalescing)
- * and other members' taps arrive live. The screen is kept awake where the browser can.
+ * Focus mode, one counter full screen (docs/product.md#focus-mode). The whole screen increments; a
+ * separate, smaller button decrements. Taps go through the store like the card's buttons (offline
+ * queue, coalescing) and other members' taps arrive live. The screen is kept awake where the
+ * browser can.
  */
 import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { Minus, X } from '../../components/icons/index.js';

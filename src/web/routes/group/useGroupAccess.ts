@@ -1,8 +1,8 @@
 /**
  * Opening a group for a screen (the group screen and the display): the opening's two loads
- * (lib/opening.ts), then a started GroupStore, access denied with SPEC §5's message, or offline.
- * Offline (no answer at all: the network, not the key) tries again with a growing delay, and at
- * once when the browser says it is online; the store is disposed when the screen goes.
+ * (lib/opening.ts), then a started GroupStore, access denied with its reason, or offline. Offline
+ * (no answer at all: the network, not the key) tries again with a growing delay, and at once when
+ * the browser says it is online; the store is disposed when the screen goes.
  */
 import { useEffect, useState } from 'react';
 import type { GroupSnapshot } from '../../../shared/api.js';
@@ -100,7 +100,10 @@ export function useGroupAccess(
   return access;
 }
 
-/** SPEC §5 group screen messages, else the raw message, else 'Access denied'. */
+/**
+ * Why access was denied, in the words of docs/product.md#group-screen: the group screen's messages,
+ * else the server's message, else 'Access denied'.
+ */
 export function accessError(error: unknown): string {
   if (error instanceof ApiRequestError) {
     switch (error.code) {
