@@ -1,5 +1,5 @@
 /**
- * The screenshots in docs/screenshots (README, issues) come from the end-to-end tests, but only
+ * The screenshots in docs/screenshots (README and the docs) come from the end-to-end tests, but only
  * when a run asks for them: `TALLY_SCREENSHOTS=1 npm run test:e2e`. A plain run leaves them alone.
  */
 import path from 'node:path';
