@@ -69,18 +69,21 @@ export function toActivityEntry(row: ActivityRow): ActivityEntry {
     undoneBy: row.undone_by,
   };
   const detail: unknown = row.detail === null ? null : JSON.parse(row.detail);
-  const counterId = row.counter_id ?? '';
-  const counterName = row.counter_name ?? '';
-  const value = row.value_after;
+  // An entry about one counter names it and its value after the change; one about the group
+  // (its settings, the order of its counters) has none of the three.
+  const ofCounter = {
+    counterId: row.counter_id ?? '',
+    counterName: row.counter_name ?? '',
+    value: row.value_after,
+  };
+  const ofGroup = { counterId: null, counterName: null, value: null };
   switch (row.kind) {
     case 'counter.adjusted': {
       const delta = row.delta ?? 0;
       return {
         kind: row.kind,
         ...base,
-        counterId,
-        counterName,
-        value,
+        ...ofCounter,
         delta,
         // Entries written before taps recorded their amounts carry only the delta.
         increments: row.increments ?? Math.max(delta, 0),
@@ -93,9 +96,7 @@ export function toActivityEntry(row: ActivityRow): ActivityEntry {
       return {
         kind: row.kind,
         ...base,
-        counterId: null,
-        counterName: null,
-        value: null,
+        ...ofGroup,
         from: order.from,
         to: order.to,
       };
@@ -105,9 +106,7 @@ export function toActivityEntry(row: ActivityRow): ActivityEntry {
       return {
         kind: row.kind,
         ...base,
-        counterId,
-        counterName,
-        value,
+        ...ofCounter,
         final: period.final,
         periodStart: new Date(period.periodStart).toISOString(),
         periodEnd: new Date(period.periodEnd).toISOString(),
@@ -117,9 +116,7 @@ export function toActivityEntry(row: ActivityRow): ActivityEntry {
       return {
         kind: row.kind,
         ...base,
-        counterId,
-        counterName,
-        value,
+        ...ofCounter,
         changes: ChangesSchema.parse(detail),
       };
     case 'counter.created':
@@ -127,18 +124,14 @@ export function toActivityEntry(row: ActivityRow): ActivityEntry {
       return {
         kind: row.kind,
         ...base,
-        counterId,
-        counterName,
-        value,
+        ...ofCounter,
         counter: CounterSnapshotSchema.parse(detail),
       };
     case 'group.updated':
       return {
         kind: row.kind,
         ...base,
-        counterId: null,
-        counterName: null,
-        value: null,
+        ...ofGroup,
         changes: ChangesSchema.parse(detail),
       };
     default:
