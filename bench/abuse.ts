@@ -1,7 +1,8 @@
 /**
  * `npm run bench:abuse [-- --preset smoke|full] [--runs N] [--attacks 1,3] [--store postgres]`:
- * issue 14's attacks, one at a time, each from 127.0.0.1 (attack 4 from 127.0.0.3–.6), while a
- * normal member on 127.0.0.2 taps in its own group and newcomers from fresh addresses join it.
+ * the abuse attacks (docs/benchmarks.md#abuse), one at a time, each from 127.0.0.1 (attack 4
+ * from 127.0.0.3–.6), while a normal member on 127.0.0.2 taps in its own group and newcomers from
+ * fresh addresses join it.
  * One table: the member's latency and errors, newcomers let in, the server's RSS and CPU, with
  * and without each attack, and what the attacker achieved. A measurement: missed targets do not
  * fail it; only a harness failure exits non-zero. Numbers go into docs/benchmarks.md by hand.
@@ -336,7 +337,10 @@ const COLUMNS: Column[] = [
   { title: 'server log lines', pick: (r) => r.logLines, format: (n) => n.toFixed(0) },
 ];
 
-/** Issue 14's target for the member while any single attack runs. */
+/**
+ * The target for the member while any single attack runs (docs/benchmarks.md#abuse): p99 ≤ 50 ms,
+ * no errors, every newcomer let in, and the server's RSS at most twice the no-attack phase's.
+ */
 const TARGET_P99_MS = 50;
 const TARGET_RSS_RATIO = 2;
 const TARGET_TEXT = `p99 ≤ ${String(TARGET_P99_MS)} ms, 0 errors, all newcomers in, RSS ≤ ${String(TARGET_RSS_RATIO)}×`;

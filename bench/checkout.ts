@@ -1,6 +1,6 @@
 /**
  * `--before DIR` of the benchmarks: another checkout's build, run in the same run as this one, so
- * a change's before and after are measured on the same machine state (issue 19).
+ * a change's before and after are measured on the same machine state.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

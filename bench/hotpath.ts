@@ -1,9 +1,10 @@
 /**
- * The hot path scenario (issue 19): many small groups, one tapping member and the others watching,
- * live `mutate` taps at a few fixed rates, Tally against a bare `ws` server that speaks the same
- * message pattern (baselines/ws-pattern.ts). What it reports per rate: taps acknowledged per
- * second, the server's CPU time per acknowledged tap during the tapping window, the tapper's
- * answer latency and the watchers' delivery latency, and lost or duplicated taps.
+ * The hot path scenario (ADR 20, docs/benchmarks.md#hot-path): many small groups, one tapping
+ * member and the others watching, live `mutate` taps at a few fixed rates, Tally against a bare
+ * `ws` server that speaks the same message pattern (baselines/ws-pattern.ts). What it reports per
+ * rate: taps acknowledged per second, the server's CPU time per acknowledged tap during the
+ * tapping window, the tapper's answer latency and the watchers' delivery latency, and lost or
+ * duplicated taps.
  *
  * Each run starts a fresh server per target and keeps it for every rate (ascending), with the
  * same clients; before each rate's window the server must be idle again (quiesce), so what the

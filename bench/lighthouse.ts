@@ -1,11 +1,13 @@
 /**
- * Issue 5's front-end target: Lighthouse performance score >= 95 on the group screen (and issue
- * 18's on the display, mobile and desktop).
+ * The front end's target (docs/benchmarks.md#front-end): Lighthouse performance score >= 95 on the
+ * group screen and on the TV display, mobile and desktop.
  *
  * End to end: builds the app (`npm run build`), starts the built server on PORT (4321) with a
  * throwaway SQLite file under /tmp/lh, creates a group with a few counters through the API, then
  * runs Lighthouse (performance category only) against the landing page, the group screen
- * (`/{name}?key={key}`) and the display (`/{name}/display?key={key}`, issue 18) in Debian's chromium, and prints the score with FCP, LCP, TBT and CLS.
+ * (`/{name}?key={key}`) and the TV display (`/{name}/display?key={key}`,
+ * docs/product.md#tv-display) in Debian's chromium, and prints the score with FCP, LCP, TBT and
+ * CLS.
  * Each page is measured --runs times (default 3) per form factor; the median run by score is
  * shown (Lighthouse's own advice for a noisy machine).
  *

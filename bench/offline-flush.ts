@@ -1,5 +1,6 @@
 /**
- * Issue 8: how long after the network comes back the offline queue is sent and confirmed.
+ * The offline queue (ADR 11, docs/benchmarks.md#offline-queue): how long after the network comes
+ * back the queued changes are sent and confirmed.
  *
  * End to end in Debian's Chromium (Playwright) against the built server (`npm run build` first,
  * or --skip-build) on a throwaway SQLite file. Each round opens a fresh group with --counters

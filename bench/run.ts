@@ -5,9 +5,10 @@
  * machine described. The overload scenario (Tally only, ADR 13) ramps the offered rate to find
  * the peak, then offers twice the peak, and prints the curve.
  *
- * `npm run bench -- --scenarios hotpath [--preset full] [--runs 3]`: the hot path of issue 19,
- * many groups of 5 (1 taps, 4 watch) at a few rates, Tally on SQLite against a bare `ws` server
- * speaking the same message pattern, server CPU per tap and latency (hotpath.ts).
+ * `npm run bench -- --scenarios hotpath [--preset full] [--runs 3]`: the hot path (ADR 20,
+ * docs/benchmarks.md#hot-path), many groups of 5 (1 taps, 4 watch) at a few rates, Tally on
+ * SQLite against a bare `ws` server speaking the same message pattern, server CPU per tap and
+ * latency (hotpath.ts).
  *
  * `npm run bench -- --store postgres --instances 2 [--runs 3]`: the store comparison (stores.ts),
  * Tally on PostgreSQL with tappers and watchers on different instances against Tally on SQLite,
@@ -87,7 +88,7 @@ interface Preset {
   overload: OverloadShape;
   /** Store comparison (Tally on PostgreSQL, several instances, against SQLite, one instance). */
   stores: StoresShape;
-  /** Hot path (issue 19): Tally on SQLite against the bare `ws` server of the same pattern. */
+  /** Hot path (ADR 20): Tally on SQLite against the bare `ws` server of the same pattern. */
   hotpath: HotpathShape;
 }
 
@@ -151,7 +152,8 @@ const PRESETS: Record<string, Preset> = {
       ramp: [500, 2_000, 5_000, 10_000, 20_000, 30_000],
       stepMs: 5_000,
     },
-    // Issue 19's shape: 400 groups of 5, 1 tapper each (25 taps/s at 10,000/s), 8 s per rate.
+    // The hot path's shape (ADR 20): 400 groups of 5, 1 tapper each (25 taps/s at 10,000/s),
+    // 8 s per rate.
     hotpath: {
       groups: 400,
       members: 5,
@@ -596,7 +598,7 @@ async function compareHotpath(targets: Target[]): Promise<HotpathOutcome> {
 function printHotpath(outcome: HotpathOutcome): void {
   const shape = preset.hotpath;
   console.log(
-    `\nHot path (issue 19): ${int(shape.groups)} groups of ${shape.members} (${shape.tappers} taps, ${shape.members - shape.tappers} watch), live taps open loop, ${shape.durationMs / 1_000} s per rate, rates ascending on one fresh server per target and run, server idle again before each window. CPU µs/tap = server CPU time during the tapping window ÷ taps acknowledged in it; ÷ bare = that ratio to ${patternBaseline.name} (baselines/ws-pattern.ts), run by run. answer = tap sent → the tapper's ack; delivery = tap sent → the change at each watcher. ${repeats > 1 ? `Median (range) of ${repeats} runs; lost / dup / unanswered summed over the runs.` : 'One run.'}\n`,
+    `\nHot path (ADR 20): ${int(shape.groups)} groups of ${shape.members} (${shape.tappers} taps, ${shape.members - shape.tappers} watch), live taps open loop, ${shape.durationMs / 1_000} s per rate, rates ascending on one fresh server per target and run, server idle again before each window. CPU µs/tap = server CPU time during the tapping window ÷ taps acknowledged in it; ÷ bare = that ratio to ${patternBaseline.name} (baselines/ws-pattern.ts), run by run. answer = tap sent → the tapper's ack; delivery = tap sent → the change at each watcher. ${repeats > 1 ? `Median (range) of ${repeats} runs; lost / dup / unanswered summed over the runs.` : 'One run.'}\n`,
   );
   outcome.loads.forEach((load, run) => {
     console.log(
@@ -678,7 +680,8 @@ async function main(): Promise<void> {
   const results: TargetResult[] = [];
   for (const target of targets) results.push(await measure(target));
   const endLoad = loadAverage();
-  // --before DIR: the same scenario on another checkout's build, in the same run (issue 19).
+  // --before DIR: the same scenario on another checkout's build, in the same run, so a change's
+  // before and after share the machine's state (bench/checkout.ts).
   const beforeIds = values['before-ids'];
   if (beforeIds !== 'opaque' && beforeIds !== 'numbered') {
     throw new Error(`--before-ids is opaque or numbered, not ${beforeIds}`);

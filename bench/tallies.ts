@@ -1,8 +1,9 @@
 /**
- * `npm run bench:tallies`: what GET …/tallies costs at the activity log's cap (issue 17). One
- * group holds ACTIVITY_ENTRIES taps by 20 members on 50 counters; the store answers the whole
- * group's tallies, one counter's, and "this period" (the newest tenth), against a baseline read
- * in the same run: one page of the activity log (50 entries), the panel's everyday read.
+ * `npm run bench:tallies`: what GET …/tallies costs at the activity log's cap (ADR 19,
+ * docs/benchmarks.md#tallies). One group holds ACTIVITY_ENTRIES taps by 20 members on 50
+ * counters; the store answers the whole group's tallies, one counter's, and "this period" (the
+ * newest tenth), against a baseline read in the same run: one page of the activity log (50
+ * entries), the panel's everyday read.
  * Reports the median and range of RUNS reads each, and the load average.
  */
 import fs from 'node:fs';

@@ -1,7 +1,8 @@
 /* global process, console */
 // `npm start` runs this first: it builds (npm run build) only when the build is missing or older
 // than what it is built from, so a restart — after a crash, a deploy of the same code, a
-// `kill -9` — answers in well under a second instead of rebuilding for seconds every time.
+// `kill -9` — answers in well under a second instead of rebuilding for seconds every time
+// (docs/benchmarks.md#restart).
 // The build removes dist/.build-stamp first and writes it last, so a build cut off halfway
 // counts as missing.
 import { spawnSync } from 'node:child_process';

@@ -68,7 +68,7 @@ try {
 }
 
 // Chromium writes plain deflate; optipng (Debian: apt-get install optipng) shrinks the gradients
-// losslessly to about a third (icon-512: 88 KB to 27 KB), which every install precaches.
+// losslessly, and every install precaches the icons (docs/benchmarks.md#front-end has the sizes).
 const files = ICONS.map((icon) => path.join(OUT, icon.file));
 const optimised = spawnSync('optipng', ['-quiet', '-o5', '-strip', 'all', ...files], {
   stdio: 'inherit',

@@ -1,7 +1,8 @@
 /**
- * The attacks of issue 14, each from a client with no special rights, bounded in count and time,
- * only against the local server under test. Each runs in its own process (bench/abuse/attacker.ts)
- * so the attacker's own work never slows the member's measurements in the main process.
+ * The abuse attacks (docs/benchmarks.md#abuse), each from a client with no special rights,
+ * bounded in count and time, only against the local server under test. Each runs in its own
+ * process (bench/abuse/attacker.ts) so the attacker's own work never slows the member's
+ * measurements in the main process.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -19,7 +20,10 @@ import {
   Tally,
 } from './net.js';
 
-/** Every attack comes from this address unless it needs several (issue 14). */
+/**
+ * Every attack comes from this address unless it needs several; the member and the newcomers
+ * use others.
+ */
 export const ATTACKER = '127.0.0.1';
 /** The wrong-key flood's four addresses (attack 4). */
 const WRONG_KEY_ADDRESSES = ['127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6'];
@@ -350,7 +354,7 @@ export const connectionFlood: Attack = {
   },
 };
 
-/** Wrong keys per second from the four addresses together (issue 14). */
+/** Wrong keys per second from the four addresses together: ADR 5's hostile client (amended). */
 const WRONG_KEYS_PER_SECOND = 80;
 
 export const wrongKeyFlood: Attack = {
@@ -433,7 +437,7 @@ export const groupFlood: Attack = {
   },
 };
 
-/** Poisoned taps per second, REST and live together (issue 14). */
+/** Poisoned taps per second, REST and live together (docs/benchmarks.md#abuse). */
 const POISONED_PER_SECOND = 55;
 
 export const poisonedInput: Attack = {
@@ -502,7 +506,7 @@ export const poisonedInput: Attack = {
   },
 };
 
-/** The presence storm's sockets and their renames per second each (issue 14). */
+/** The presence storm's sockets and their renames per second each (docs/benchmarks.md#abuse). */
 const STORM_SOCKETS = 30;
 const RENAMES_PER_SECOND = 20;
 
@@ -546,7 +550,7 @@ export const presenceStorm: Attack = {
   },
 };
 
-/** Sockets that authenticate to the large group and never read (issue 14). */
+/** Sockets that authenticate to the large group and never read (docs/benchmarks.md#abuse). */
 const NON_READERS = 10;
 /** Attack 8 run alone builds its large group within this time, ms. */
 const LARGE_GROUP_SETUP_MS = 60_000;

@@ -1,6 +1,7 @@
 /**
  * Baseline 3: a bare `ws` server that speaks Tally's live message pattern with no storage, no
- * validation library and no batching — what the hot path (issue 19) is compared with.
+ * validation library and no batching — what the hot path (400 groups of 5, ADR 20) is compared
+ * with.
  *
  *   auth   → `ready` shaped like Tally's (the group and its counter), then `presence`, as Tally;
  *   mutate → JSON.parse, the counter's value, version and change number kept in memory, then ONE
