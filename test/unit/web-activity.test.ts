@@ -155,18 +155,18 @@ describe('undo toast texts', () => {
   });
 
   it('explains why an undo did not happen', () => {
-    expect(undoErrorMessage(new ApiRequestError(409, 'already_undone', 'x'))).toBe(
-      'This change was already undone.',
-    );
-    expect(undoErrorMessage(new ApiRequestError(404, 'counter_not_found', 'x'))).toMatch(
-      /counter no longer exists/,
-    );
-    expect(undoErrorMessage(new ApiRequestError(422, 'value_out_of_range', 'x'))).toMatch(
-      /out of range/,
-    );
-    expect(undoErrorMessage(new ApiRequestError(404, 'activity_not_found', 'x'))).toMatch(
-      /no longer be undone/,
-    );
+    expect(
+      undoErrorMessage(new ApiRequestError(409, { code: 'already_undone', message: 'x' })),
+    ).toBe('This change was already undone.');
+    expect(
+      undoErrorMessage(new ApiRequestError(404, { code: 'counter_not_found', message: 'x' })),
+    ).toMatch(/counter no longer exists/);
+    expect(
+      undoErrorMessage(new ApiRequestError(422, { code: 'value_out_of_range', message: 'x' })),
+    ).toMatch(/out of range/);
+    expect(
+      undoErrorMessage(new ApiRequestError(404, { code: 'activity_not_found', message: 'x' })),
+    ).toMatch(/no longer be undone/);
   });
 });
 

@@ -295,16 +295,18 @@ describe('undo refusals: limits, automatic resets and ended periods', () => {
   it('limits and changes that cannot be undone show the server’s sentence', () => {
     expect(
       undoErrorMessage(
-        new ApiRequestError(
-          409,
-          'limit_reached',
-          'Limit reached: this counter cannot go above 10.',
-        ),
+        new ApiRequestError(409, {
+          code: 'limit_reached',
+          message: 'Limit reached: this counter cannot go above 10.',
+        }),
       ),
     ).toBe('Cannot undo. Limit reached: this counter cannot go above 10.');
     expect(
       undoErrorMessage(
-        new ApiRequestError(409, 'cannot_undo', 'An automatic reset cannot be undone.'),
+        new ApiRequestError(409, {
+          code: 'cannot_undo',
+          message: 'An automatic reset cannot be undone.',
+        }),
       ),
     ).toBe('An automatic reset cannot be undone.');
   });

@@ -18,35 +18,41 @@ import {
   reopenDelay,
 } from '../../src/web/routes/group/useGroupAccess.js';
 
+/** Viewports: a TV or projector (1080p) and a smaller screen (720p). */
+const FULL_HD = { width: 1920, height: 1080 };
+const HD = { width: 1280, height: 720 };
+
 describe('displayLayout', () => {
   it('fills a TV with few counters: values at least 10 % of the height', () => {
     for (const count of [1, 2, 3, 4]) {
-      const layout = displayLayout(count, 1920, 1080);
+      const layout = displayLayout(FULL_HD, { count });
       expect(layout.valueSize).toBeGreaterThanOrEqual(108);
       expect(layout.columns * layout.rows).toBeGreaterThanOrEqual(count);
     }
   });
 
   it('keeps values at 48 px or more at 1280×720 with 12 counters', () => {
-    const layout = displayLayout(12, 1280, 720);
+    const layout = displayLayout(HD, { count: 12 });
     expect(layout.valueSize).toBeGreaterThanOrEqual(48);
     expect(layout.columns * layout.rows).toBeGreaterThanOrEqual(12);
     expect(layout.columns).toBeGreaterThan(1);
   });
 
   it('never goes below the minimum, even with many counters or a phone', () => {
-    expect(displayLayout(200, 1280, 720).valueSize).toBe(MIN_VALUE_PX);
-    expect(displayLayout(12, 360, 640).valueSize).toBeGreaterThanOrEqual(MIN_VALUE_PX);
+    expect(displayLayout(HD, { count: 200 }).valueSize).toBe(MIN_VALUE_PX);
+    expect(
+      displayLayout({ width: 360, height: 640 }, { count: 12 }).valueSize,
+    ).toBeGreaterThanOrEqual(MIN_VALUE_PX);
   });
 
   it('prefers wide grids on wide screens and tall ones on phones', () => {
-    expect(displayLayout(4, 1920, 1080).columns).toBeGreaterThanOrEqual(2);
-    expect(displayLayout(4, 360, 800).columns).toBe(1);
+    expect(displayLayout(FULL_HD, { count: 4 }).columns).toBeGreaterThanOrEqual(2);
+    expect(displayLayout({ width: 360, height: 800 }, { count: 4 }).columns).toBe(1);
   });
 
   it('shrinks the value for wider numbers', () => {
-    expect(displayLayout(6, 1280, 720, 7).valueSize).toBeLessThan(
-      displayLayout(6, 1280, 720, 1).valueSize,
+    expect(displayLayout(HD, { count: 6, digits: 7 }).valueSize).toBeLessThan(
+      displayLayout(HD, { count: 6, digits: 1 }).valueSize,
     );
   });
 
@@ -58,7 +64,7 @@ describe('displayLayout', () => {
     ] as const) {
       for (const count of [1, 3, 6, 12]) {
         for (const lines of [1, 3, 4.5]) {
-          const layout = displayLayout(count, width, height, 3, lines);
+          const layout = displayLayout({ width, height }, { count, digits: 3, lines });
           if (layout.valueSize === MIN_VALUE_PX) continue; // the page scrolls instead
           const cellHeight = (height - HEADER_PX - GAP_PX) / layout.rows - GAP_PX - CELL_PADDING_PX;
           const used =
@@ -81,18 +87,22 @@ describe('displayLayout', () => {
   });
 
   it('uses one column on a phone when cells have details, so they are never cut short', () => {
-    expect(displayLayout(6, 390, 844, 3, 3).columns).toBe(1);
-    expect(displayLayout(6, 390, 844, 3, 1).columns).toBe(2);
+    expect(
+      displayLayout({ width: 390, height: 844 }, { count: 6, digits: 3, lines: 3 }).columns,
+    ).toBe(1);
+    expect(
+      displayLayout({ width: 390, height: 844 }, { count: 6, digits: 3, lines: 1 }).columns,
+    ).toBe(2);
   });
 
   it('gives the value less room when a cell has more detail lines', () => {
-    expect(displayLayout(6, 1920, 1080, 3, 4.5).valueSize).toBeLessThan(
-      displayLayout(6, 1920, 1080, 3, 1).valueSize,
+    expect(displayLayout(FULL_HD, { count: 6, digits: 3, lines: 4.5 }).valueSize).toBeLessThan(
+      displayLayout(FULL_HD, { count: 6, digits: 3, lines: 1 }).valueSize,
     );
   });
 
   it('treats zero counters as one', () => {
-    expect(displayLayout(0, 1280, 720)).toEqual(displayLayout(1, 1280, 720));
+    expect(displayLayout(HD, { count: 0 })).toEqual(displayLayout(HD, { count: 1 }));
   });
 });
 

@@ -122,8 +122,9 @@ const tap = (counterId: string, direction: 'increment' | 'decrement' = 'incremen
   }) as const;
 const rename = (counterId: string, name: string) =>
   ({ kind: 'patch', counterId, patch: { name } }) as const;
-const offline = () => new ApiRequestError(0, 'network_error', 'Failed to fetch');
-const busy = (retryAfterMs = 0) => new ApiRequestError(503, 'busy', 'Busy', retryAfterMs);
+const offline = () => new ApiRequestError(0, { code: 'network_error', message: 'Failed to fetch' });
+const busy = (retryAfterMs = 0) =>
+  new ApiRequestError(503, { code: 'busy', message: 'Busy' }, retryAfterMs);
 
 describe('per-counter FIFO', () => {
   it('sends one request per counter at a time, in the order the changes were made', async () => {
@@ -273,7 +274,10 @@ describe('retries', () => {
   it('keeps retrying, and keeps the change, while the server cannot save', async () => {
     const { lanes, next, clock, events } = setup();
     lanes.enqueue(rename('c1', 'Teas'));
-    const unavailable = new ApiRequestError(503, 'storage_unavailable', 'Cannot save');
+    const unavailable = new ApiRequestError(503, {
+      code: 'storage_unavailable',
+      message: 'Cannot save',
+    });
     for (let attempt = 0; attempt < 3 * MAX_SERVER_RETRIES; attempt += 1) {
       await next().fail(unavailable);
       clock.fireAll();
@@ -288,7 +292,9 @@ describe('failures', () => {
     const { lanes, next, events, requests, clock } = setup();
     lanes.enqueue(rename('c1', 'Teas'));
     lanes.enqueue(rename('c1', 'Coffees'));
-    await next().fail(new ApiRequestError(400, 'validation_failed', 'Name too long'));
+    await next().fail(
+      new ApiRequestError(400, { code: 'validation_failed', message: 'Name too long' }),
+    );
 
     expect(events).toEqual(['failed op-1: Name too long']);
     expect(clock.timers.size).toBe(0);
@@ -300,7 +306,7 @@ describe('failures', () => {
     const { lanes, next, events, requests, clock } = setup();
     lanes.enqueue(rename('c1', 'Teas'));
     lanes.enqueue(rename('c1', 'Coffees'));
-    await next().fail(new ApiRequestError(403, 'wrong_key', 'Wrong key'));
+    await next().fail(new ApiRequestError(403, { code: 'wrong_key', message: 'Wrong key' }));
 
     expect(events).toEqual(['halted op-1']);
     expect(requests).toHaveLength(1);
@@ -320,7 +326,10 @@ describe('failures', () => {
 
 describe('limits', () => {
   const limit = () =>
-    new ApiRequestError(409, 'limit_reached', 'Limit reached: this counter cannot go above 10.');
+    new ApiRequestError(409, {
+      code: 'limit_reached',
+      message: 'Limit reached: this counter cannot go above 10.',
+    });
 
   it('drops taps the server refused at a limit at once, without a retry, and keeps nothing', async () => {
     const { lanes, next, events, clock, requests } = setup();
@@ -345,7 +354,10 @@ describe('limits', () => {
     const { lanes, next, events, clock } = setup();
     lanes.enqueue(rename('c1', 'Teas'));
     await next().fail(
-      new ApiRequestError(409, 'cannot_undo', 'An automatic reset cannot be undone.'),
+      new ApiRequestError(409, {
+        code: 'cannot_undo',
+        message: 'An automatic reset cannot be undone.',
+      }),
     );
     expect(events.at(-1)).toBe('failed op-1: An automatic reset cannot be undone.');
     expect(clock.timers.size).toBe(0);

@@ -152,19 +152,22 @@ describe('PaceTracker', () => {
   it('follows the store: changed counters only, a snapshot or a set value restarts', () => {
     const tracker = new PaceTracker();
     const a0 = { ...steps, value: 0 };
-    tracker.follow(new Map(), new Map([['a', a0]]), at(0), false);
+    tracker.follow(new Map(), new Map([['a', a0]]), { time: at(0), reload: false });
     const a1 = { ...steps, value: 3 };
-    tracker.follow(new Map([['a', a0]]), new Map([['a', a1]]), at(10), false);
+    tracker.follow(new Map([['a', a0]]), new Map([['a', a1]]), { time: at(10), reload: false });
     expect(tracker.samplesOf('a')).toEqual([s(0, 0), s(10, 3)]);
     // Unchanged counter objects are not looked at again.
-    tracker.follow(new Map([['a', a1]]), new Map([['a', a1]]), at(20), false);
+    tracker.follow(new Map([['a', a1]]), new Map([['a', a1]]), { time: at(20), reload: false });
     expect(tracker.samplesOf('a')).toHaveLength(2);
     // A value typed in (far more than a few taps) is no pace.
     const typed = { ...steps, value: 500 };
-    tracker.follow(new Map([['a', a1]]), new Map([['a', typed]]), at(30), false);
+    tracker.follow(new Map([['a', a1]]), new Map([['a', typed]]), { time: at(30), reload: false });
     expect(tracker.samplesOf('a')).toEqual([s(30, 500)]);
     // A snapshot after reconnecting: changes missed meanwhile are no pace either.
-    tracker.follow(new Map(), new Map([['a', { ...steps, value: 510 }]]), at(40), true);
+    tracker.follow(new Map(), new Map([['a', { ...steps, value: 510 }]]), {
+      time: at(40),
+      reload: true,
+    });
     expect(tracker.samplesOf('a')).toEqual([s(40, 510)]);
     tracker.forget('a');
     expect(tracker.samplesOf('a')).toEqual([]);

@@ -31,36 +31,64 @@ describe('period kinds, told by their length', () => {
 });
 
 describe('midnights in a time zone', () => {
+  const calendarDay = (year: number, month: number, day: number) => ({ year, month, day });
+
   it('finds the UTC instant of a local midnight, daylight saving time included', () => {
-    expect(iso(startOfDay(2026, 11, 23, 'UTC'))).toBe('2026-11-23T00:00:00.000Z');
-    expect(iso(startOfDay(2026, 11, 23, 'Europe/Berlin'))).toBe('2026-11-22T23:00:00.000Z');
-    expect(iso(startOfDay(2026, 7, 1, 'Europe/Berlin'))).toBe('2026-06-30T22:00:00.000Z');
-    expect(iso(startOfDay(2026, 11, 23, 'America/New_York'))).toBe('2026-11-23T05:00:00.000Z');
-    expect(iso(startOfDay(2026, 11, 23, 'Asia/Kolkata'))).toBe('2026-11-22T18:30:00.000Z');
+    expect(iso(startOfDay(calendarDay(2026, 11, 23), 'UTC'))).toBe('2026-11-23T00:00:00.000Z');
+    expect(iso(startOfDay(calendarDay(2026, 11, 23), 'Europe/Berlin'))).toBe(
+      '2026-11-22T23:00:00.000Z',
+    );
+    expect(iso(startOfDay(calendarDay(2026, 7, 1), 'Europe/Berlin'))).toBe(
+      '2026-06-30T22:00:00.000Z',
+    );
+    expect(iso(startOfDay(calendarDay(2026, 11, 23), 'America/New_York'))).toBe(
+      '2026-11-23T05:00:00.000Z',
+    );
+    expect(iso(startOfDay(calendarDay(2026, 11, 23), 'Asia/Kolkata'))).toBe(
+      '2026-11-22T18:30:00.000Z',
+    );
     // The day daylight saving time ends in New York (1 Nov 2026): midnight is still EDT.
-    expect(iso(startOfDay(2026, 11, 1, 'America/New_York'))).toBe('2026-11-01T04:00:00.000Z');
+    expect(iso(startOfDay(calendarDay(2026, 11, 1), 'America/New_York'))).toBe(
+      '2026-11-01T04:00:00.000Z',
+    );
   });
 
   it('where clocks skip midnight, the day starts when it begins (01:00)', () => {
     // Santiago springs forward at 24:00 on Saturday 5 Sep 2026: 6 Sep has no 00:00 and begins
     // at 01:00 local (−03), which is 04:00 UTC.
-    expect(iso(startOfDay(2026, 9, 6, 'America/Santiago'))).toBe('2026-09-06T04:00:00.000Z');
+    expect(iso(startOfDay(calendarDay(2026, 9, 6), 'America/Santiago'))).toBe(
+      '2026-09-06T04:00:00.000Z',
+    );
   });
 
   it('today, this week (from the chosen first day) and this month, in the group’s zone', () => {
     // Wednesday 25 Nov 2026, 00:30 in Berlin (still Tuesday 24 Nov in UTC).
     const now = Date.parse('2026-11-24T23:30:00Z');
-    expect(iso(startOfPeriod(now, 'day', 'Europe/Berlin'))).toBe('2026-11-24T23:00:00.000Z');
-    expect(iso(startOfPeriod(now, 'day', 'UTC'))).toBe('2026-11-24T00:00:00.000Z');
+    expect(iso(startOfPeriod(now, 'day', { timeZone: 'Europe/Berlin' }))).toBe(
+      '2026-11-24T23:00:00.000Z',
+    );
+    expect(iso(startOfPeriod(now, 'day', { timeZone: 'UTC' }))).toBe('2026-11-24T00:00:00.000Z');
     // Weeks from Monday: Monday 23 Nov. From Sunday: Sunday 22 Nov. From Wednesday: today.
-    expect(iso(startOfPeriod(now, 'week', 'Europe/Berlin', 1))).toBe('2026-11-22T23:00:00.000Z');
-    expect(iso(startOfPeriod(now, 'week', 'Europe/Berlin', 7))).toBe('2026-11-21T23:00:00.000Z');
-    expect(iso(startOfPeriod(now, 'week', 'Europe/Berlin', 3))).toBe('2026-11-24T23:00:00.000Z');
-    expect(iso(startOfPeriod(now, 'month', 'Europe/Berlin'))).toBe('2026-10-31T23:00:00.000Z');
+    expect(iso(startOfPeriod(now, 'week', { timeZone: 'Europe/Berlin', weekStart: 1 }))).toBe(
+      '2026-11-22T23:00:00.000Z',
+    );
+    expect(iso(startOfPeriod(now, 'week', { timeZone: 'Europe/Berlin', weekStart: 7 }))).toBe(
+      '2026-11-21T23:00:00.000Z',
+    );
+    expect(iso(startOfPeriod(now, 'week', { timeZone: 'Europe/Berlin', weekStart: 3 }))).toBe(
+      '2026-11-24T23:00:00.000Z',
+    );
+    expect(iso(startOfPeriod(now, 'month', { timeZone: 'Europe/Berlin' }))).toBe(
+      '2026-10-31T23:00:00.000Z',
+    );
     // Across a year and a month boundary: Friday 1 Jan 2027, weeks from Monday.
     const newYear = Date.parse('2027-01-01T10:00:00Z');
-    expect(iso(startOfPeriod(newYear, 'week', 'UTC', 1))).toBe('2026-12-28T00:00:00.000Z');
-    expect(iso(startOfPeriod(newYear, 'month', 'UTC'))).toBe('2027-01-01T00:00:00.000Z');
+    expect(iso(startOfPeriod(newYear, 'week', { timeZone: 'UTC', weekStart: 1 }))).toBe(
+      '2026-12-28T00:00:00.000Z',
+    );
+    expect(iso(startOfPeriod(newYear, 'month', { timeZone: 'UTC' }))).toBe(
+      '2027-01-01T00:00:00.000Z',
+    );
   });
 });
 
@@ -105,8 +133,7 @@ describe('the period list of a counter', () => {
         period('2026-11-22T23:00:00Z', '2026-11-23T23:00:00Z', 0),
         period('2026-11-21T23:00:00Z', '2026-11-22T23:00:00Z', -6),
       ],
-      'Europe/Berlin',
-      now,
+      { timeZone: 'Europe/Berlin', now },
     );
     expect(rows.map(({ label, value, current }) => [label, value, current])).toEqual([
       ['Today', 4, true],
@@ -119,11 +146,17 @@ describe('the period list of a counter', () => {
   });
 
   it('a weekly counter without ended periods yet shows only this week; all zero draws no bars', () => {
-    const rows = periodRows({ value: 0, reset: 'weekly', periodStart: null }, [], 'UTC', now);
+    const rows = periodRows({ value: 0, reset: 'weekly', periodStart: null }, [], {
+      timeZone: 'UTC',
+      now,
+    });
     expect(rows).toEqual([
       { key: 'current-', label: 'This week', value: 0, current: true, share: 0 },
     ]);
-    const monthly = periodRows({ value: 3, reset: 'monthly', periodStart: null }, [], 'UTC', now);
+    const monthly = periodRows({ value: 3, reset: 'monthly', periodStart: null }, [], {
+      timeZone: 'UTC',
+      now,
+    });
     expect(monthly[0]?.label).toBe('This month');
   });
 });

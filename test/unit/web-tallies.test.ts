@@ -73,40 +73,40 @@ describe('the board’s caption', () => {
   const now = Date.parse('2026-11-25T10:00:00Z');
 
   it('says which range, from when, in the group’s zone', () => {
-    expect(describeRange('all', null, null, 'UTC', now).title).toBe('All time');
-    const today = describeRange(
-      'day',
-      Date.parse('2026-11-24T23:00:00Z'),
-      null,
-      'Europe/Berlin',
-      now,
+    expect(describeRange({ range: 'all', since: null }, null, { timeZone: 'UTC', now }).title).toBe(
+      'All time',
     );
+    const today = describeRange({ range: 'day', since: Date.parse('2026-11-24T23:00:00Z') }, null, {
+      timeZone: 'Europe/Berlin',
+      now,
+    });
     expect(today.title).toBe('Today');
     expect(today.detail).toMatch(/^Since 00:00 \(Europe\/Berlin\)\. /);
-    const week = describeRange(
-      'week',
-      Date.parse('2026-11-22T23:00:00Z'),
-      null,
-      'Europe/Berlin',
+    const week = describeRange({ range: 'week', since: Date.parse('2026-11-22T23:00:00Z') }, null, {
+      timeZone: 'Europe/Berlin',
       now,
-    );
+    });
     expect(week.title).toBe('This week');
     expect(week.detail).toMatch(/^Since Mon 23 Nov, 00:00 \(Europe\/Berlin\)\. /);
   });
 
   it('a counter’s own period is named after its reset', () => {
     const since = Date.parse('2026-11-25T00:00:00Z');
-    expect(describeRange('period', since, { name: 'Laps', reset: 'daily' }, 'UTC', now)).toEqual({
+    expect(
+      describeRange(
+        { range: 'period', since },
+        { name: 'Laps', reset: 'daily' },
+        { timeZone: 'UTC', now },
+      ),
+    ).toEqual({
       title: 'This period (today)',
       detail: 'Since 00:00 (UTC). Taps, steps included; typed values and undone taps do not count.',
     });
     expect(
       describeRange(
-        'period',
-        Date.parse('2026-11-01T00:00:00Z'),
+        { range: 'period', since: Date.parse('2026-11-01T00:00:00Z') },
         { name: 'Laps', reset: 'monthly' },
-        'UTC',
-        now,
+        { timeZone: 'UTC', now },
       ).title,
     ).toBe('This period (this month)');
   });

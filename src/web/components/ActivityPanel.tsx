@@ -125,7 +125,7 @@ export function ActivityPanel({
     let timer: ReturnType<typeof setTimeout> | undefined;
 
     const loadNewest = async () => {
-      const page = await fetchActivity(store.slug, store.key, {});
+      const page = await fetchActivity(store, {});
       if (disposed) return;
       setEntries(mergeEntries([], page.entries, 'newer'));
       setNext(page.next);
@@ -139,12 +139,7 @@ export function ActivityPanel({
           loaded = true;
         } else {
           const newest = held.current[0]?.id ?? 0;
-          const page = await fetchActivity(
-            store.slug,
-            store.key,
-            { after: newest },
-            ACTIVITY_CATCH_UP,
-          );
+          const page = await fetchActivity(store, { after: newest }, { limit: ACTIVITY_CATCH_UP });
           if (disposed) return;
           // More than one request's worth happened (a long disconnect): start from the top
           // rather than show a gap in the middle of the log.
@@ -191,7 +186,7 @@ export function ActivityPanel({
   const loadOlder = () => {
     if (next === null || next === undefined || loadingOlder) return;
     setLoadingOlder(true);
-    fetchActivity(store.slug, store.key, { before: next }).then(
+    fetchActivity(store, { before: next }).then(
       (page) => {
         setEntries((current) => mergeEntries(current, page.entries, 'older'));
         setNext(page.next);
@@ -284,7 +279,7 @@ export function ActivityPanel({
   const download = (kind: ExportKind, label: string) => {
     setError(null);
     setNotice(`Preparing ${label}…`);
-    downloadExport(store.slug, store.key, kind).then(
+    downloadExport(store, kind).then(
       (name) => {
         setNotice(`Downloaded ${name}`);
       },

@@ -55,17 +55,17 @@ export function CounterSettingsDialog({
     close();
   };
 
+  // Blank is no number ('None'), except for the start value: a reset starts at 0.
   const numberField = (
     field: 'goal' | 'min' | 'max' | 'startValue',
     label: string,
     hint: string,
-    placeholder = 'None',
   ) => (
     <NumberField
       id={`${titleId}-${field}`}
       label={label}
       hint={hint}
-      placeholder={placeholder}
+      placeholder={field === 'startValue' ? '0' : 'None'}
       value={draft[field]}
       error={errors[field]}
       onInput={set(field)}
@@ -117,7 +117,7 @@ export function CounterSettingsDialog({
                 At midnight in the group&apos;s time zone.
               </p>
             </div>
-            {numberField('startValue', 'Start value', 'Where a reset starts.', '0')}
+            {numberField('startValue', 'Start value', 'Where a reset starts.')}
             <div className="col-span-2">
               <label htmlFor={`${titleId}-section`} className="block text-sm font-medium">
                 Section

@@ -32,7 +32,7 @@ const histories = new WeakMap<GroupStore, Promise<Map<string, HistoryPoint[]>>>(
 function historyOf(store: GroupStore): Promise<Map<string, HistoryPoint[]>> {
   let history = histories.get(store);
   if (!history) {
-    history = fetchGroupHistory(store.slug, store.key, SPARKLINE_POINTS).then(
+    history = fetchGroupHistory(store, SPARKLINE_POINTS).then(
       ({ series }) => new Map(Object.entries(series)),
       // Without the past, the sparklines start from what happens from now on.
       () => new Map<string, HistoryPoint[]>(),

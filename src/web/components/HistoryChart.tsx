@@ -105,7 +105,7 @@ export function HistoryChart({
 
   useEffect(() => {
     let current = true;
-    fetchCounterHistory(store.slug, store.key, id, CHART_POINTS).then(
+    fetchCounterHistory(store, id, CHART_POINTS).then(
       (history) => {
         if (current) setPoints(history.points);
       },
@@ -347,7 +347,7 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
 
   useEffect(() => {
     let current = true;
-    fetchCounterPeriods(store.slug, store.key, id, PERIODS_LISTED).then(
+    fetchCounterPeriods(store, id, PERIODS_LISTED).then(
       (answer) => {
         if (current) setPeriods(answer.periods);
       },
@@ -368,7 +368,7 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
 
   if (reset === null) return null;
   const kind = RESET_KIND[reset];
-  const rows = periodRows(counter, periods ?? [], timeZone);
+  const rows = periodRows(counter, periods ?? [], { timeZone });
   const since = counter.periodStart === null ? null : Date.parse(counter.periodStart);
 
   return (

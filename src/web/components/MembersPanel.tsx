@@ -98,7 +98,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
       const start = counter?.periodStart;
       return start ? Date.parse(start) : null;
     }
-    return startOfPeriod(now, effectiveRange, group.timeZone, group.weekStart);
+    return startOfPeriod(now, effectiveRange, group);
   };
   const since = sinceOf(Date.now());
   const query = `${chosen ?? ALL}|${effectiveRange}|${since ?? ''}`;
@@ -113,7 +113,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   ask.current = () => {
     const number = ++asked.current;
-    fetchTallies(store.slug, store.key, { counterId: chosen, since: sinceOf(Date.now()) }).then(
+    fetchTallies(store, { counterId: chosen, since: sinceOf(Date.now()) }).then(
       (rows) => {
         if (number < shown.current || !mounted.current) return;
         shown.current = number;
@@ -162,7 +162,9 @@ export function MembersPanel({ store }: { store: GroupStore }) {
   const me = member.name();
 
   const scope = counter === null ? 'All counters' : counter.name || 'Counter Name';
-  const rangeText = describeRange(effectiveRange, since, counter, group.timeZone);
+  const rangeText = describeRange({ range: effectiveRange, since }, counter, {
+    timeZone: group.timeZone,
+  });
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
@@ -316,13 +318,15 @@ export function MembersPanel({ store }: { store: GroupStore }) {
   );
 }
 
-/** The caption's words for a range: "Today" and "since 00:00 (Europe/Berlin)". */
+/**
+ * The caption's words for a range starting at `since` (null: all time) of `counter` (null: every
+ * counter), in `timeZone` as of `now` (Date.now() unless given): "Today" and "since 00:00
+ * (Europe/Berlin)".
+ */
 export function describeRange(
-  range: Range,
-  since: number | null,
+  { range, since }: { range: Range; since: number | null },
   counter: Pick<Counter, 'name' | 'reset'> | null,
-  timeZone: string,
-  now = Date.now(),
+  { timeZone, now = Date.now() }: { timeZone: string; now?: number },
 ): { title: string; detail: string } {
   const addedUp = 'Taps, steps included; typed values and undone taps do not count.';
   if (range === 'all' || since === null) {

@@ -16,7 +16,7 @@ import type {
   GroupHistory,
 } from '../../shared/activity.js';
 import type { Tally } from '../../shared/api.js';
-import { ApiRequestError, groupPath, request } from './api.js';
+import { ApiRequestError, groupPath, request, type GroupAuth } from './api.js';
 
 /** Entries per page of the activity panel: a year-old group still opens with one small answer. */
 export const ACTIVITY_PAGE_SIZE = 50;
@@ -25,12 +25,11 @@ export const ACTIVITY_CATCH_UP = 200;
 
 export type ActivityCursor = { before: number } | { after: number } | Record<string, never>;
 
+/** A page of the activity log: `limit` entries (ACTIVITY_PAGE_SIZE unless given) from `cursor`. */
 export function fetchActivity(
-  slug: string,
-  key: string,
+  { slug, key }: GroupAuth,
   cursor: ActivityCursor,
-  limit = ACTIVITY_PAGE_SIZE,
-  signal?: AbortSignal,
+  { limit = ACTIVITY_PAGE_SIZE, signal }: { limit?: number; signal?: AbortSignal } = {},
 ): Promise<ActivityPage> {
   const query = new URLSearchParams({ limit: String(limit) });
   if ('before' in cursor) query.set('before', String(cursor.before));
@@ -41,11 +40,11 @@ export function fetchActivity(
   });
 }
 
-export function fetchGroupHistory(slug: string, key: string, points: number) {
+export function fetchGroupHistory({ slug, key }: GroupAuth, points: number) {
   return request<GroupHistory>('GET', `${groupPath(slug)}/history?points=${points}`, { key });
 }
 
-export function fetchCounterHistory(slug: string, key: string, id: string, points: number) {
+export function fetchCounterHistory({ slug, key }: GroupAuth, id: string, points: number) {
   return request<CounterHistory>(
     'GET',
     `${groupPath(slug)}/counters/${encodeURIComponent(id)}/history?points=${points}`,
@@ -58,8 +57,7 @@ export function fetchCounterHistory(slug: string, key: string, id: string, point
  * one counter with `counterId`, of the changes at or after `since` (epoch ms) with it.
  */
 export function fetchTallies(
-  slug: string,
-  key: string,
+  { slug, key }: GroupAuth,
   filter: { counterId?: string | null; since?: number | null },
   signal?: AbortSignal,
 ): Promise<Tally[]> {
@@ -74,7 +72,7 @@ export function fetchTallies(
 }
 
 /** A counter's ended periods, newest first (GET …/counters/{id}/periods). */
-export function fetchCounterPeriods(slug: string, key: string, id: string, limit: number) {
+export function fetchCounterPeriods({ slug, key }: GroupAuth, id: string, limit: number) {
   return request<CounterPeriods>(
     'GET',
     `${groupPath(slug)}/counters/${encodeURIComponent(id)}/periods?limit=${limit}`,
@@ -95,7 +93,7 @@ const EXPORT_QUERY: Record<ExportKind, string> = {
  * Downloads an export. The key travels in the Authorization header, which a plain link cannot
  * send: fetch the file, then save the Blob under the server's file name.
  */
-export async function downloadExport(slug: string, key: string, kind: ExportKind): Promise<string> {
+export async function downloadExport({ slug, key }: GroupAuth, kind: ExportKind): Promise<string> {
   let response: Response;
   try {
     response = await fetch(`${groupPath(slug)}/export?${EXPORT_QUERY[kind]}`, {
@@ -103,7 +101,10 @@ export async function downloadExport(slug: string, key: string, kind: ExportKind
       cache: 'no-store',
     });
   } catch (error) {
-    throw new ApiRequestError(0, 'network_error', error instanceof Error ? error.message : '');
+    throw new ApiRequestError(0, {
+      code: 'network_error',
+      message: error instanceof Error ? error.message : '',
+    });
   }
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`.trim();
@@ -113,7 +114,7 @@ export async function downloadExport(slug: string, key: string, kind: ExportKind
     } catch {
       // Not JSON: the status line says enough.
     }
-    throw new ApiRequestError(response.status, 'bad_response', message);
+    throw new ApiRequestError(response.status, { code: 'bad_response', message });
   }
   const blob = await response.blob();
   const name =

@@ -19,15 +19,17 @@ export type RequestErrorCode = ErrorCode | 'network_error' | 'bad_response';
 
 export class ApiRequestError extends Error {
   override name = 'ApiRequestError';
+  readonly code: RequestErrorCode;
   constructor(
     /** HTTP status; 0 when no answer arrived. */
     readonly status: number,
-    readonly code: RequestErrorCode,
-    message: string,
+    /** What went wrong: the server's `{ code, message }`, or this client's own. */
+    error: { code: RequestErrorCode; message: string },
     /** The answer's Retry-After, ms (a busy server says when to come back); 0 when absent. */
     readonly retryAfterMs = 0,
   ) {
-    super(message);
+    super(error.message);
+    this.code = error.code;
   }
 
   /** No answer, or an answer that says "try again later": the operation may be retried. */
@@ -80,7 +82,7 @@ export async function request<T>(
   } catch (error) {
     if (options.signal?.aborted) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    throw new ApiRequestError(0, 'network_error', message);
+    throw new ApiRequestError(0, { code: 'network_error', message });
   }
   if (response.status === 204) return undefined as T;
   let body: unknown;
@@ -92,12 +94,15 @@ export async function request<T>(
   if (!response.ok) {
     const error = errorOf(body);
     const retryAfterMs = retryAfterOf(response.headers);
-    if (error) throw new ApiRequestError(response.status, error.code, error.message, retryAfterMs);
+    if (error) throw new ApiRequestError(response.status, error, retryAfterMs);
     const message = `${response.status} ${response.statusText}`.trim();
-    throw new ApiRequestError(response.status, 'bad_response', message);
+    throw new ApiRequestError(response.status, { code: 'bad_response', message });
   }
   if (body === undefined) {
-    throw new ApiRequestError(response.status, 'bad_response', 'The server sent no data');
+    throw new ApiRequestError(response.status, {
+      code: 'bad_response',
+      message: 'The server sent no data',
+    });
   }
   return body as T;
 }
@@ -158,43 +163,59 @@ export function joinGroup(name: string, key: string): Promise<GroupSnapshot> {
   return request<GroupSnapshot>('POST', `${groupPath(name)}/join`, { body: { key } });
 }
 
+/**
+ * A group and the key its requests are made with: the first argument of the calls below and of
+ * lib/activity.ts's. A GroupStore is one (it passes itself).
+ */
+export interface GroupAuth {
+  /** The group's name, as in its address. */
+  readonly slug: string;
+  /** Sent as the Bearer token. */
+  readonly key: string;
+}
+
+/*
+ * A queued write takes, after the group, the operation itself (live/ops.ts, as live/send.ts
+ * sends it): what to change, and its `opId` for the Idempotency-Key. An undo takes the id of
+ * what it takes back and its own `opId`.
+ */
+
 /** The group's counters, in the group's order (by creation time until reordered). */
-export function fetchCounters(name: string, key: string): Promise<Counter[]> {
-  return request<Counter[]>('GET', `${groupPath(name)}/counters`, { key });
+export function fetchCounters({ slug, key }: GroupAuth): Promise<Counter[]> {
+  return request<Counter[]>('GET', `${groupPath(slug)}/counters`, { key });
 }
 
 export function updateGroup(
-  name: string,
-  key: string,
-  patch: GroupPatchInput,
-  opId: string,
+  { slug, key }: GroupAuth,
+  { patch, opId }: { patch: GroupPatchInput; opId: string },
 ): Promise<Group> {
-  return request<Group>('PATCH', groupPath(name), { key, body: patch, opId });
+  return request<Group>('PATCH', groupPath(slug), { key, body: patch, opId });
 }
 
-export function createCounter(name: string, key: string, opId: string): Promise<Counter> {
-  return request<Counter>('POST', `${groupPath(name)}/counters`, { key, body: {}, opId });
+export function createCounter(
+  { slug, key }: GroupAuth,
+  { opId }: { opId: string },
+): Promise<Counter> {
+  return request<Counter>('POST', `${groupPath(slug)}/counters`, { key, body: {}, opId });
 }
 
 export function updateCounter(
-  name: string,
-  key: string,
-  id: string,
-  patch: CounterPatchInput,
-  opId: string,
+  { slug, key }: GroupAuth,
+  { counterId, patch, opId }: { counterId: string; patch: CounterPatchInput; opId: string },
 ): Promise<Counter> {
-  return request<Counter>('PATCH', counterPath(name, id), { key, body: patch, opId });
+  return request<Counter>('PATCH', counterPath(slug, counterId), { key, body: patch, opId });
 }
 
 export function adjustCounter(
-  name: string,
-  key: string,
-  id: string,
-  direction: AdjustDirection,
-  times: number,
-  opId: string,
+  { slug, key }: GroupAuth,
+  {
+    counterId,
+    direction,
+    times,
+    opId,
+  }: { counterId: string; direction: AdjustDirection; times: number; opId: string },
 ): Promise<Counter> {
-  return request<Counter>('POST', `${counterPath(name, id)}/${direction}`, {
+  return request<Counter>('POST', `${counterPath(slug, counterId)}/${direction}`, {
     key,
     body: { times },
     opId,
@@ -202,22 +223,19 @@ export function adjustCounter(
 }
 
 export function deleteCounter(
-  name: string,
-  key: string,
-  id: string,
-  opId: string,
+  { slug, key }: GroupAuth,
+  { counterId, opId }: { counterId: string; opId: string },
 ): Promise<undefined> {
-  return request<undefined>('DELETE', counterPath(name, id), { key, opId });
+  return request<undefined>('DELETE', counterPath(slug, counterId), { key, opId });
 }
 
 /** Takes back what one of this tab's operations did (the toast's Undo, Ctrl+Z). */
 export function undoOperation(
-  name: string,
-  key: string,
+  { slug, key }: GroupAuth,
   undoneOpId: string,
   opId: string,
 ): Promise<MutationResult> {
-  return request<MutationResult>('POST', `${groupPath(name)}/undo`, {
+  return request<MutationResult>('POST', `${groupPath(slug)}/undo`, {
     key,
     body: { opId: undoneOpId },
     opId,
@@ -226,12 +244,11 @@ export function undoOperation(
 
 /** Takes back one entry of the activity log (the panel's Undo buttons). */
 export function undoEntry(
-  name: string,
-  key: string,
+  { slug, key }: GroupAuth,
   entryId: number,
   opId: string,
 ): Promise<MutationResult> {
-  return request<MutationResult>('POST', `${groupPath(name)}/activity/${entryId}/undo`, {
+  return request<MutationResult>('POST', `${groupPath(slug)}/activity/${entryId}/undo`, {
     key,
     opId,
   });
@@ -243,24 +260,19 @@ type CounterOrder = import('../../shared/api.js').CounterOrder;
 
 /** Puts every counter of the group in this order (PUT …/order); answers the new order. */
 export function reorderCounters(
-  name: string,
-  key: string,
-  counterIds: readonly string[],
-  opId: string,
+  { slug, key }: GroupAuth,
+  { counterIds, opId }: { counterIds: readonly string[]; opId: string },
 ): Promise<CounterOrder> {
   const body: import('../../shared/api.js').OrderInput = { counterIds: [...counterIds] };
-  return request<CounterOrder>('PUT', `${groupPath(name)}/order`, { key, body, opId });
+  return request<CounterOrder>('PUT', `${groupPath(slug)}/order`, { key, body, opId });
 }
 
 /** Sets (a number) or clears (null) a section's maximum; answers the group. */
 export function updateSection(
-  name: string,
-  key: string,
-  section: string,
-  max: number | null,
-  opId: string,
+  { slug, key }: GroupAuth,
+  { section, max, opId }: { section: string; max: number | null; opId: string },
 ): Promise<Group> {
   const body: import('../../shared/api.js').SectionInput = { max };
-  const path = `${groupPath(name)}/sections/${encodeURIComponent(section)}`;
+  const path = `${groupPath(slug)}/sections/${encodeURIComponent(section)}`;
   return request<Group>('PUT', path, { key, body, opId });
 }

@@ -65,8 +65,14 @@ export const NAME_FIT_CHARS = 24;
 /** Sized for at least this many characters, so one short name does not make every name huge. */
 const NAME_MIN_CHARS = 10;
 
-/** What the layout needs to know beyond the number of counters. */
+/** What the layout shows. */
 export interface DisplayContent {
+  /** How many counters. */
+  count: number;
+  /** The characters of the widest value (3 unless given). */
+  digits?: number;
+  /** The most detail lines any cell has (1 unless given). */
+  lines?: number;
   /** Counters per block in the grid's order (a section, or a run of counters without one). */
   blocks?: readonly number[];
   /** How many of the blocks are sections, each with a heading above its tiles. */
@@ -91,22 +97,19 @@ export function detailLines(counter: {
 }
 
 /**
- * The grid for `count` counters in a `width`×`height` viewport: the columns that give the largest
- * value font. Each cell's value fits its width with `digits` characters, and its name, value and
- * `lines` detail lines (the most any cell has) fit its height; with details, a cell is never too
- * narrow for them at MIN_DETAIL_PX, nor, with more than one column, for the longest name at
- * MIN_NAME_PX. Sections (`content.blocks`, `content.headings`) start on a row of their own under
- * their heading, as on the group screen. Never below MIN_VALUE_PX: with many counters the page
- * scrolls instead.
+ * The grid for `content.count` counters in a `width`×`height` viewport: the columns that give the
+ * largest value font. Each cell's value fits its width with `content.digits` characters, and its
+ * name, value and `content.lines` detail lines (the most any cell has) fit its height; with
+ * details, a cell is never too narrow for them at MIN_DETAIL_PX, nor, with more than one column,
+ * for the longest name at MIN_NAME_PX. Sections (`content.blocks`, `content.headings`) start on a
+ * row of their own under their heading, as on the group screen. Never below MIN_VALUE_PX: with
+ * many counters the page scrolls instead.
  */
 export function displayLayout(
-  count: number,
-  width: number,
-  height: number,
-  digits = 3,
-  lines = 1,
-  content: DisplayContent = {},
+  { width, height }: { width: number; height: number },
+  content: DisplayContent,
 ): DisplayLayout {
+  const { count, digits = 3, lines = 1 } = content;
   const n = Math.max(1, Math.floor(count));
   const blocks = content.blocks?.length ? content.blocks.map((b) => Math.max(1, b)) : [n];
   const nameChars = nameCharsOf(content.nameChars);
@@ -133,7 +136,7 @@ export function displayLayout(
     // So do names: a name cut short ("Push-…") is a counter nobody can tell from the next.
     if (columns > 1 && cellWidth < nameChars * NAME_CHAR_WIDTH * MIN_NAME_PX) continue;
     const size = Math.min(
-      tallestValue(cellHeight, cellWidth, lines, nameChars),
+      tallestValue({ width: cellWidth, height: cellHeight }, lines, nameChars),
       (cellWidth * 0.9) / (chars * DIGIT_WIDTH),
     );
     if (size > best.size) best = { columns, rows, size, cellWidth };
@@ -171,24 +174,24 @@ function textSizes(
 }
 
 /**
- * The largest value font whose cell (the value, the name and `lines` detail lines, at their
- * sizes and minimums) fits `cellHeight`, px: bisection, the height grows with the value.
+ * The largest value font whose cell's content (the value, a name of `nameChars` characters and
+ * `lines` detail lines, at their sizes and minimums) fits the cell, px: bisection, the height
+ * grows with the value.
  */
 function tallestValue(
-  cellHeight: number,
-  cellWidth: number,
+  cell: { width: number; height: number },
   lines: number,
   nameChars: number,
 ): number {
   const heightOf = (valueSize: number) => {
-    const { nameSize, detailSize } = textSizes(valueSize, cellWidth, nameChars);
+    const { nameSize, detailSize } = textSizes(valueSize, cell.width, nameChars);
     return valueSize * VALUE_LINE + nameSize * NAME_LINE + lines * detailSize * DETAIL_LINE;
   };
   let low = 0;
-  let high = cellHeight;
+  let high = cell.height;
   for (let step = 0; step < 24; step++) {
     const middle = (low + high) / 2;
-    if (heightOf(middle) <= cellHeight) low = middle;
+    if (heightOf(middle) <= cell.height) low = middle;
     else high = middle;
   }
   return low;
@@ -202,16 +205,15 @@ export function widestValue(values: readonly number[]): number {
 }
 
 /**
- * Every tile's height, px: the block layout of `rows` rows of tiles in all and `headings` section
- * headings, with the gaps between them, fills the `height` under the top bar; never less than a
- * tile's own content (name, value, `lines` detail lines and padding), where the page scrolls.
+ * Every tile's height, px: the block layout of `grid.rows` rows of tiles in all and
+ * `grid.headings` section headings, with the gaps between them, fills the `height` under the top
+ * bar; never less than a tile's own content (name, value, `grid.lines` detail lines and padding),
+ * where the page scrolls.
  */
 export function tileHeight(
   layout: DisplayLayout,
   height: number,
-  rows: number,
-  headings: number,
-  lines: number,
+  { rows, headings, lines }: { rows: number; headings: number; lines: number },
 ): number {
   const content =
     layout.valueSize * VALUE_LINE +

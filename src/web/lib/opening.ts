@@ -26,7 +26,7 @@ let early: { rawName: string; accessKey: string | null; opening: Opening; at: nu
 const ignore = () => undefined;
 
 function loads(key: string, group: Promise<GroupSnapshot>): Opening {
-  const counters = group.then((snapshot) => fetchCounters(snapshot.group.name, key));
+  const counters = group.then((snapshot) => fetchCounters({ slug: snapshot.group.name, key }));
   // Whoever takes the opening handles its failures; until then they are not unhandled.
   group.catch(ignore);
   counters.catch(ignore);

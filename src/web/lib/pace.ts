@@ -69,13 +69,13 @@ export class PaceTracker {
 
   /**
    * Records what changed between two states of the group's counters (the store calls it on each
-   * server event). `reload`: a full snapshot (after reconnecting), see `restart`.
+   * server event), the second seen at `time`. `reload`: it is a full snapshot (after
+   * reconnecting), see `restart`.
    */
   follow(
     before: ReadonlyMap<string, CounterValue>,
     after: ReadonlyMap<string, CounterValue>,
-    time: number,
-    reload: boolean,
+    { time, reload }: { time: number; reload: boolean },
   ): void {
     for (const [id, counter] of after) {
       if (counter === before.get(id) && this.samples.has(id)) continue;

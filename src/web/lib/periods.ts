@@ -84,13 +84,16 @@ function offsetAt(t: number, timeZone: string): number {
   return asUtc - (t - (((t % 1000) + 1000) % 1000));
 }
 
+/** A calendar day: `month` 1–12. */
+export type CalendarDay = Pick<Wall, 'year' | 'month' | 'day'>;
+
 /**
  * The first instant of the calendar day `year-month-day` in `timeZone`: its midnight, or where
  * daylight saving time skips midnight (clocks jump from 00:00 to 01:00) the moment the day
  * begins. Tries the offsets in force 12 hours either side and keeps the earliest candidate that
  * falls on that day.
  */
-export function startOfDay(year: number, month: number, day: number, timeZone: string): number {
+export function startOfDay({ year, month, day }: CalendarDay, timeZone: string): number {
   const wall = Date.UTC(year, month - 1, day);
   const candidates = [
     wall - offsetAt(wall - 12 * HOUR, timeZone),
@@ -104,21 +107,26 @@ export function startOfDay(year: number, month: number, day: number, timeZone: s
 }
 
 /**
- * When the day, week (starting on `weekStart`, ISO 1 = Monday … 7 = Sunday) or month that holds
- * `now` began in `timeZone`: the same midnights the server resets counters at.
+ * When the day, week (starting on `weekStart`, ISO 1 = Monday … 7 = Sunday; Monday unless given)
+ * or month that holds `now` began in `timeZone`: the same midnights the server resets counters at.
+ * A Group has both settings.
  */
 export function startOfPeriod(
   now: number,
   kind: PeriodKind,
-  timeZone: string,
-  weekStart = 1,
+  { timeZone, weekStart = 1 }: { timeZone: string; weekStart?: number },
 ): number {
   const today = wallOf(now, timeZone);
-  if (kind === 'month') return startOfDay(today.year, today.month, 1, timeZone);
+  if (kind === 'month') return startOfDay({ ...today, day: 1 }, timeZone);
   const back = kind === 'week' ? (today.weekday - weekStart + 7) % 7 : 0;
   // Calendar arithmetic on a UTC date: no time zone can make it skip or repeat a day.
   const date = new Date(Date.UTC(today.year, today.month - 1, today.day - back));
-  return startOfDay(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), timeZone);
+  const day = {
+    year: date.getUTCFullYear(),
+    month: date.getUTCMonth() + 1,
+    day: date.getUTCDate(),
+  };
+  return startOfDay(day, timeZone);
 }
 
 /** "Mon 23 Nov" (with the year when it is not `now`'s: "Wed 31 Dec 2025"), in `timeZone`. */
@@ -190,13 +198,13 @@ export interface PeriodRow {
 
 /**
  * A counter's period list, newest first: the period running now (the counter's value, since its
- * periodStart), then the ended ones as the server keeps them (already newest first).
+ * periodStart), then the ended ones as the server keeps them (already newest first), labelled in
+ * `timeZone` as of `now` (Date.now() unless given).
  */
 export function periodRows(
   counter: Pick<Counter, 'value' | 'reset' | 'periodStart'>,
   periods: readonly CounterPeriod[],
-  timeZone: string,
-  now = Date.now(),
+  { timeZone, now = Date.now() }: { timeZone: string; now?: number },
 ): PeriodRow[] {
   const rows: Omit<PeriodRow, 'share'>[] = [];
   if (counter.reset !== null) {

@@ -7,6 +7,7 @@
  */
 import type { Change, PresenceMember, ServerMessage } from '../../shared/protocol.js';
 import { CLOSE_CODES, PROTOCOL_VERSION, livePath } from '../../shared/live.js';
+import type { GroupAuth } from '../lib/api.js';
 
 export type LiveStatus = 'connecting' | 'live' | 'offline';
 export type ReadyMessage = Extract<ServerMessage, { type: 'ready' }>;
@@ -57,8 +58,8 @@ export class LiveConnection {
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
-    private readonly groupName: string,
-    private readonly key: string,
+    /** The group to join and the key its first message authenticates with. */
+    private readonly group: GroupAuth,
     private readonly handlers: LiveHandlers,
     /** This browser's presence entry; its name can change while connected. */
     private readonly member: PresenceMember | null = null,
@@ -102,7 +103,7 @@ export class LiveConnection {
     const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
     let socket: WebSocket;
     try {
-      socket = new WebSocket(`${scheme}//${window.location.host}${livePath(this.groupName)}`);
+      socket = new WebSocket(`${scheme}//${window.location.host}${livePath(this.group.slug)}`);
     } catch {
       this.closed(0);
       return;
@@ -114,7 +115,7 @@ export class LiveConnection {
         JSON.stringify({
           type: 'auth',
           protocol: PROTOCOL_VERSION,
-          key: this.key,
+          key: this.group.key,
           ...(this.member ? { member: { ...this.member } } : {}),
         }),
       );

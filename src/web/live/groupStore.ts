@@ -21,12 +21,19 @@ import type {
   AdjustDirection,
   Counter,
   Group,
+  GroupSnapshot,
   MutationResult,
 } from '../../shared/api.js';
 import type { PresenceMember } from '../../shared/protocol.js';
 import { CLOSE_CODES } from '../../shared/live.js';
 import { MESSAGES } from '../../shared/messages.js';
-import { ApiRequestError, fetchCounters, undoEntry, undoOperation } from '../lib/api.js';
+import {
+  ApiRequestError,
+  fetchCounters,
+  undoEntry,
+  undoOperation,
+  type GroupAuth,
+} from '../lib/api.js';
 import { newOperationId } from '../lib/ids.js';
 import { PaceTracker, type PaceSample } from '../lib/pace.js';
 import type { LiveConnection, LiveHandlers, LiveStatus } from './connection.js';
@@ -107,7 +114,22 @@ const browserClock: LaneClock = {
   random: () => Math.random(),
 };
 
-export class GroupStore {
+/** What a store opens a group with (routes/group/useGroupAccess.ts). */
+export interface GroupOpening {
+  /** The join answer: the group at change number `seq`, and what the key allows. */
+  snapshot: Pick<GroupSnapshot, 'group' | 'seq' | 'access'>;
+  /** The key the group was opened with. */
+  key: string;
+  /** The counters' first load, already under way (lib/opening.ts). */
+  counterList: Promise<readonly Counter[]>;
+  /** This tab in 'Here now'; null joins the live channel without a member entry (the display). */
+  member: PresenceMember | null;
+}
+
+export class GroupStore implements GroupAuth {
+  /** The group's name and key: the store passes itself to its API calls and its live channel. */
+  readonly slug: string;
+  readonly key: string;
   private server: ServerState;
   private readonly lanes: Lanes;
   private readonly views = new CounterViews();
@@ -139,26 +161,18 @@ export class GroupStore {
   private readonly reorderRetries = new Set<string>();
   /** Each counter's recent server values, for its pace (lib/pace.ts). */
   private readonly pace = new PaceTracker();
+  private readonly counterList: Promise<readonly Counter[]>;
   private state: GroupViewState;
 
-  /**
-   * @param group the group as the join answer gave it, at change number `seq`
-   * @param counterList the counters' first load, already under way (lib/opening.ts)
-   */
-  constructor(
-    readonly slug: string,
-    readonly key: string,
-    group: Group,
-    seq: number,
-    private readonly counterList: Promise<readonly Counter[]>,
-    access: AccessLevel = 'full',
-    member: PresenceMember | null = null,
-  ) {
-    this.access = access;
+  constructor({ snapshot, key, counterList, member }: GroupOpening) {
+    this.slug = snapshot.group.name;
+    this.key = key;
+    this.counterList = counterList;
+    this.access = snapshot.access;
     this.member = member;
-    this.server = initialServerState(group, seq);
+    this.server = initialServerState(snapshot.group, snapshot.seq);
     this.lanes = new Lanes(this.laneHandlers, browserClock);
-    this.outbox = new Outbox(slug, () => this.lanes.pendingOps());
+    this.outbox = new Outbox(this.slug, () => this.lanes.pendingOps());
     this.state = this.buildState();
   }
 
@@ -180,8 +194,7 @@ export class GroupStore {
       ({ LiveConnection }) => {
         if (this.disposed) return;
         this.connection = new LiveConnection(
-          this.slug,
-          this.key,
+          this,
           this.liveHandlers,
           this.member ? { ...this.member } : null,
         );
@@ -424,7 +437,7 @@ export class GroupStore {
     if (this.error === this.loadError) this.error = null;
     this.loadFailed = false;
     this.emit();
-    this.awaitCounterList(fetchCounters(this.slug, this.key));
+    this.awaitCounterList(fetchCounters(this));
   }
 
   // ---- undo ------------------------------------------------------------------------------------
@@ -452,7 +465,7 @@ export class GroupStore {
   undo(op: Op): Promise<MutationResult> {
     const index = this.done.lastIndexOf(op);
     if (index !== -1) this.done.splice(index, 1);
-    return undoOperation(this.slug, this.key, op.opId, newOperationId()).catch((error: unknown) => {
+    return undoOperation(this, op.opId, newOperationId()).catch((error: unknown) => {
       if (error instanceof ApiRequestError && error.retriable) this.done.push(op);
       throw error;
     });
@@ -460,7 +473,7 @@ export class GroupStore {
 
   /** Takes back one entry of the activity log, anyone's (the activity panel's Undo). */
   undoEntry(entryId: number): Promise<MutationResult> {
-    return undoEntry(this.slug, this.key, entryId, newOperationId());
+    return undoEntry(this, entryId, newOperationId());
   }
 
   // ---- server state ----------------------------------------------------------------------------
@@ -470,7 +483,10 @@ export class GroupStore {
     const before = this.server.counters;
     const { state, removed, confirmed, goals } = reduce(this.server, event);
     this.server = state;
-    this.pace.follow(before, state.counters, Date.now(), event.type === 'snapshot');
+    this.pace.follow(before, state.counters, {
+      time: Date.now(),
+      reload: event.type === 'snapshot',
+    });
     for (const id of removed) {
       this.lanes.drop(id);
       this.views.forget(id);
@@ -536,7 +552,7 @@ export class GroupStore {
   };
 
   private readonly laneHandlers: LaneHandlers = {
-    send: (op) => sendOp(this.slug, this.key, op),
+    send: (op) => sendOp(this, op),
     newOpId: newOperationId,
     prepare: (op) => {
       // A reorder names every counter the server has now: those created since it was made

@@ -1,5 +1,7 @@
-/** How each queued operation goes to the server: one HTTP request, its id the Idempotency-Key. */
-import type { CounterPatchInput, GroupPatchInput } from '../../shared/api.js';
+/**
+ * How each queued operation goes to the server: one HTTP request, its id the Idempotency-Key. Each
+ * call takes the operation itself: its fields are the request's.
+ */
 import {
   adjustCounter,
   createCounter,
@@ -8,24 +10,25 @@ import {
   updateCounter,
   updateGroup,
   updateSection,
+  type GroupAuth,
 } from '../lib/api.js';
 import type { Op, OpResult } from './ops.js';
 
-export function sendOp(slug: string, key: string, op: Op): Promise<OpResult> {
+export function sendOp(group: GroupAuth, op: Op): Promise<OpResult> {
   switch (op.kind) {
     case 'adjust':
-      return adjustCounter(slug, key, op.counterId, op.direction, op.times, op.opId);
+      return adjustCounter(group, op);
     case 'patch':
-      return updateCounter(slug, key, op.counterId, op.patch satisfies CounterPatchInput, op.opId);
+      return updateCounter(group, op);
     case 'delete':
-      return deleteCounter(slug, key, op.counterId, op.opId);
+      return deleteCounter(group, op);
     case 'create':
-      return createCounter(slug, key, op.opId);
+      return createCounter(group, op);
     case 'group':
-      return updateGroup(slug, key, op.patch satisfies GroupPatchInput, op.opId);
+      return updateGroup(group, op);
     case 'reorder':
-      return reorderCounters(slug, key, op.counterIds, op.opId);
+      return reorderCounters(group, op);
     case 'section':
-      return updateSection(slug, key, op.section, op.max, op.opId);
+      return updateSection(group, op);
   }
 }

@@ -40,7 +40,7 @@ export function DisplayScreen({
   rawName: string;
   accessKey: string | null;
 }) {
-  const access = useGroupAccess(rawName, accessKey, noMember);
+  const access = useGroupAccess(rawName, accessKey, { member: noMember });
   if (access.phase === 'loading' || access.phase === 'offline') {
     return (
       <Shell>
@@ -87,18 +87,14 @@ function DisplayView({ store }: { store: GroupStore }) {
   const blocks = layoutBlocks(counters, group.sectionLimits);
   const sectioned = blocks.some((block) => block.kind === 'section');
   const lines = Math.max(1, ...counters.map(detailLines));
-  const layout = displayLayout(
-    counters.length,
-    viewport.width,
-    viewport.height,
-    widestValue(counters.map((counter) => counter.value)),
+  const layout = displayLayout(viewport, {
+    count: counters.length,
+    digits: widestValue(counters.map((counter) => counter.value)),
     lines,
-    {
-      blocks: blocks.map((block) => block.counters.length),
-      headings: blocks.filter((block) => block.kind === 'section').length,
-      nameChars: Math.max(0, ...counters.map((counter) => nameOf(counter).length)),
-    },
-  );
+    blocks: blocks.map((block) => block.counters.length),
+    headings: blocks.filter((block) => block.kind === 'section').length,
+    nameChars: Math.max(0, ...counters.map((counter) => nameOf(counter).length)),
+  });
   const nameSize = useFittedNames(layout.nameSize, counters);
   const rows = blocks.reduce(
     (sum, block) => sum + Math.ceil(block.counters.length / layout.columns),
@@ -109,7 +105,7 @@ function DisplayView({ store }: { store: GroupStore }) {
     ...layout,
     nameSize,
     lines,
-    height: tileHeight(layout, viewport.height, rows, headings, lines),
+    height: tileHeight(layout, viewport.height, { rows, headings, lines }),
   };
 
   return (

@@ -42,7 +42,10 @@ function showCanonicalAddress(snapshot: GroupSnapshot, key: string): void {
  * the group.
  */
 export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey: string | null }) {
-  const access = useGroupAccess(rawName, accessKey, thisMember, showCanonicalAddress);
+  const access = useGroupAccess(rawName, accessKey, {
+    member: thisMember,
+    onGranted: showCanonicalAddress,
+  });
 
   useEffect(() => {
     if (access.phase === 'loading') document.title = `${MESSAGES.loadingGroup} · Tally`;

@@ -27,16 +27,25 @@ export function reopenDelay(attempt: number): number {
   return Math.min(REOPEN_MAX_MS, REOPEN_BASE_MS * 2 ** attempt);
 }
 
-/**
- * `member`: who this tab is in 'Here now' (read once per opening), or null to join the live
- * channel without a member entry (the display). `onGranted` runs with the snapshot once the store
- * is up (the group screen puts the canonical address in the location bar).
- */
+/** How a screen joins the group; both are read once per opening. */
+export interface JoinOptions {
+  /**
+   * Who this tab is in 'Here now', or null to join the live channel without a member entry (the
+   * display).
+   */
+  member: () => PresenceMember | null;
+  /**
+   * Runs with the snapshot once the store is up (the group screen puts the canonical address in
+   * the location bar).
+   */
+  onGranted?: (snapshot: GroupSnapshot, key: string) => void;
+}
+
+/** The group `rawName` opened with `accessKey`, for a screen that joins it as the options say. */
 export function useGroupAccess(
   rawName: string,
   accessKey: string | null,
-  member: () => PresenceMember | null,
-  onGranted?: (snapshot: GroupSnapshot, key: string) => void,
+  { member, onGranted }: JoinOptions,
 ): GroupAccess {
   const [access, setAccess] = useState<GroupAccess>({ phase: 'loading' });
   // Bumped to open again after the network failed (a reload while offline).
@@ -68,16 +77,12 @@ export function useGroupAccess(
     opening.group.then(
       (snapshot) => {
         if (cancelled) return;
-        const { group, seq } = snapshot;
-        store = new GroupStore(
-          group.name,
-          opening.key,
-          group,
-          seq,
-          opening.counters,
-          snapshot.access,
-          member(),
-        );
+        store = new GroupStore({
+          snapshot,
+          key: opening.key,
+          counterList: opening.counters,
+          member: member(),
+        });
         store.start();
         onGranted?.(snapshot, opening.key);
         setAccess({ phase: 'granted', store });
@@ -93,8 +98,8 @@ export function useGroupAccess(
       cancelled = true;
       store?.dispose();
     };
-    // `member` and `onGranted` are read once per opening: a new function each render must not
-    // open the group again.
+    // `member` and `onGranted` are read once per opening: new options each render must not open
+    // the group again.
   }, [rawName, accessKey, attempt]);
 
   return access;
