@@ -137,6 +137,12 @@ export default tseslint.config(
   },
   ...layers,
   {
+    // Past three positional parameters a call stops saying what each argument is: an options
+    // object names them (ADR 15). Tests and benchmarks are exempt: their helpers are local.
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    rules: { '@typescript-eslint/max-params': ['error', { max: 3 }] },
+  },
+  {
     // Which better-sqlite3 runs depends on the Node version (ADR 17): 13 crashes on Node 20,
     // 12 on Node 24.19+. Only store/sqlite/driver.ts picks and loads one.
     files: ['**/*.ts'],
