@@ -11,7 +11,7 @@
  * did not count across anything), and a period's reset is not a crossing either: it is
  * announced by `periodEnd` rules (`periodEndAlerts`), with the period's total.
  */
-import { NEAR_LIMIT_RATIO } from '../../shared/limits.js';
+import { capacityState } from '../../shared/capacity.js';
 import type { Counter } from '../../shared/api.js';
 import {
   ALERT_EVERY_MAX_PER_CHANGE,
@@ -63,22 +63,14 @@ export type CapacityLevel = 'room' | AlertCapacityState;
 const LEVEL_ORDER: Record<CapacityLevel, number> = { room: 0, nearlyFull: 1, full: 2 };
 
 /**
- * How full a counter with a maximum is at `value`: full at or past the maximum, nearly full from
- * NEAR_LIMIT_RATIO of the way from its floor (its minimum, or 0) to it; null without a maximum.
- * The same rule as the card's (the web app's capacityOf, which the domain cannot import), with
- * the same arithmetic so that an alert and the card never disagree: a division, as 63 of 70 is
- * exactly 0.9 and 0.9 × 70 is not 63.
+ * How full a counter with a maximum is at `value` (shared/capacity.ts: the card reads the same
+ * rule, so an alert and the card never disagree); null without a maximum.
  */
 export function capacityLevel(
   limits: Pick<Counter, 'min' | 'max'>,
   value: number,
 ): CapacityLevel | null {
-  const { min, max } = limits;
-  if (max === null) return null;
-  if (value >= max) return 'full';
-  const floor = min ?? 0;
-  const span = max - floor;
-  return span > 0 && (value - floor) / span >= NEAR_LIMIT_RATIO ? 'nearlyFull' : 'room';
+  return capacityState({ value, min: limits.min, max: limits.max });
 }
 
 /** Whether a rule watches a counter: the one it names, the counters of its section, or all. */

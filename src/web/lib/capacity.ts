@@ -5,7 +5,7 @@
  */
 import type { Counter } from '../../shared/api.js';
 import type { ResetPeriod } from '../../shared/fields.js';
-import { NEAR_LIMIT_RATIO } from '../../shared/limits.js';
+import { capacityState } from '../../shared/capacity.js';
 import { MESSAGES } from '../../shared/messages.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -60,19 +60,19 @@ export interface Capacity {
 }
 
 /**
- * A counter with a maximum reads as capacity (Headcounts): room left, nearly full from
- * NEAR_LIMIT_RATIO of the way from the floor (the minimum, or 0) to the maximum, full at it.
- * The share is a division, not `ratio × span`: 63 of 70 is exactly 0.9, 0.9 × 70 is not 63.
+ * A counter with a maximum reads as capacity: room left, nearly full or full by the shared rule
+ * (shared/capacity.ts), with how much is left and the share of the way to the maximum.
  */
 export function capacityOf(counter: Pick<Counter, 'value' | 'min' | 'max'>): Capacity | null {
   const { value, min, max } = counter;
-  if (max === null) return null;
+  const state = capacityState(counter);
+  if (max === null || state === null) return null;
   const floor = min ?? 0;
   const span = max - floor;
-  const full = value >= max;
+  const full = state === 'full';
   const fraction = full ? 1 : span > 0 ? clamp01((value - floor) / span) : 0;
   const left = Math.max(0, max - value);
-  const level: CapacityLevel = full ? 'full' : fraction >= NEAR_LIMIT_RATIO ? 'near' : 'room';
+  const level: CapacityLevel = state === 'nearlyFull' ? 'near' : state;
   const label =
     level === 'full'
       ? 'Full'
