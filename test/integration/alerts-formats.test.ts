@@ -6,10 +6,14 @@
  * User text is hostile on purpose (markup, mentions, newlines, accents, a thousand emoji): it
  * must never break a body or a header, ping anyone, or push a body past 4,096 bytes.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  closeReceivers,
+  startReceiver,
+  type Received,
+  type Receiver,
+} from '../helpers/receiver.js';
 import {
   ALERT_BODY_MAX_BYTES,
   alertRuleSummary,
@@ -28,58 +32,7 @@ import {
 } from '../../src/server/alerts/formats.js';
 import { deliver } from '../../src/server/alerts/outbound.js';
 
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  /** The body's bytes exactly as they arrived. */
-  raw: Buffer;
-}
-
-interface Receiver {
-  origin: string;
-  requests: Received[];
-  close: () => Promise<void>;
-}
-
-const receivers: Receiver[] = [];
-
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-});
-
-/** An HTTP server on a random loopback port that records each request and answers 204. */
-async function startReceiver(): Promise<Receiver> {
-  const requests: Received[] = [];
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      requests.push({
-        method: request.method ?? '',
-        url: request.url ?? '',
-        headers: request.headers,
-        raw: Buffer.concat(chunks),
-      });
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const receiver: Receiver = {
-    origin: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
-  receivers.push(receiver);
-  return receiver;
-}
+afterEach(closeReceivers);
 
 /** Builds the attempt's request, delivers it, and returns what the receiver got. */
 async function sendAndReceive(receiver: Receiver, attempt: AlertAttempt) {
@@ -196,7 +149,7 @@ describe('the standard format (Standard Webhooks)', () => {
     expect(header(received, 'webhook-timestamp')).toMatch(/^\d+$/);
     expect(header(received, 'webhook-signature')).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     const headers = received.headers as Record<string, string>;
-    expect(new Webhook(secret).verify(received.raw, headers)).toEqual(reached);
+    expect(new Webhook(secret).verify(received.body, headers)).toEqual(reached);
   });
 
   it('fails verification with another secret or a changed body', async () => {
@@ -211,9 +164,9 @@ describe('the standard format (Standard Webhooks)', () => {
     });
     const headers = received.headers as Record<string, string>;
 
-    expect(() => new Webhook(newWebhookSecret()).verify(received.raw, headers)).toThrow();
-    const tampered = utf8(received.raw).replace('"value":200', '"value":201');
-    expect(tampered).not.toBe(utf8(received.raw));
+    expect(() => new Webhook(newWebhookSecret()).verify(received.body, headers)).toThrow();
+    const tampered = utf8(received.body).replace('"value":200', '"value":201');
+    expect(tampered).not.toBe(utf8(received.body));
     expect(() => new Webhook(secret).verify(tampered, headers)).toThrow();
   });
 
@@ -268,7 +221,7 @@ describe('the slack format (incoming webhook)', () => {
     });
 
     expect(header(received, 'content-type')).toBe('application/json');
-    const message = JSON.parse(utf8(received.raw)) as {
+    const message = JSON.parse(utf8(received.body)) as {
       text: string;
       blocks: { type: string; text: { type: string; text: string } }[];
     };
@@ -282,7 +235,7 @@ describe('the slack format (incoming webhook)', () => {
     expect(section?.text.text).toBe(
       `${message.text}\n<https://tally.example/game-night|Open the group in Tally>`,
     );
-    expect(utf8(received.raw)).not.toMatch(/<script>|<!channel>/);
+    expect(utf8(received.body)).not.toMatch(/<script>|<!channel>/);
   });
 });
 
@@ -299,7 +252,7 @@ describe('the discord format (execute webhook)', () => {
     });
 
     expect(header(received, 'content-type')).toBe('application/json');
-    const message = JSON.parse(utf8(received.raw)) as {
+    const message = JSON.parse(utf8(received.body)) as {
       content: string;
       allowed_mentions: { parse: string[] };
       embeds: { title: string; url: string }[];
@@ -323,7 +276,7 @@ describe('the ntfy format (publish to a topic)', () => {
     });
 
     expect(received.url).toBe('/tally-alerts');
-    expect(utf8(received.raw)).toBe('Visitors reached 200 in Game night (by Ada)');
+    expect(utf8(received.body)).toBe('Visitors reached 200 in Game night (by Ada)');
     expect(header(received, 'content-type')).toBe('text/plain; charset=utf-8');
     expect(header(received, 'title')).toBe('Game night');
     expect(header(received, 'tags')).toBe('chart_with_upwards_trend');
@@ -342,7 +295,7 @@ describe('the ntfy format (publish to a topic)', () => {
       target: { format: 'ntfy', url: `${receiver.origin}/tally-alerts` },
     });
 
-    expect(utf8(received.raw)).toBe(`Café ☕ reached 200 in ${groupName} (by Ada)`);
+    expect(utf8(received.body)).toBe(`Café ☕ reached 200 in ${groupName} (by Ada)`);
     const title = header(received, 'title');
     expect(title).toMatch(/^[\x20-\x7e]+$/);
     for (const word of title.split(' ')) expect(word.length).toBeLessThanOrEqual(75);
@@ -384,7 +337,7 @@ describe('what each event says', () => {
       groupUrl: GROUP_URL,
       target: { format: 'ntfy', url: receiver.origin },
     });
-    expect(utf8(received.raw)).toBe(sentence);
+    expect(utf8(received.body)).toBe(sentence);
     expect(header(received, 'tags')).toBe(tag);
   });
 
@@ -448,8 +401,8 @@ describe('long user text', () => {
         target,
       });
 
-      expect(received.raw.length).toBeLessThanOrEqual(ALERT_BODY_MAX_BYTES);
-      const text = utf8(received.raw);
+      expect(received.body.length).toBeLessThanOrEqual(ALERT_BODY_MAX_BYTES);
+      const text = utf8(received.body);
       // The cut falls between emoji: no half of a surrogate pair is left (it would be U+FFFD).
       expect(text).not.toContain('\ufffd');
       expect(text).toContain('😀');
@@ -475,8 +428,8 @@ describe('long user text', () => {
       target: { format: 'ntfy', url: receiver.origin },
     });
 
-    expect(received.raw.length).toBeLessThanOrEqual(ALERT_BODY_MAX_BYTES);
-    expect(utf8(received.raw)).toMatch(/^(👨‍👩‍👧)+… reached 200 in Game night \(by Ada\)$/u);
+    expect(received.body.length).toBeLessThanOrEqual(ALERT_BODY_MAX_BYTES);
+    expect(utf8(received.body)).toMatch(/^(👨‍👩‍👧)+… reached 200 in Game night \(by Ada\)$/u);
   });
 
   it.each(['slack', 'discord'] as const)(
@@ -491,12 +444,12 @@ describe('long user text', () => {
         target: { format, url: receiver.origin },
       });
 
-      expect(received.raw.length).toBeLessThanOrEqual(ALERT_BODY_MAX_BYTES);
-      const message = JSON.parse(utf8(received.raw)) as Record<string, unknown>;
+      expect(received.body.length).toBeLessThanOrEqual(ALERT_BODY_MAX_BYTES);
+      const message = JSON.parse(utf8(received.body)) as Record<string, unknown>;
       expect(Object.keys(message).sort()).toEqual(
         format === 'slack' ? ['blocks', 'text'] : ['allowed_mentions', 'content', 'embeds'],
       );
-      expect(utf8(received.raw)).toContain('reached 200 in');
+      expect(utf8(received.body)).toContain('reached 200 in');
     },
   );
 });

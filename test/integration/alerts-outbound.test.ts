@@ -6,9 +6,8 @@
  * before any connection" is checked by the receiver itself.
  */
 import type { LookupAddress } from 'node:dns';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 import {
   MAX_DESTINATION_URL_LENGTH,
   type Resolver,
@@ -24,73 +23,7 @@ const PUBLIC_V4 = '93.184.215.14';
 /** The secret part of a webhook URL, which no result may repeat. */
 const SECRET = 'T000-secret-token-B999';
 
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-interface Receiver {
-  port: number;
-  /** http://127.0.0.1:port */
-  origin: string;
-  requests: Received[];
-  /** TCP connections accepted, requests or not (a TLS hello to a plain server counts too). */
-  connections: () => number;
-  close: () => Promise<void>;
-}
-
-const receivers: Receiver[] = [];
-
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-});
-
-/** An HTTP server on a random loopback port that records each request, then lets `answer`
- * reply (by default 204). */
-async function startReceiver(
-  answer: (response: http.ServerResponse, request: Received) => void = (response) => {
-    response.writeHead(204).end();
-  },
-): Promise<Receiver> {
-  const requests: Received[] = [];
-  let connections = 0;
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const received = {
-        method: request.method ?? '',
-        url: request.url ?? '',
-        headers: request.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      };
-      requests.push(received);
-      answer(response, received);
-    });
-  });
-  server.on('connection', () => {
-    connections += 1;
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const receiver: Receiver = {
-    port,
-    origin: `http://127.0.0.1:${port}`,
-    requests,
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
-  receivers.push(receiver);
-  return receiver;
-}
+afterEach(closeReceivers);
 
 /** A resolver that gives each answer in turn (the last one from then on), counting calls. */
 function changingResolver(...answers: string[][]): Resolver & { calls: () => number } {
@@ -369,7 +302,7 @@ describe('delivering an alert', () => {
     const [received] = receiver.requests;
     expect(received?.method).toBe('POST');
     expect(received?.url).toBe(`/hook/${SECRET}?channel=alerts`);
-    expect(received?.body).toBe(body);
+    expect(received?.text).toBe(body);
     expect(received?.headers['content-type']).toBe('application/json');
     expect(received?.headers['x-tally-signature']).toBe('abc123');
     expect(received?.headers['content-length']).toBe(String(Buffer.byteLength(body)));
@@ -391,7 +324,7 @@ describe('delivering an alert', () => {
       { allowPrivate: true },
     );
     expect(result.ok).toBe(true);
-    expect(receiver.requests[0]?.body).toBe('hello');
+    expect(receiver.requests[0]?.text).toBe('hello');
     expect(receiver.requests[0]?.headers['content-length']).toBe('5');
     expect(receiver.requests[0]?.headers.host).toBe(`127.0.0.1:${receiver.port}`);
     expect(receiver.requests[0]?.headers['transfer-encoding']).toBeUndefined();
@@ -433,7 +366,7 @@ describe('delivering an alert', () => {
       { allowPrivate: true, resolver },
     );
     expect(result).toMatchObject({ ok: true, status: 204 });
-    expect(receiver.requests[0]?.body).toBe('via the lookup');
+    expect(receiver.requests[0]?.text).toBe('via the lookup');
     expect(receiver.requests[0]?.headers.host).toBe(`receiver.example.test:${receiver.port}`);
     // Once for the check, once when connecting.
     expect(resolver.calls()).toBe(2);

@@ -15,10 +15,9 @@
  * `allowPrivate: true`, as an intranet's would be.
  */
 import crypto from 'node:crypto';
-import http from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeReceivers, startReceiver, type Receiver } from '../helpers/receiver.js';
 import {
   PUSH_MESSAGES,
   PUSH_PAYLOAD_MAX_BYTES,
@@ -53,68 +52,14 @@ const ALERT: PushAlert = {
 
 // ---- The push service --------------------------------------------------------------------------
 
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-interface PushService {
-  /** http://127.0.0.1:port */
-  origin: string;
-  port: number;
-  requests: Received[];
-  /** TCP connections accepted, requests or not. */
-  connections: () => number;
-  close: () => Promise<void>;
-}
-
-const services: PushService[] = [];
-
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.close()));
-});
+afterEach(closeReceivers);
 
 /** A push service on a random loopback port: records each request and answers `status` (201,
  * "Created", is what push services answer a message they accepted). */
-async function startPushService(status = 201): Promise<PushService> {
-  const requests: Received[] = [];
-  let connections = 0;
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      requests.push({
-        method: request.method ?? '',
-        url: request.url ?? '',
-        headers: request.headers,
-        body: Buffer.concat(chunks),
-      });
-      response.writeHead(status).end();
-    });
+const startPushService = (status = 201): Promise<Receiver> =>
+  startReceiver((response) => {
+    response.writeHead(status).end();
   });
-  server.on('connection', () => {
-    connections += 1;
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const service: PushService = {
-    origin: `http://127.0.0.1:${port}`,
-    port,
-    requests,
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
-  services.push(service);
-  return service;
-}
 
 // ---- The browser -------------------------------------------------------------------------------
 
