@@ -277,8 +277,11 @@ export class SqliteStore implements Store {
   }
 
   findGroup(name: string): Promise<GroupRecord | null> {
-    const row = this.prepare('SELECT * FROM counter_groups WHERE name = ?').get(name) as
-      GroupRow | undefined;
+    const row = this.reading(
+      () =>
+        this.prepare('SELECT * FROM counter_groups WHERE name = ?').get(name) as
+          GroupRow | undefined,
+    );
     return Promise.resolve(row ? toGroup(row) : null);
   }
 
@@ -308,7 +311,7 @@ export class SqliteStore implements Store {
       ).all(groupId) as CounterRow[];
       return { group: toGroup(row), counters: counters.map(toCounter), seq: row.seq };
     });
-    return Promise.resolve(read.deferred());
+    return Promise.resolve(this.reading(() => read.deferred()));
   }
 
   commit(operations: readonly Operation[]): Promise<OperationOutcome[]> {
@@ -395,6 +398,20 @@ export class SqliteStore implements Store {
   }
 
   /** Refuses writes once the path no longer names the file this store opened. */
+  /**
+   * A read on the event loop. A failing read on a file deleted or replaced under the server (a
+   * copy made without the WAL has no tables yet: "no such table") is the storage gone, 503
+   * storage_unavailable, not a bug; so are the I/O errors storageError() names.
+   */
+  private reading<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      this.assertSameFile();
+      throw storageError(error);
+    }
+  }
+
   private assertSameFile(): void {
     if (this.identity === undefined) return;
     const now = identityOf(this.file);
@@ -720,8 +737,11 @@ export class SqliteStore implements Store {
   }
 
   groupSeq(groupId: string): Promise<number | null> {
-    const row = this.prepare('SELECT seq FROM counter_groups WHERE id = ?').get(groupId) as
-      { seq: number } | undefined;
+    const row = this.reading(
+      () =>
+        this.prepare('SELECT seq FROM counter_groups WHERE id = ?').get(groupId) as
+          { seq: number } | undefined,
+    );
     return Promise.resolve(row ? row.seq : null);
   }
 
