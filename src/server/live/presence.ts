@@ -50,21 +50,19 @@ export class PresenceBoard {
     /** Called with a group's merged list whenever it may have changed (at most once a window). */
     private readonly changed: (groupId: string, members: PresenceMember[]) => void,
   ) {
-    const heartbeatMs = PRESENCE_HEARTBEAT_MS;
-    const windowMs = PRESENCE_WINDOW_MS;
-    this.announcements = new Coalescer(windowMs, (groupId) => {
+    this.announcements = new Coalescer(PRESENCE_WINDOW_MS, (groupId) => {
       this.bus.publishPresence(groupId, this.localMembers(groupId));
     });
-    this.broadcasts = new Coalescer(windowMs, (groupId) => {
+    this.broadcasts = new Coalescer(PRESENCE_WINDOW_MS, (groupId) => {
       this.changed(groupId, this.membersOf(groupId));
     });
     this.stopListening = bus.onPresence((announcement) => {
       this.hear(announcement);
     });
-    this.renewals = new SpreadHeartbeat(heartbeatMs, (groupId) => {
+    this.renewals = new SpreadHeartbeat(PRESENCE_HEARTBEAT_MS, (groupId) => {
       this.bus.publishPresence(groupId, this.localMembers(groupId));
     });
-    this.expiries = new SpreadHeartbeat(heartbeatMs, (groupId) => {
+    this.expiries = new SpreadHeartbeat(PRESENCE_HEARTBEAT_MS, (groupId) => {
       this.expire(groupId);
     });
   }

@@ -72,13 +72,12 @@ export function startCheckpointer(
   file: string,
   onError: (message: string) => void,
 ): Checkpointer {
-  const intervalMs = CHECKPOINT_INTERVAL_MS;
   const driver = sqliteDriverPath();
   // The worker counts its checkpoints in shared memory: no message to the event loop per run.
   const runs = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file, driver, intervalMs, runs: runs.buffer },
+    workerData: { file, driver, intervalMs: CHECKPOINT_INTERVAL_MS, runs: runs.buffer },
   });
   // A worker thread keeps the process alive; the server's own handles decide when it exits.
   worker.unref();
