@@ -79,13 +79,22 @@ export function Landing() {
     };
   }, [slug]);
 
-  const generate = () => {
-    setGenerating(true);
-    setTimeout(() => {
+  // The 300 ms start once "Generating..." is on screen, not at the click: on a busy device the
+  // render can come tens of milliseconds after the click, and the label must still show in full.
+  useEffect(() => {
+    if (!generating) return;
+    const timer = setTimeout(() => {
       setKey(generateAccessKey());
       setGenerating(false);
-      if (error?.field === 'key') setError(null);
+      setError((current) => (current?.field === 'key' ? null : current));
     }, KEY_GENERATION_MS);
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [generating]);
+
+  const generate = () => {
+    setGenerating(true);
   };
 
   const submit = async (event: SyntheticEvent) => {
