@@ -217,6 +217,13 @@ const eventBase = {
   by: z.string().nullable(),
   /** When the change was made, ISO 8601. */
   at: isoTime,
+  /** Present and true on what "Send test" sends: the rule's alert as it would read, not real. */
+  test: z.literal(true).optional(),
+  /**
+   * How many later alerts of the group were folded into this one: past
+   * ALERT_DELIVERIES_PER_MINUTE_PER_GROUP a destination gets one alert for all that waited.
+   */
+  folded: z.number().int().min(1).optional(),
 };
 
 /**
@@ -272,3 +279,97 @@ export function fitAlertBody(body: AlertEventBody): AlertEventBody {
   }
   return { ...body, counter: { ...body.counter, name: characters.slice(0, low).join('') } };
 }
+
+// ---- What the API answers ----------------------------------------------------------------------
+
+/**
+ * Where a destination stands: `new` until its first delivery ends, `ok` when the last one
+ * arrived, `retrying` while an alert is being retried, `failing` once one was given up after
+ * ALERT_GIVE_UP_AFTER_MS (until a later delivery arrives).
+ */
+export const ALERT_DESTINATION_STATES = ['new', 'ok', 'retrying', 'failing'] as const;
+export type AlertDestinationState = (typeof ALERT_DESTINATION_STATES)[number];
+
+/** How long an alert is retried before it is given up and its destination marked failing. */
+export const ALERT_GIVE_UP_AFTER_MS = 24 * 60 * 60 * 1000;
+/** Attempts kept per destination in its delivery log (older ones are forgotten). */
+export const ALERT_DELIVERY_LOG_LENGTH = 100;
+/**
+ * Most browsers subscribed to one group's Web Push: past it, a new subscription replaces the
+ * group's oldest, so nobody can lock the others out by filling the list.
+ */
+export const MAX_PUSH_SUBSCRIPTIONS_PER_GROUP = 50;
+
+/** A rule's destination as members see it: never its URL (a secret), only the host. */
+export const AlertDestinationViewSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['webhook', 'push']),
+  /** A webhook's format; null for Web Push. */
+  format: z.enum(WEBHOOK_FORMATS).nullable(),
+  /** The host a webhook sends to (hooks.slack.com, ntfy.sh); null for Web Push. */
+  host: z.string().nullable(),
+  state: z.enum(ALERT_DESTINATION_STATES),
+  /** Web Push: how many browsers of the group are subscribed; null for a webhook. */
+  subscribers: z.number().int().nullable(),
+});
+export type AlertDestinationView = z.infer<typeof AlertDestinationViewSchema>;
+
+/** A rule as GET /alerts lists it. */
+export const AlertRuleViewSchema = AlertRuleSummarySchema.extend({
+  createdAt: isoTime,
+  destination: AlertDestinationViewSchema,
+});
+export type AlertRuleView = z.infer<typeof AlertRuleViewSchema>;
+
+/** GET /api/groups/{name}/alerts: the rules, oldest first, and the group's bounds. */
+export const AlertListSchema = z.object({
+  rules: z.array(AlertRuleViewSchema),
+  limits: z.object({ rules: z.number().int(), destinations: z.number().int() }),
+});
+export type AlertList = z.infer<typeof AlertListSchema>;
+
+/**
+ * POST /api/groups/{name}/alerts: the new rule, and, when it made a new `standard` destination,
+ * that destination's signing secret: shown this once, never again.
+ */
+export const AlertCreatedSchema = z.object({
+  rule: AlertRuleViewSchema,
+  secret: z.string().optional(),
+});
+export type AlertCreated = z.infer<typeof AlertCreatedSchema>;
+
+/**
+ * How one delivery attempt ended: `delivered` (a 2xx answer), `failed` (it will be tried again),
+ * `gaveUp` (the last try, after ALERT_GIVE_UP_AFTER_MS, or an answer that will not change: the
+ * address refused, a push subscription gone).
+ */
+export const ALERT_DELIVERY_OUTCOMES = ['delivered', 'failed', 'gaveUp'] as const;
+export type AlertDeliveryOutcome = (typeof ALERT_DELIVERY_OUTCOMES)[number];
+
+/** One attempt in a destination's delivery log. */
+export const AlertDeliverySchema = z.object({
+  id: z.number().int(),
+  at: isoTime,
+  /** The alert's event type (shared by its retries). */
+  type: z.enum(ALERT_EVENT_TYPES),
+  test: z.boolean(),
+  outcome: z.enum(ALERT_DELIVERY_OUTCOMES),
+  /** The receiver's HTTP status; null when none came (a timeout, a refused address). */
+  status: z.number().int().nullable(),
+  /** What went wrong, in words; null when delivered. */
+  error: z.string().nullable(),
+  /** 1 for the first try of the alert, 2 for its first retry… */
+  attempt: z.number().int(),
+  /** From sending the request to the answer, milliseconds. */
+  durationMs: z.number().int(),
+});
+export type AlertDelivery = z.infer<typeof AlertDeliverySchema>;
+
+/** GET /api/groups/{name}/alerts/{id}/deliveries: the destination's log, newest first. */
+export const AlertDeliveriesSchema = z.object({ deliveries: z.array(AlertDeliverySchema) });
+
+/** POST /api/groups/{name}/alerts/{id}/test: the test's one attempt, made before answering. */
+export const AlertTestResultSchema = z.object({ delivery: AlertDeliverySchema });
+
+/** GET /api/push/key: the server's VAPID public key, for PushManager.subscribe. */
+export const PushKeySchema = z.object({ publicKey: z.string() });
