@@ -8,10 +8,12 @@
  *   must validate (JSON Schema 2020-12) against the schema documented for that status and
  *   content type. The exact statuses are asserted too, so a changed answer fails here.
  */
+import { createECDH, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../src/server/routes/openapi.js';
 import type { ActivityPage } from '../../src/shared/activity.js';
+import type { AlertCreated } from '../../src/shared/alerts.js';
 import type { Counter, GroupSnapshot, ViewKey } from '../../src/shared/api.js';
 import { MAX_VALUE } from '../../src/shared/limits.js';
 import { newKey, uniqueGroupName } from '../helpers/client.js';
@@ -477,6 +479,79 @@ describe.each(backends)('real answers match the document on %s', (_label, databa
       tight,
     );
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('alerts: every operation’s answers, and their refusals', async () => {
+    const { name, key, counterId } = await groupWithEverything();
+    await call('pushKey', {}, 200);
+    const push = { kind: 'push' };
+    const created = (
+      await call(
+        'createAlert',
+        {
+          params: { name },
+          key,
+          body: { counterId, when: { kind: 'reaches', value: 200 }, to: push },
+          headers: { 'idempotency-key': 'alert-1', 'tally-member': 'Ada' },
+        },
+        201,
+      )
+    ).json as AlertCreated;
+    expect(created.secret).toBeUndefined();
+    // A new standard destination comes with its secret. A public address that is never
+    // contacted: only a fired alert or a test would be sent to it.
+    const standard = { kind: 'webhook', url: 'https://1.1.1.1/tally', format: 'standard' };
+    const signed = (
+      await call(
+        'createAlert',
+        { params: { name }, key, body: { when: { kind: 'goal' }, to: standard } },
+        201,
+      )
+    ).json as AlertCreated;
+    expect(signed.secret).toMatch(/^whsec_/);
+
+    const rule = { name, id: created.rule.id };
+    await call('listAlerts', { params: { name }, key }, 200);
+    await call('alertDeliveries', { params: rule, key }, 200);
+    await call('testAlert', { params: rule, key }, 200);
+    await call('alertDeliveries', { params: rule, key }, 200);
+    const browser = createECDH('prime256v1');
+    const subscription = {
+      endpoint: 'https://push.example.net/send/3f9a1c2e',
+      expirationTime: null,
+      keys: {
+        p256dh: browser.generateKeys().toString('base64url'),
+        auth: randomBytes(16).toString('base64url'),
+      },
+    };
+    await call('subscribePush', { params: { name }, key, body: subscription }, 201);
+    const endpoint = { endpoint: subscription.endpoint };
+    await call('unsubscribePush', { params: { name }, key, body: endpoint }, 204);
+    await call('deleteAlert', { params: rule, key }, 204);
+
+    await call('deleteAlert', { params: rule, key }, 404, 'alert_not_found');
+    await call('alertDeliveries', { params: rule, key }, 404, 'alert_not_found');
+    await call('testAlert', { params: rule, key }, 404, 'alert_not_found');
+    const refused = async (body: unknown, status: number, code: string) =>
+      call('createAlert', { params: { name }, key, body }, status, code);
+    const goal = { kind: 'goal' };
+    await refused({ counterId: 'no-such-counter', when: goal, to: push }, 404, 'counter_not_found');
+    await refused(
+      { counterId, section: 'Entrances', when: goal, to: push },
+      400,
+      'validation_failed',
+    );
+    const loopback = { kind: 'webhook', url: 'http://127.0.0.1:9/', format: 'standard' };
+    await refused({ when: goal, to: loopback }, 422, 'destination_refused');
+    // One rule is left (the standard one): 19 more reach the bound, the next is refused.
+    for (let count = 1; count < 20; count += 1) {
+      await call(
+        'createAlert',
+        { params: { name }, key, body: { when: { kind: 'every', value: count }, to: push } },
+        201,
+      );
+    }
+    await refused({ when: goal, to: push }, 409, 'too_many_alerts');
   });
 
   it('exercised every documented success answer, and each kind of error', () => {

@@ -1,9 +1,9 @@
 /**
  * The OpenAPI 3.1 document of the HTTP API, built once at start from the route table
- * (operations.ts) and the shared zod schemas, with zod's own JSON Schema (draft 2020-12, the
- * dialect OpenAPI 3.1 uses). Request parts are described as the schemas accept them (`io:
- * 'input'`), answers as the server sends them (`io: 'output'`: objects list every field and no
- * others, so an answer that gains or loses a field no longer matches).
+ * (operations.ts, and the alert routes' below) and the shared zod schemas, with zod's own JSON
+ * Schema (draft 2020-12, the dialect OpenAPI 3.1 uses). Request parts are described as the
+ * schemas accept them (`io: 'input'`), answers as the server sends them (`io: 'output'`: objects
+ * list every field and no others, so an answer that gains or loses a field no longer matches).
  */
 import { z } from 'zod';
 import {
@@ -37,7 +37,29 @@ import {
   ViewKeySchema,
   type ErrorCode,
 } from '../../shared/api.js';
+import {
+  ALERT_BODY_MAX_BYTES,
+  ALERT_DELIVERIES_PER_MINUTE_PER_GROUP,
+  ALERT_DELIVERY_LOG_LENGTH,
+  AlertCreatedSchema,
+  AlertDeliveriesSchema,
+  AlertDeliverySchema,
+  AlertDestinationViewSchema,
+  AlertEventBodySchema,
+  AlertListSchema,
+  AlertRuleInputSchema,
+  AlertRuleSummarySchema,
+  AlertRuleViewSchema,
+  AlertTestResultSchema,
+  AlertWhenSchema,
+  MAX_ALERT_DESTINATIONS_PER_GROUP,
+  MAX_ALERT_RULES_PER_GROUP,
+  MAX_PUSH_SUBSCRIPTIONS_PER_GROUP,
+  PushKeySchema,
+} from '../../shared/alerts.js';
 import { KEY_MAX_LENGTH, KEY_MIN_LENGTH } from '../../shared/limits.js';
+import { MAX_DESTINATION_URL_LENGTH } from '../alerts/destination.js';
+import { PushSubscriptionSchema } from '../alerts/push.js';
 import { STATUS_OF } from './errors.js';
 import {
   CHANGE_HEADERS,
@@ -59,6 +81,8 @@ export interface OpenApiDocument {
   servers: { url: string }[];
   tags: { name: string; description: string }[];
   paths: Record<string, Record<string, JsonSchema>>;
+  /** Requests Tally sends: what a `standard` alert webhook receives. */
+  webhooks: Record<string, Record<string, JsonSchema>>;
   components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> };
 }
 
@@ -101,6 +125,46 @@ const NAMED: Record<
     GroupExport: { schema: GroupExportSchema },
     ViewKey: { schema: ViewKeySchema },
     Health: { schema: HealthSchema },
+    AlertList: { schema: AlertListSchema },
+    AlertRuleView: {
+      schema: AlertRuleViewSchema,
+      about: {
+        description:
+          'A rule as members see it. A webhook’s URL is never shown (chat and ntfy URLs carry their token): `destination.host` names where it goes.',
+      },
+    },
+    AlertDestinationView: {
+      schema: AlertDestinationViewSchema,
+      about: {
+        description:
+          'Where a rule sends, shared by the group’s rules of the same URL (or Web Push). `state`: `new` until its first delivery ends, `ok` when the last one arrived, `retrying` while an alert is tried again, `failing` once one was given up after 24 hours (until a later one arrives).',
+      },
+    },
+    AlertWhen: { schema: AlertWhenSchema },
+    AlertRuleSummary: { schema: AlertRuleSummarySchema },
+    AlertCreated: {
+      schema: AlertCreatedSchema,
+      about: {
+        description:
+          '`secret` only when the rule made a new `standard` destination: its signing secret, shown this once.',
+      },
+    },
+    AlertDelivery: {
+      schema: AlertDeliverySchema,
+      about: {
+        description:
+          'One delivery attempt: `delivered` (a 2xx answer), `failed` (tried again later) or `gaveUp`. `status` is the receiver’s, null when none came; `attempt` 1 is an alert’s first try.',
+      },
+    },
+    AlertDeliveries: { schema: AlertDeliveriesSchema },
+    AlertTestResult: { schema: AlertTestResultSchema },
+    AlertEventBody: {
+      schema: AlertEventBodySchema,
+      about: {
+        description: `What a \`standard\` webhook receives (at most ${ALERT_BODY_MAX_BYTES.toLocaleString('en-US')} bytes: a long counter name is shortened). \`test\` is true on what \`POST …/alerts/{id}/test\` sends; \`folded\` counts the alerts folded into this one past ${String(ALERT_DELIVERIES_PER_MINUTE_PER_GROUP)} deliveries a minute.`,
+      },
+    },
+    PushKey: { schema: PushKeySchema },
   },
   input: {
     AccessKey: {
@@ -131,20 +195,268 @@ const NAMED: Record<
     CreateCounterBody: { schema: CreateCounterBodySchema },
     AdjustBody: { schema: AdjustBodySchema },
     UndoOperationBody: { schema: UndoOperationBodySchema },
+    AlertRuleInput: {
+      schema: AlertRuleInputSchema,
+      about: {
+        description:
+          'A counter (`counterId`), a section (`section`) or neither (every counter), never both; when it fires; where it goes. A webhook URL without a scheme gets `https://`.',
+        examples: [
+          {
+            counterId: '5f0c6a7e-1b2d-4c3e-9f8a-2b7d4e6c1a90',
+            when: { kind: 'reaches', value: 200 },
+            to: { kind: 'webhook', url: 'https://ntfy.sh/game-night-visitors', format: 'ntfy' },
+          },
+        ],
+      },
+    },
+    PushSubscription: {
+      schema: PushSubscriptionSchema,
+      about: {
+        description:
+          'A browser’s `PushSubscription.toJSON()`: an https:// endpoint and its keys (base64url). Other fields are ignored.',
+      },
+    },
   },
 };
 
-const TAGS: Record<Tag, string> = {
+/** The document's tags: the route table's, and the alert routes'. */
+type DocumentTag = Tag | 'Alerts';
+
+const TAGS: Record<DocumentTag, string> = {
   Server: 'Health and this reference.',
   Groups: 'Opening, creating and editing a group.',
   Counters: 'Counters, taps and their history.',
   Activity: 'Who changed what, undo, and exports.',
   Access: 'Key rotation and the view-only link: the group’s access key only.',
+  Alerts:
+    'Telling a webhook, Slack, Discord, ntfy or members’ browsers (Web Push) that a counter crossed a threshold: the group’s access key only (the push key needs none).',
 };
+
+/**
+ * An operation as the document describes it: one of the route table's (operations.ts), or an
+ * alert route's. `pathParameters` describes path parameters that mean something else on this
+ * route than PATH_PARAMETERS says (an alert route's `{id}` is a rule's, not a counter's).
+ */
+interface DocumentedOperation extends Omit<Operation, 'tag'> {
+  tag: DocumentTag;
+  pathParameters?: Record<string, { schema: z.ZodType; description: string }>;
+}
+
+// ---- Alerts -------------------------------------------------------------------------------------
+
+const ALERT_ID = '542ddc61-db12-487c-a7d5-58146198939b';
+
+/** `{id}` on an alert route: the rule's id (`rule.id`). */
+const AlertIdParamSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ examples: [ALERT_ID] });
+const ALERT_ID_PARAMETER = {
+  id: { schema: AlertIdParamSchema, description: 'Alert rule id (`rule.id`).' },
+};
+
+/** DELETE /api/groups/{name}/push: the subscription to end, named by its endpoint. */
+const PushEndpointBodySchema = z.strictObject({
+  endpoint: z.string().min(1).max(MAX_DESTINATION_URL_LENGTH),
+});
+
+/** POST /api/groups/{name}/push's answer. */
+const PushSubscribedSchema = z.object({ subscribed: z.literal(true) });
+
+/** The alert routes (routes/alerts.ts). Every one but the push key needs the access key. */
+const ALERT_OPERATIONS: readonly DocumentedOperation[] = [
+  {
+    id: 'listAlerts',
+    method: 'get',
+    path: '/api/groups/:name/alerts',
+    tag: 'Alerts',
+    summary: 'The group’s alert rules',
+    description: `Oldest first, each with its destination and how deliveries to it are going (\`state\`). A webhook’s URL is never shown, only its host. \`limits\`: at most ${String(MAX_ALERT_RULES_PER_GROUP)} rules and ${String(MAX_ALERT_DESTINATIONS_PER_GROUP)} destinations per group. A view-only key can neither see nor change alerts.`,
+    key: 'write',
+    answers: [
+      {
+        status: 200,
+        description: 'The rules and the group’s bounds.',
+        content: { 'application/json': AlertListSchema },
+      },
+    ],
+  },
+  {
+    id: 'createAlert',
+    method: 'post',
+    path: '/api/groups/:name/alerts',
+    tag: 'Alerts',
+    summary: 'Add an alert rule',
+    description: `The rule fires once per crossing of its \`when\` by a counter it watches, and sends to a webhook (format \`standard\`, \`slack\`, \`discord\` or \`ntfy\`) or to the browsers subscribed to the group’s Web Push. A webhook URL must be https:// and reach only public addresses (422 \`destination_refused\`). The group’s rules with the same URL share one destination. \`secret\` (\`whsec_…\`, shown this once) comes only when the rule makes a new \`standard\` destination: the receiver checks \`webhook-signature\` with it. At most ${String(MAX_ALERT_RULES_PER_GROUP)} rules and ${String(MAX_ALERT_DESTINATIONS_PER_GROUP)} destinations per group (409 \`too_many_alerts\`).`,
+    key: 'write',
+    body: { schema: AlertRuleInputSchema, required: true },
+    change: true,
+    answers: [
+      {
+        status: 201,
+        description: 'The new rule, and its destination’s signing secret when the rule made one.',
+        content: { 'application/json': AlertCreatedSchema },
+      },
+    ],
+    errors: ['counter_not_found', 'too_many_alerts', 'destination_refused'],
+  },
+  {
+    id: 'deleteAlert',
+    method: 'delete',
+    path: '/api/groups/:name/alerts/:id',
+    pathParameters: ALERT_ID_PARAMETER,
+    tag: 'Alerts',
+    summary: 'Delete an alert rule',
+    description:
+      'Its destination goes with its last rule; alerts the rule already fired are still delivered.',
+    key: 'write',
+    change: true,
+    answers: [{ status: 204, description: 'Deleted.' }],
+    errors: ['alert_not_found'],
+  },
+  {
+    id: 'alertDeliveries',
+    method: 'get',
+    path: '/api/groups/:name/alerts/:id/deliveries',
+    pathParameters: ALERT_ID_PARAMETER,
+    tag: 'Alerts',
+    summary: 'The delivery log of a rule’s destination',
+    description: `Newest first: the destination’s last ${String(ALERT_DELIVERY_LOG_LENGTH)} attempts, every rule that sends to it included.`,
+    key: 'write',
+    answers: [
+      {
+        status: 200,
+        description: 'The attempts.',
+        content: { 'application/json': AlertDeliveriesSchema },
+      },
+    ],
+    errors: ['alert_not_found'],
+  },
+  {
+    id: 'testAlert',
+    method: 'post',
+    path: '/api/groups/:name/alerts/:id/test',
+    tag: 'Alerts',
+    pathParameters: ALERT_ID_PARAMETER,
+    summary: 'Send a test alert now',
+    description: `One attempt, made before answering, of the alert the rule would send for the counter as it is now, marked \`"test": true\`: 200 whatever the receiver answered (\`delivery.outcome\` \`delivered\` or \`gaveUp\`: a test is not tried again). It counts toward the group’s ${String(ALERT_DELIVERIES_PER_MINUTE_PER_GROUP)} deliveries a minute; past them it is not sent, and \`delivery.error\` says so.`,
+    key: 'write',
+    answers: [
+      {
+        status: 200,
+        description: 'The attempt.',
+        content: { 'application/json': AlertTestResultSchema },
+      },
+    ],
+    errors: ['alert_not_found'],
+  },
+  {
+    id: 'pushKey',
+    method: 'get',
+    path: '/api/push/key',
+    tag: 'Alerts',
+    summary: 'The server’s Web Push key',
+    description:
+      'The VAPID public key (base64url) a browser passes to `PushManager.subscribe` as `applicationServerKey`. No key needed.',
+    key: 'none',
+    answers: [
+      {
+        status: 200,
+        description: 'The key.',
+        content: { 'application/json': PushKeySchema },
+      },
+    ],
+  },
+  {
+    id: 'subscribePush',
+    method: 'post',
+    path: '/api/groups/:name/push',
+    tag: 'Alerts',
+    summary: 'Send the group’s push alerts to this browser',
+    description: `The body is the browser’s \`PushSubscription\` as JSON. The same endpoint again replaces its keys. At most ${String(MAX_PUSH_SUBSCRIPTIONS_PER_GROUP)} per group: one more replaces the group’s oldest. The browser then receives the alerts of every rule whose \`to\` is \`push\`.`,
+    key: 'write',
+    body: { schema: PushSubscriptionSchema, required: true },
+    answers: [
+      {
+        status: 201,
+        description: 'Subscribed.',
+        content: { 'application/json': PushSubscribedSchema },
+      },
+    ],
+    errors: ['busy', 'storage_unavailable'],
+  },
+  {
+    id: 'unsubscribePush',
+    method: 'delete',
+    path: '/api/groups/:name/push',
+    tag: 'Alerts',
+    summary: 'Stop sending the group’s push alerts to this browser',
+    description: 'Names the subscription by its endpoint.',
+    key: 'write',
+    body: { schema: PushEndpointBodySchema, required: true },
+    answers: [{ status: 204, description: 'Unsubscribed.' }],
+    errors: ['busy', 'storage_unavailable'],
+  },
+];
+
+/** The Standard Webhooks headers of a `standard` alert webhook (alerts/formats.ts). */
+const WEBHOOK_HEADERS: JsonSchema[] = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description:
+      'The alert’s id, the same on every retry of it: a receiver that sees it twice drops the repeat.',
+    schema: { type: 'string', examples: ['a7f3c2e1-5b4d-4e6f-9a8b-1c2d3e4f5a6b'] },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'When this attempt was signed, Unix seconds (each retry is signed anew).',
+    schema: { type: 'string', pattern: '^[0-9]+$', examples: ['1795421700'] },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the destination’s secret after `whsec_`. The `standardwebhooks` library checks it: `new Webhook(secret).verify(body, headers)`.',
+    schema: { type: 'string', examples: ['v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='] },
+  },
+];
+
+/** `webhooks.alert`: what Tally sends to a `standard` destination, and what it makes of answers. */
+function alertWebhook(body: JsonSchema): OpenApiDocument['webhooks'] {
+  return {
+    alert: {
+      post: {
+        operationId: 'alertWebhook',
+        tags: ['Alerts'],
+        summary: 'What a `standard` alert webhook receives',
+        description: `One alert per request, JSON, signed as the Standard Webhooks specification says. Delivered at least once and in order per destination: answer 2xx within 5 s. Slack, Discord and ntfy destinations receive the same alert as a sentence in their own format instead.`,
+        security: [],
+        parameters: WEBHOOK_HEADERS,
+        requestBody: { required: true, content: { 'application/json': { schema: body } } },
+        responses: {
+          '2XX': { description: 'Delivered: the rest of the answer is not read.' },
+          '4XX': {
+            description:
+              'Not delivered, like a 5xx, a redirect or no answer within 5 s: tried again after 10 s, 20 s, 40 s… (at most an hour apart), and given up after 24 hours.',
+          },
+        },
+      },
+    },
+  };
+}
+
+/** Every operation in the document. */
+const DOCUMENTED: readonly DocumentedOperation[] = [...OPERATIONS, ...ALERT_OPERATIONS];
 
 const DESCRIPTION = `Live group counters. JSON in and out, camelCase fields.
 
-A group is a name plus an access key (16–128 hexadecimal characters). Keyed calls send it as \`Authorization: Bearer <key>\`; the key never goes in an API URL. A group's view-only key opens every read and is answered \`403 read_only\` on every change.
+A group is a name plus an access key (16–128 hexadecimal characters). Keyed calls send it as \`Authorization: Bearer <key>\`; the key never goes in an API URL. A group's view-only key opens every read but the alerts' and is answered \`403 read_only\` on every change.
 
 Every 4xx and 5xx answer is \`{ "error": { "code", "message" } }\`. Besides the answers listed per operation, any request may be refused before it is routed: \`400 validation_failed\` (a malformed request), \`408 request_timeout\`, \`431 headers_too_large\`, \`429 too_many_connections\`, \`404 not_found\` for an unknown path.
 
@@ -169,7 +481,7 @@ const STATUS_TITLES: Record<number, string> = {
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 /** Codes implied by what an operation reads and does (operations.ts, Operation). */
-function errorCodesOf(operation: Operation): Set<ErrorCode> {
+function errorCodesOf(operation: DocumentedOperation): Set<ErrorCode> {
   // Every request, to any route, counts toward its address's open connections.
   const codes = new Set<ErrorCode>(['internal_error', 'too_many_connections']);
   if (operation.key !== 'none') {
@@ -201,7 +513,7 @@ function errorCodesOf(operation: Operation): Set<ErrorCode> {
 }
 
 /** Each error status of an operation with the codes answered with it. */
-export function errorStatusesOf(operation: Operation): Map<number, ErrorCode[]> {
+export function errorStatusesOf(operation: DocumentedOperation): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(operation)) {
     const status = STATUS_OF[code];
@@ -271,11 +583,26 @@ class SchemaConverter {
         io,
         uri: (id) => `#/components/schemas/${id}`,
       });
+      // A schema given inline somewhere (a path parameter) and also used inside another (a
+      // section name in an alert rule) is a $ref to its inline id there: written out instead.
+      const inline = new Set(inlineIds.values());
+      const expand = (node: unknown): unknown => {
+        if (Array.isArray(node)) return node.map(expand);
+        if (typeof node !== 'object' || node === null) return node;
+        const { $ref, ...rest } = node as JsonSchema;
+        const fields = Object.fromEntries(
+          Object.entries(rest).map(([key, value]) => [key, expand(value)]),
+        );
+        const id = typeof $ref === 'string' ? $ref.replace('#/components/schemas/', '') : '';
+        if (inline.has(id)) return { ...(expand(clean(schemas[id])) as JsonSchema), ...fields };
+        return $ref === undefined ? fields : { $ref, ...fields };
+      };
+      const converted = (id: string) => expand(clean(schemas[id])) as JsonSchema;
       for (const [id, { about }] of Object.entries(NAMED[io])) {
         if (id in this.components) throw new Error(`component ${id} named twice`);
-        this.components[id] = { ...clean(schemas[id]), ...about };
+        this.components[id] = { ...converted(id), ...about };
       }
-      for (const [schema, id] of inlineIds) this.converted.set(schema, clean(schemas[id]));
+      for (const [schema, id] of inlineIds) this.converted.set(schema, converted(id));
     }
     for (const { schema, placeholder } of this.placeholders) {
       Object.assign(placeholder, this.converted.get(schema));
@@ -365,6 +692,40 @@ const EXAMPLES: Record<string, unknown[]> = {
   after: [800],
   points: [30],
   since: ['2026-11-23T00:00:00.000Z'],
+  // Alerts.
+  'AlertRuleView.id': [ALERT_ID],
+  'AlertRuleSummary.id': [ALERT_ID],
+  'AlertDestinationView.id': ['0aac674e-578a-49bc-bdc6-43eb4674f873'],
+  'AlertDelivery.id': [4711],
+  'AlertWhen.value': [200],
+  'AlertRuleInput.value': [200],
+  'AlertRuleInput.section': [null],
+  'AlertEventBody.name': ['Visitors'],
+  'AlertEventBody.value': [203],
+  group: ['game-night'],
+  url: ['https://ntfy.sh/game-night-visitors'],
+  host: ['ntfy.sh'],
+  subscribers: [null],
+  rules: [MAX_ALERT_RULES_PER_GROUP],
+  destinations: [MAX_ALERT_DESTINATIONS_PER_GROUP],
+  secret: ['whsec_0pLoLWWN9ki1dblNNJeSxX+Px+S71JAGPnKvHImSr8g='],
+  test: [false],
+  status: [200],
+  error: [null],
+  attempt: [1],
+  durationMs: [184],
+  by: ['Ada'],
+  multiple: [200],
+  total: [48],
+  folded: [3],
+  publicKey: [
+    'BGJeAqd-16u1Seokk8EtjuIgaRF-nPusjYYawminKedp-LuZbtb1oCXWnPSqBYPm3gXbHqdFJHthDAkQjs63kbc',
+  ],
+  endpoint: ['https://fcm.googleapis.com/fcm/send/c1KZ8s2Hn0E:APA91bG3xWqL7pT9vR2mN4kJ8hF6dS1aZ0'],
+  p256dh: [
+    'BC0PVeZE1K1-UgsRtKI96-wa6LO7E7NcZNwYjD7KeKbRLQbGKkqKZUBw8mwgpgAjH4pKWEc9tWzKF8NwlkCty7w',
+  ],
+  auth: ['hjpMbVwf2jjHXDshPXo7sA'],
 };
 
 /** The JSON Schema type names a value fits. */
@@ -469,10 +830,13 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
   const operations: JsonSchema[] = [];
   const errorSchemas = new Map<string, z.ZodType>();
 
-  for (const operation of OPERATIONS) {
+  for (const operation of DOCUMENTED) {
     const parameters: JsonSchema[] = [];
     for (const [, name] of operation.path.matchAll(/:(\w+)/g)) {
-      const param = name === undefined ? undefined : PATH_PARAMETERS[name];
+      const param =
+        name === undefined
+          ? undefined
+          : (operation.pathParameters?.[name] ?? PATH_PARAMETERS[name]);
       if (name === undefined || param === undefined)
         throw new Error(`no description of path parameter ${String(name)}`);
       parameters.push({
@@ -568,6 +932,7 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
     operations.push(documented);
   }
 
+  const webhooks = alertWebhook(converter.refer('output', AlertEventBodySchema));
   converter.convert();
   for (const { parameters, at, object, defaults } of queries) {
     const properties = (object.properties ?? {}) as Record<string, JsonSchema>;
@@ -593,6 +958,7 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
     addExamples(schema, name);
   }
   addExamples(paths);
+  addExamples(webhooks);
 
   return {
     openapi: OPENAPI_VERSION,
@@ -600,6 +966,7 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
     servers: [{ url: '/' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks,
     components: {
       schemas: converter.components,
       securitySchemes: {
