@@ -13,7 +13,11 @@ import { BODY_LIMIT_BYTES } from '../shared/limits.js';
 import { MESSAGES } from '../shared/messages.js';
 import { CLOSE_CODES } from '../shared/protocol.js';
 import { openBackend } from './backend.js';
-import { limitsOf, publicSourceUrl, type Config } from './config.js';
+import { DEFAULT_ALERTS_CONFIG, limitsOf, publicSourceUrl, type Config } from './config.js';
+import { newVapidKeys, type VapidKeys } from './alerts/push.js';
+import { AlertSender } from './alerts/sender.js';
+import { AlertService } from './core/alerts.js';
+import { registerAlertRoutes } from './routes/alerts.js';
 import { GroupAccessCache } from './core/access-cache.js';
 import { TallyService } from './core/service.js';
 import { LiveHub } from './live/hub.js';
@@ -52,6 +56,8 @@ export interface AppOptions {
   security?: Partial<SecurityPolicy>;
   /** Header, body and keep-alive timeouts (security/connection-limits.ts); tests use small ones. */
   timeouts?: Partial<EdgeTimeouts>;
+  /** The alert sender's first retry wait, ms (alerts/sender.ts); tests retry sooner. */
+  alertRetryFirstMs?: number;
 }
 
 declare module 'fastify' {
@@ -126,6 +132,30 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorate('tally', { store, hub, service });
 
+  const alertsConfig = config.alerts ?? DEFAULT_ALERTS_CONFIG;
+  // Made at the first start and kept in the database: every instance signs pushes alike, and
+  // browsers' subscriptions (made for this public key) outlive restarts.
+  const vapid = JSON.parse(
+    await store.alerts.setting('vapid', () => JSON.stringify(newVapidKeys())),
+  ) as VapidKeys;
+  const sender = new AlertSender({
+    alerts: store.alerts,
+    groupName: async (slug) => (await store.findGroup(slug))?.displayName ?? null,
+    allowPrivate: alertsConfig.allowPrivateTargets,
+    vapid: { ...vapid, subject: alertsConfig.pushContact },
+    logger: app.log,
+    retryFirstMs: options.alertRetryFirstMs,
+  });
+  sender.start();
+  const alerts = new AlertService({
+    store,
+    service,
+    sender,
+    allowPrivate: alertsConfig.allowPrivateTargets,
+    publicUrl: alertsConfig.publicUrl,
+    vapidPublicKey: vapid.publicKey,
+  });
+
   installJsonParser(app);
   // Security headers on every answer, and no-store on API answers unless a route sets its own
   // cache header later: one precomputed set per kind (security/headers.ts), nothing built per
@@ -155,6 +185,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerApiRoutes(app, service);
   registerActivityRoutes(app, service);
   registerAccessRoutes(app, service);
+  registerAlertRoutes(app, { service, alerts });
   registerApiDocs(app);
 
   const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
@@ -211,6 +242,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.addHook('onClose', async () => {
     accessCache.close();
+    await sender.stop();
     await backend.close();
   });
   return app;

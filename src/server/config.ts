@@ -49,7 +49,27 @@ export interface Config {
    * undefined: package.json's `repository`, else the source archive the build made, if any.
    */
   sourceUrl?: string | undefined;
+  /** Alerts' outbound settings (docs/alerts.md); defaults when absent. */
+  alerts?: AlertsConfig | undefined;
 }
+
+export interface AlertsConfig {
+  /**
+   * ALERTS_ALLOW_PRIVATE_TARGETS: whether destinations may be loopback, private or link-local
+   * addresses and use http:// (an intranet, the tests). Cloud metadata stays refused.
+   */
+  allowPrivateTargets: boolean;
+  /** PUBLIC_URL: the origin alert links start with; unset: the origin the rule was made on. */
+  publicUrl: string | undefined;
+  /** PUSH_CONTACT: the VAPID subject push services may write to (mailto: or https:). */
+  pushContact: string;
+}
+
+export const DEFAULT_ALERTS_CONFIG: AlertsConfig = {
+  allowPrivateTargets: false,
+  publicUrl: undefined,
+  pushContact: 'mailto:alerts@tally.invalid',
+};
 
 /**
  * What one group or one client address may hold (docs/api.md "Limits"). Every field has
@@ -342,5 +362,41 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     commitLingerMs: parseCommitLinger(env.COMMIT_LINGER_MS),
     sourceUrl: parseSourceUrl(env.SOURCE_URL),
+    alerts: {
+      allowPrivateTargets: parseAllowPrivate(env.ALERTS_ALLOW_PRIVATE_TARGETS),
+      publicUrl: parsePublicUrl(env.PUBLIC_URL),
+      pushContact: parsePushContact(env.PUSH_CONTACT),
+    },
   };
+}
+
+function parseAllowPrivate(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  throw new ConfigError(`ALERTS_ALLOW_PRIVATE_TARGETS must be true or false (got "${raw}")`);
+}
+
+/** PUBLIC_URL: an http(s) origin (a path or query is dropped), or unset. */
+function parsePublicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const url = httpUrl(raw.trim());
+  if (url === null) {
+    throw new ConfigError(
+      `PUBLIC_URL must be an http:// or https:// address, e.g. https://tally.example.com (got "${raw}")`,
+    );
+  }
+  return new URL(url).origin;
+}
+
+function parsePushContact(raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_ALERTS_CONFIG.pushContact;
+  const text = raw.trim();
+  const mail = /^mailto:[^@\s]+@[^@\s]+$/.test(text);
+  const web = httpUrl(text)?.startsWith('https://') === true;
+  if (!mail && !web) {
+    throw new ConfigError(
+      `PUSH_CONTACT must be a mailto: address or an https:// URL, e.g. mailto:ops@example.com (got "${raw}")`,
+    );
+  }
+  return text;
 }

@@ -53,6 +53,9 @@ export const ALERT_MESSAGES = {
   webhookUrlTooLong: `A webhook URL can be at most ${URL_MAX_LENGTH.toLocaleString('en-US')} characters.`,
   counterIdInvalid: `A counter id is 1 to ${String(COUNTER_ID_MAX_LENGTH)} characters.`,
   tooManyRules: `This group has reached its limit of ${String(MAX_ALERT_RULES_PER_GROUP)} alert rules. Delete one to add another.`,
+  alertNotFound: 'This alert does not exist (anymore).',
+  formatMismatch: (format: string) =>
+    `This address already receives this group's alerts in the ${format} format: use the same format for it.`,
   tooManyDestinations: `This group's alerts can go to at most ${String(MAX_ALERT_DESTINATIONS_PER_GROUP)} different places.`,
 } as const;
 

@@ -139,6 +139,11 @@ export const ErrorCodeSchema = z.enum([
   'invalid_order',
   // ADR 24: a numbered tap too far behind its session's newest number to be checked.
   'operation_expired',
+  // Alerts (docs/alerts.md): a rule that is not there, a group at its bound of rules or
+  // destinations, a destination whose address may not be reached.
+  'alert_not_found',
+  'too_many_alerts',
+  'destination_refused',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

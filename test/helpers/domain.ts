@@ -4,6 +4,7 @@
  * the stores answer it (by id, by group, by section; counts held at the cap). Nothing of the
  * domain is replaced: the test sees its real reads, outcomes and writes.
  */
+import { NO_ALERTS } from '../../src/server/domain/alert-config.js';
 import type { ActivityEntry } from '../../src/shared/activity.js';
 import type { Counter } from '../../src/shared/api.js';
 import { commitBatch } from '../../src/server/domain/commit.js';
@@ -46,6 +47,7 @@ export function groupRow(id: string, fields: Partial<GroupRecord> = {}, seq = 10
       ...fields,
     },
     seq,
+    alerts: NO_ALERTS,
   };
 }
 

@@ -42,6 +42,10 @@ export interface TestServerOptions {
   timeouts?: AppOptions['timeouts'];
   /** METRICS_TOKEN: GET /metrics exists only with one. */
   metricsToken?: string;
+  /** Alerts' settings (ALERTS_ALLOW_PRIVATE_TARGETS, PUBLIC_URL, PUSH_CONTACT). */
+  alerts?: Config['alerts'];
+  /** The alert sender's first retry wait, ms. */
+  alertRetryFirstMs?: number;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -63,7 +67,11 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
       ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
+      ...(options.alerts === undefined ? {} : { alerts: options.alerts }),
     },
+    ...(options.alertRetryFirstMs === undefined
+      ? {}
+      : { alertRetryFirstMs: options.alertRetryFirstMs }),
     logStream,
     webRoot: options.webRoot ?? null,
     ...(options.security === undefined ? {} : { security: options.security }),

@@ -64,7 +64,11 @@ describe('domain: group settings', () => {
       changes: [{ type: 'group.updated', seq: 11, group: { sectionLimits: { Bar: 9 } } }],
     });
     expect(set.writes.groups).toEqual([
-      { record: groupRow('g', { sectionLimits: { Bar: 9 } }).record, seq: 11 },
+      {
+        ...groupRow('g', { sectionLimits: { Bar: 9 } }),
+        seq: 11,
+        alertsChanged: false,
+      },
     ]);
     expect(set.writes.entries[0]?.draft.detail).toEqual([
       { field: 'sectionMax', section: 'Bar', from: null, to: 9 },

@@ -113,7 +113,7 @@ describe('domain: opaque operation ids', () => {
       message: MESSAGES.operationIdReused,
     });
     expect(result.writes.operationIds).toHaveLength(1);
-    expect(result.writes.groups).toEqual([{ record: groupRow('g').record, seq: 11 }]);
+    expect(result.writes.groups).toEqual([{ ...groupRow('g'), seq: 11, alertsChanged: false }]);
   });
 });
 

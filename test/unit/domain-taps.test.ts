@@ -33,7 +33,7 @@ describe('domain: taps', () => {
     expect(result.writes.counters).toEqual([
       { ...counterRow('g', 'c'), counter, existed: true, onlyValue: true },
     ]);
-    expect(result.writes.groups).toEqual([{ record: groupRow('g').record, seq: 11 }]);
+    expect(result.writes.groups).toEqual([{ ...groupRow('g'), seq: 11, alertsChanged: false }]);
     expect(
       result.writes.entries.map(({ draft }) => [draft.actor, draft.delta, draft.opIds]),
     ).toEqual([

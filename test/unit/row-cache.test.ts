@@ -2,6 +2,7 @@
  * The SQLite store's cache of committed counter and group rows (store/sqlite/row-cache.ts): bounded,
  * and its rows cannot be changed behind its back.
  */
+import { NO_ALERTS } from '../../src/server/domain/alert-config.js';
 import { describe, expect, it } from 'vitest';
 import { RowCache, frozenCounter, frozenGroup } from '../../src/server/store/sqlite/row-cache.js';
 import type { StoredCounter, StoredGroup } from '../../src/server/domain/commit-io.js';
@@ -49,6 +50,7 @@ describe('the row cache', () => {
     const group = frozenGroup({
       seq: 1,
       record: { id: 'g', sectionLimits: { Bar: 3 } } as unknown as StoredGroup['record'],
+      alerts: NO_ALERTS,
     });
     expect(() => {
       group.record.sectionLimits.Bar = 4;

@@ -187,6 +187,15 @@ export class TallyService {
     return this.apply(group.id, mutation, origin);
   }
 
+  /** Adds or removes one of the group's alert rules (core/alerts.ts makes the change). */
+  async changeAlerts(
+    groupId: string,
+    mutation: Extract<AccessMutation, { kind: 'addAlertRule' | 'removeAlertRule' }>,
+    origin: MutationOrigin = {},
+  ): Promise<MutationResult> {
+    return this.apply(groupId, mutation, origin);
+  }
+
   /** Turns the view-only link on (returns its key, derived from the access key) or off. */
   async setViewLink(group: GroupAccess, accessKey: string, on: boolean): Promise<ViewKey> {
     const viewKey = viewKeyOf(accessKey);

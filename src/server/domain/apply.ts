@@ -3,6 +3,7 @@
  * applied alone (anything but a tap, which taps.ts applies in coalesced runs) takes the group's
  * next change number if it succeeds, and its entries and operation id are recorded.
  */
+import { changeAlerts } from './alert-config.js';
 import { createCounter, deleteCounter, patchCounter } from './counters.js';
 import { changeAccess, patchGroup, reorder, updateSection } from './group-settings.js';
 import { rememberId } from './operation-ids.js';
@@ -57,6 +58,9 @@ function applyMutation(context: OperationContext): Applying {
     case 'rotateKey':
     case 'setViewKey':
       return changeAccess(context, mutation);
+    case 'addAlertRule':
+    case 'removeAlertRule':
+      return changeAlerts(context, mutation);
     case 'resetPeriods':
       return periodsReset(mutation);
     case 'undoEntry':

@@ -7,6 +7,7 @@ import type { Counter } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
 import type { ActivityEntry } from '../../shared/activity.js';
 import type { ActivityDraft } from './activity.js';
+import type { AlertWrite, GroupAlerts } from './alert-config.js';
 import type { StoredAnswer } from './operation-ids.js';
 import type { GroupRecord, OperationOutcome } from './operations.js';
 
@@ -57,10 +58,16 @@ export interface SectionKey {
   section: string;
 }
 
-/** A group row with its latest change number. */
+/** A group row with its latest change number and its alert rules. */
 export interface StoredGroup {
   record: GroupRecord;
   seq: number;
+  alerts: GroupAlerts;
+}
+
+/** A group's final row; its alert rules are written only when they changed. */
+export interface GroupWrite extends StoredGroup {
+  alertsChanged: boolean;
 }
 
 /** A counter row with what the API does not show. */
@@ -132,8 +139,8 @@ export interface BatchWrites {
   counters: CounterWrite[];
   /** Counters that existed before the batch and do not after it. */
   deletedCounters: string[];
-  /** Groups whose row changed (fields or change number), final rows. */
-  groups: StoredGroup[];
+  /** Groups whose row changed (fields, change number or alert rules), final rows. */
+  groups: GroupWrite[];
   /** New activity entries, in the order they happened. */
   entries: EntryWrite[];
   /** Existing entries taken back by a new one (index into `entries`). */
@@ -143,6 +150,8 @@ export interface BatchWrites {
   sessions: StoredSession[];
   /** Periods that ended in this batch (counters that reset). */
   periods: PeriodWrite[];
+  /** Alerts fired by the batch's changes, for the outbox, in the order they happened. */
+  alerts: AlertWrite[];
 }
 
 /** An ended period: epoch ms bounds and the value it ended with. */

@@ -4,6 +4,7 @@
  * limits and its section's maximum (limits.ts) and gets the period holding now if it resets
  * (periods.ts).
  */
+import { alertWritesForChange, withoutCounter } from './alert-config.js';
 import type { CounterSnapshot } from '../../shared/activity.js';
 import type { Counter, CounterPatch } from '../../shared/api.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
@@ -109,6 +110,17 @@ export function patchCounter(
     state.onlyValue = false;
   }
   const after = batch.setCounter(state, period.counter);
+  const group = batch.groups.get(groupId);
+  if (group) {
+    batch.alerts.push(
+      ...alertWritesForChange(group, {
+        before,
+        after,
+        by: operation.actor ?? null,
+        at: batch.options.now,
+      }),
+    );
+  }
   const reached = reaches(after, BigInt(before.value), BigInt(after.value));
   const draft =
     entryKind === 'counter.adjusted'
@@ -130,6 +142,16 @@ export function deleteCounter(context: OperationContext, counterId: string): App
   state.exists = false;
   state.changed = true;
   batch.counts.set(state.groupId, (batch.counts.get(state.groupId) ?? 1) - 1);
+  // Its rules go with it: a rule of a counter that is gone could never fire again.
+  const group = batch.groups.get(state.groupId);
+  if (group) {
+    const alerts = withoutCounter(group.alerts, counterId);
+    if (alerts !== group.alerts) {
+      group.alerts = alerts;
+      group.alertsChanged = true;
+      group.changed = true;
+    }
+  }
   return {
     outcome: deletedOutcome(counterId, seq),
     drafts: [counterDraft(context, 'counter.deleted', state.counter)],

@@ -47,7 +47,19 @@ export function fingerprintOf(mutation: StoreMutation): string {
     const sign = mutation.direction === 'increment' ? '+' : '-';
     return `${sign}${mutation.times}@${mutation.counterId}`;
   }
-  return createHash('sha256').update(canonicalJson(mutation)).digest('base64url');
+  return createHash('sha256')
+    .update(canonicalJson(meaningOf(mutation)))
+    .digest('base64url');
+}
+
+/**
+ * What a change means, for its fingerprint: a new alert rule is what the member asked for, not
+ * the id, secret and time the server made for it (a retry makes new ones).
+ */
+function meaningOf(mutation: StoreMutation): unknown {
+  if (mutation.kind !== 'addAlertRule') return mutation;
+  const { counterId, section, when, to } = mutation.rule;
+  return { kind: mutation.kind, counterId, section, when, to };
 }
 
 /** The fingerprint of each operation that carries an id, by batch position. */

@@ -5,6 +5,7 @@
  */
 import type { ErrorCode, Group, Mutation, MutationResult } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
+import type { StoredAlertRule, StoredDestination } from './alert-config.js';
 
 export interface GroupRecord extends Group {
   /** SHA-256 of the access key, hex. Never leaves the server. */
@@ -24,7 +25,13 @@ export type AccessMutation =
    * Any batch ends a due period of a counter it reads; this names counters nobody touches at
    * midnight.
    */
-  | { kind: 'resetPeriods'; counterIds: string[] };
+  | { kind: 'resetPeriods'; counterIds: string[] }
+  /**
+   * A new alert rule (alert-config.ts), made by the server with its id and, for a new `standard`
+   * destination, its secret: a group's destination of the same address is used instead.
+   */
+  | { kind: 'addAlertRule'; rule: StoredAlertRule; destination: StoredDestination }
+  | { kind: 'removeAlertRule'; ruleId: string };
 
 /** What the store applies: a client's mutation, or an access change. */
 export type StoreMutation = Mutation | AccessMutation;

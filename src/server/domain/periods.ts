@@ -6,6 +6,8 @@
  * the current period ends. docs/decisions/0019-counters-with-a-purpose.md says how resets stay
  * exact across instances.
  */
+import { alertWrites } from './alert-config.js';
+import { periodEndAlerts } from './alert-rules.js';
 import type { Counter } from '../../shared/api.js';
 import { MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { resetDraft } from './activity.js';
@@ -72,6 +74,13 @@ function endPeriod(batch: BatchState, state: CounterState, group: GroupState): v
     }),
     null,
   );
+  if (group.alerts.rules.length > 0) {
+    const events = periodEndAlerts(group.alerts.rules, {
+      counter: after,
+      period: { start: started, end: ended, value: counter.value },
+    });
+    batch.alerts.push(...alertWrites(group, events, batch.options.now));
+  }
   const list = batch.periodChanges.get(state.groupId) ?? [];
   list.push({ type: 'counter.updated', seq, counter: after });
   batch.periodChanges.set(state.groupId, list);

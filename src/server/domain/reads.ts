@@ -26,6 +26,9 @@ export type Reads = Generator<ReadRequest, BatchRows, ReadAnswer>;
 function counterIdsOf(operation: Operation): readonly string[] {
   const { mutation } = operation;
   if ('counterId' in mutation) return [mutation.counterId];
+  if (mutation.kind === 'addAlertRule') {
+    return mutation.rule.counterId === null ? [] : [mutation.rule.counterId];
+  }
   return mutation.kind === 'resetPeriods' ? mutation.counterIds : [];
 }
 
@@ -92,7 +95,10 @@ export function* readRows(operations: readonly Operation[], countersPerGroup: nu
   };
 
   const groups = new Map<string, GroupState>(
-    first.groups.map((group) => [group.record.id, { ...group, changed: false }]),
+    first.groups.map((group) => [
+      group.record.id,
+      { ...group, changed: false, alertsChanged: false },
+    ]),
   );
   const counters = new Map<string, CounterState>();
   const remember = (rows: readonly StoredCounter[]) => {

@@ -23,6 +23,7 @@ import type {
   StoredOperationId,
 } from './commit-io.js';
 import { seenText, type SessionWindow } from './numbered-ids.js';
+import type { AlertWrite } from './alert-config.js';
 import type { Operation, SequencedOperation } from './operations.js';
 import type { Applied } from './outcomes.js';
 import { allTimeOf } from './periods.js';
@@ -37,6 +38,8 @@ export interface CounterState extends StoredCounter {
 
 export interface GroupState extends StoredGroup {
   changed: boolean;
+  /** Whether its alert rules changed (written only then: a tap leaves them as they are). */
+  alertsChanged: boolean;
 }
 
 /**
@@ -116,6 +119,8 @@ export class BatchState implements BatchRows, BatchInput {
   /** Sessions whose window this batch moved. */
   readonly movedSessions = new Map<string, SessionKey>();
   readonly periods: PeriodWrite[] = [];
+  /** Alerts the batch's changes fired, in the order they happened (the outbox). */
+  readonly alerts: AlertWrite[] = [];
   /** Changes of periods this batch ended, by group: announced with the group's first outcome. */
   readonly periodChanges = new Map<string, Change[]>();
 
@@ -191,7 +196,7 @@ export class BatchState implements BatchRows, BatchInput {
     }
     const groups = [...this.groups.values()]
       .filter((group) => group.changed)
-      .map(({ record, seq }) => ({ record, seq }));
+      .map(({ record, seq, alerts, alertsChanged }) => ({ record, seq, alerts, alertsChanged }));
     return {
       counters,
       deletedCounters,
@@ -204,6 +209,7 @@ export class BatchState implements BatchRows, BatchInput {
         return { groupId, session, high: window.high, seen: seenText(window.seen) };
       }),
       periods: this.periods,
+      alerts: this.alerts,
     };
   }
 }

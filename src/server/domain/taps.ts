@@ -8,6 +8,7 @@
 import { UNKNOWN_MEMBER } from '../../shared/activity.js';
 import { parseNumberedId } from '../../shared/operation-ids.js';
 import { adjustDrafts, type AppliedTaps } from './activity.js';
+import { alertWritesForChange } from './alert-config.js';
 import { reaches, sectionBase, sectionRefusal, valueRefusal } from './limits.js';
 import { rememberNumber } from './numbered-ids.js';
 import { rememberId, type StoredAnswer } from './operation-ids.js';
@@ -35,6 +36,7 @@ export function applyAdjust(
   const base = sectionBase(batch, state);
   let value = BigInt(counter.value);
   let reachedBy: string | undefined;
+  const watched = group.alerts.rules.length > 0;
   for (const index of step.indices) {
     const operation = batch.operations[index] as Operation;
     if (operation.mutation.kind !== 'adjustCounter') continue;
@@ -49,6 +51,17 @@ export function applyAdjust(
     }
     if (reachedBy === undefined && reaches(counter, value, next)) {
       reachedBy = operation.actor ?? UNKNOWN_MEMBER;
+    }
+    // Each tap is its own change for alerts: the one whose tap crossed is the one named.
+    if (watched) {
+      batch.alerts.push(
+        ...alertWritesForChange(group, {
+          before: { ...counter, value: Number(value) },
+          after: { ...counter, value: Number(next) },
+          by: operation.actor ?? null,
+          at: batch.options.now,
+        }),
+      );
     }
     value = next;
     accepted.push(index);

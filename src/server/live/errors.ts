@@ -49,6 +49,10 @@ export const CLOSE_CODE_OF = {
   headers_too_large: CLOSE_CODES.goingAway,
   // Only GET /metrics answers it; a live socket never does.
   invalid_metrics_token: CLOSE_CODES.goingAway,
+  // Alerts are managed over HTTP only; a live socket never answers these.
+  alert_not_found: CLOSE_CODES.goingAway,
+  too_many_alerts: CLOSE_CODES.goingAway,
+  destination_refused: CLOSE_CODES.goingAway,
 } as const satisfies Record<ErrorCode, number>;
 
 /**

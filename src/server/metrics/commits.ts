@@ -30,6 +30,8 @@ const KIND_LIST = {
   undoOperation: true,
   rotateKey: true,
   setViewKey: true,
+  addAlertRule: true,
+  removeAlertRule: true,
 } as const satisfies Record<MutationKind, true>;
 export const MUTATION_KINDS = Object.keys(KIND_LIST) as MutationKind[];
 

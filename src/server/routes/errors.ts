@@ -39,6 +39,9 @@ export const STATUS_OF = {
   request_timeout: 408,
   headers_too_large: 431,
   invalid_metrics_token: 401,
+  alert_not_found: 404,
+  too_many_alerts: 409,
+  destination_refused: 422,
 } as const satisfies Record<ErrorCode, number>;
 
 /**

@@ -23,6 +23,8 @@ export interface GroupRow {
   week_start: number;
   /** JSON object section → maximum; null when no section has one. */
   section_limits: string | null;
+  /** The group's alert rules as JSON (domain/alert-config.ts); null when it has none. */
+  alerts: string | null;
 }
 
 /** A counters row (COUNTER_FIELDS); created_at is epoch ms in SQLite, a Date in PostgreSQL. */

@@ -7,6 +7,7 @@ import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../shared/ac
 import type { Counter, Tally } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { DomainError } from '../errors.js';
+import type { AlertStore } from './alerts.js';
 import type { GroupRecord, Operation, OperationOutcome } from '../domain/operations.js';
 
 // The domain's vocabulary, for the layers above that see the store only through this file.
@@ -139,6 +140,8 @@ export interface Store {
   pruneActivity(olderThanMs: number): Promise<number>;
   /** Forgets operation ids older than the given age, so the table stays bounded. */
   pruneOperationIds(olderThanMs: number): Promise<number>;
+  /** Alerts: the outbox the commit writes to, delivery logs, push subscriptions (store/alerts.ts). */
+  readonly alerts: AlertStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /** The group's latest change number (null when there is no such group): cheap, one row. */

@@ -100,4 +100,47 @@ export const MIGRATIONS: readonly string[] = [
      updated_at timestamptz NOT NULL,
      PRIMARY KEY (group_id, session)
    );`,
+  // 8: alerts (ADR 29). A group's rules in its own row (read with the group it locks, so a
+  // group without rules costs a tap nothing); the outbox the commit writes fired alerts to, in
+  // the same transaction, claimed by one instance at a time (FOR UPDATE SKIP LOCKED and a
+  // lease); each destination's delivery log; Web Push subscriptions; the server's settings
+  // (its VAPID keys, shared by every instance). Times are epoch ms.
+  `ALTER TABLE counter_groups ADD COLUMN alerts text;
+   CREATE TABLE alert_outbox (
+     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     group_id text NOT NULL,
+     destination_id text NOT NULL,
+     body text NOT NULL,
+     created_at bigint NOT NULL,
+     attempts integer NOT NULL DEFAULT 0,
+     next_attempt_at bigint NOT NULL,
+     lease_until bigint NOT NULL DEFAULT 0,
+     progress text
+   );
+   CREATE INDEX alert_outbox_by_destination ON alert_outbox (group_id, destination_id, id);
+   CREATE INDEX alert_outbox_by_due ON alert_outbox (next_attempt_at);
+   CREATE TABLE alert_deliveries (
+     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     group_id text NOT NULL,
+     destination_id text NOT NULL,
+     at bigint NOT NULL,
+     type text NOT NULL,
+     test boolean NOT NULL,
+     outcome text NOT NULL,
+     status integer,
+     error text,
+     attempt integer NOT NULL,
+     duration_ms integer NOT NULL
+   );
+   CREATE INDEX alert_deliveries_by_destination ON alert_deliveries (group_id, destination_id, id);
+   CREATE INDEX alert_deliveries_by_time ON alert_deliveries (group_id, at);
+   CREATE TABLE push_subscriptions (
+     group_id text NOT NULL,
+     endpoint text NOT NULL,
+     p256dh text NOT NULL,
+     auth text NOT NULL,
+     created_at bigint NOT NULL,
+     PRIMARY KEY (group_id, endpoint)
+   );
+   CREATE TABLE server_settings (name text PRIMARY KEY, value text NOT NULL);`,
 ];

@@ -8,6 +8,8 @@
  * batch's changes with pg_notify in one statement; COMMIT. The announcement is sent if and only
  * if the batch commits.
  */
+import { PostgresAlerts } from './alerts.js';
+import { alertsText, parseAlerts } from '../../domain/alert-config.js';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../../shared/activity.js';
@@ -55,6 +57,7 @@ import {
   type ReadAnswer,
   type ReadRequest,
   type StoredGroup,
+  type GroupWrite,
 } from '../../domain/commit-io.js';
 import { ACTIVITY_FIELDS, bucketWidthMs, historyPoints } from '../activity.js';
 import { draftColumns, toActivityEntry, type ActivityRow } from '../../domain/entry-record.js';
@@ -248,10 +251,11 @@ const BATCH_WRITE = `WITH
     UPDATE counter_groups g SET display_name = v.display_name,
       profile_image_url = v.profile_image_url, access_key_hash = v.access_key_hash,
       view_key_hash = v.view_key_hash, seq = v.seq, time_zone = v.time_zone,
-      week_start = v.week_start, section_limits = v.section_limits
+      week_start = v.week_start, section_limits = v.section_limits,
+      alerts = CASE WHEN v.alerts_changed THEN v.alerts ELSE g.alerts END
     FROM json_to_recordset($3::json) AS v(id text, display_name text, profile_image_url text,
       access_key_hash text, view_key_hash text, seq bigint, time_zone text, week_start integer,
-      section_limits text)
+      section_limits text, alerts_changed boolean, alerts text)
     WHERE g.id = v.id),
   period_rows AS MATERIALIZED (
     SELECT * FROM json_to_recordset($11::json) AS p(counter_id text, group_id text,
@@ -298,7 +302,11 @@ const BATCH_WRITE = `WITH
     SELECT s.g, s.s, s.h, s.w, to_timestamp($5::double precision / 1000)
     FROM json_to_recordset($12::json) AS s(g text, s text, h bigint, w text)
     ON CONFLICT (group_id, session) DO UPDATE SET high = excluded.high, seen = excluded.seen,
-      updated_at = excluded.updated_at)
+      updated_at = excluded.updated_at),
+  alerts_written AS (
+    INSERT INTO alert_outbox (group_id, destination_id, body, created_at, next_attempt_at)
+    SELECT a.g, a.d, a.b, $5::bigint, $5::bigint
+    FROM json_to_recordset($13::json) AS a(g text, d text, b text))
 SELECT pg_notify($9, payload) FROM unnest($10::text[]) AS payload`;
 
 const counterJson = ({
@@ -342,7 +350,7 @@ const periodJson = (period: PeriodWrite) => ({
   final_value: period.value,
 });
 
-const groupJson = ({ record, seq }: StoredGroup) => ({
+const groupJson = ({ record, seq, alerts, alertsChanged }: GroupWrite) => ({
   id: record.id,
   display_name: record.displayName,
   profile_image_url: record.profileImageUrl,
@@ -352,6 +360,8 @@ const groupJson = ({ record, seq }: StoredGroup) => ({
   time_zone: record.timeZone,
   week_start: record.weekStart,
   section_limits: sectionLimitsText(record.sectionLimits),
+  alerts_changed: alertsChanged,
+  alerts: alertsChanged ? alertsText(alerts) : null,
 });
 
 /** An entry as BATCH_WRITE reads it; positions of new entries are 1-based. */
@@ -439,6 +449,31 @@ export class PostgresStore implements Store {
     this.currentPool = this.newPool();
     this.watch = new Availability(() => this.probe());
     this.availability = this.watch;
+    this.alerts = new PostgresAlerts(
+      (text, values) => this.query(text, values),
+      (work) => this.inTransaction(work),
+    );
+  }
+
+  /** The alert outbox, delivery log, push subscriptions and settings (store/alerts.ts). */
+  readonly alerts: PostgresAlerts;
+
+  /** `work` in one transaction on a connection of the pool, rolled back if it throws. */
+  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const { client, release } = await this.checkout();
+    let failure: unknown;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      failure = error;
+      if (!isConnectionFailure(error)) await client.query('ROLLBACK').catch(() => undefined);
+      throw this.failed(error);
+    } finally {
+      release(failure);
+    }
   }
 
   /** The pool queries go through now (tests watch its statements). */
@@ -973,6 +1008,7 @@ export class PostgresStore implements Store {
       // from what was stored, and live clients get fresh snapshots when the database is back.
       await client.query('COMMIT');
       this.trimmer.noteBatch(result.writes.entries.map(({ draft }) => draft.groupId));
+      if (result.writes.alerts.length > 0) this.alerts.written();
       return result.outcomes;
     } catch (error) {
       failure = error;
@@ -999,7 +1035,9 @@ export class PostgresStore implements Store {
         text: 'SELECT * FROM counter_groups WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
         values: [request.groups],
       });
-      for (const row of rows) groups.push({ record: toGroup(row), seq: row.seq });
+      for (const row of rows) {
+        groups.push({ record: toGroup(row), seq: row.seq, alerts: parseAlerts(row.alerts) });
+      }
     }
     const answer: ReadAnswer = {
       groups,
@@ -1083,6 +1121,7 @@ export class PostgresStore implements Store {
         writes.operationIds.length +
         writes.sessions.length +
         writes.periods.length +
+        writes.alerts.length +
         payloads.length ===
       0
     ) {
@@ -1109,6 +1148,13 @@ export class PostgresStore implements Store {
             s: session,
             h: high,
             w: seen,
+          })),
+        ),
+        JSON.stringify(
+          writes.alerts.map(({ groupId, destinationId, body }) => ({
+            g: groupId,
+            d: destinationId,
+            b: body,
           })),
         ),
       ],

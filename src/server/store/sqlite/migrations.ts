@@ -134,4 +134,46 @@ export const MIGRATIONS: readonly string[] = [
      updated_at INTEGER NOT NULL,
      PRIMARY KEY (group_id, session)
    ) STRICT;`,
+  // 11: alerts (ADR 29). A group's rules in its own row (read with the group, so a group
+  // without rules costs a tap nothing); the outbox the commit writes fired alerts to, in the
+  // same transaction; each destination's delivery log; Web Push subscriptions; the server's
+  // settings (its VAPID keys). Times are epoch ms.
+  `ALTER TABLE counter_groups ADD COLUMN alerts TEXT;
+   CREATE TABLE alert_outbox (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     group_id TEXT NOT NULL,
+     destination_id TEXT NOT NULL,
+     body TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER NOT NULL,
+     lease_until INTEGER NOT NULL DEFAULT 0,
+     progress TEXT
+   ) STRICT;
+   CREATE INDEX alert_outbox_by_destination ON alert_outbox (group_id, destination_id, id);
+   CREATE INDEX alert_outbox_by_due ON alert_outbox (next_attempt_at);
+   CREATE TABLE alert_deliveries (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     group_id TEXT NOT NULL,
+     destination_id TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     type TEXT NOT NULL,
+     test INTEGER NOT NULL,
+     outcome TEXT NOT NULL,
+     status INTEGER,
+     error TEXT,
+     attempt INTEGER NOT NULL,
+     duration_ms INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX alert_deliveries_by_destination ON alert_deliveries (group_id, destination_id, id);
+   CREATE INDEX alert_deliveries_by_time ON alert_deliveries (group_id, at);
+   CREATE TABLE push_subscriptions (
+     group_id TEXT NOT NULL,
+     endpoint TEXT NOT NULL,
+     p256dh TEXT NOT NULL,
+     auth TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     PRIMARY KEY (group_id, endpoint)
+   ) STRICT;
+   CREATE TABLE server_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;`,
 ];

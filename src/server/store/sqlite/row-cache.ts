@@ -59,5 +59,6 @@ export function frozenCounter(row: StoredCounter): StoredCounter {
 export function frozenGroup(row: StoredGroup): StoredGroup {
   Object.freeze(row.record.sectionLimits);
   Object.freeze(row.record);
+  Object.freeze(row.alerts);
   return Object.freeze(row);
 }

@@ -79,6 +79,8 @@ import {
   type StoreQuotas,
 } from '../quotas.js';
 import { MIGRATIONS } from './migrations.js';
+import { SqliteAlerts } from './alerts.js';
+import { alertsText, parseAlerts } from '../../domain/alert-config.js';
 
 /** How hard each commit is made durable (SQLITE_SYNCHRONOUS; ADR 2). */
 export type SqliteSynchronous = 'normal' | 'full';
@@ -173,6 +175,9 @@ export class SqliteStore implements Store {
   /** Checkpoints the WAL from a worker thread (file databases only). */
   private readonly checkpointer: Checkpointer | undefined;
 
+  /** The alert outbox, delivery log, push subscriptions and settings (store/alerts.ts). */
+  readonly alerts: SqliteAlerts;
+
   /** Runs heavy reads from a worker thread (file databases only; started by migrate()). */
   private reader: ReadWorker | undefined;
 
@@ -234,6 +239,7 @@ export class SqliteStore implements Store {
     // Counters, groups and recent operation ids stay in memory: 64 MiB (negative = KiB).
     this.db.pragma('cache_size = -65536');
     this.batchTransaction = this.transactionForBatches();
+    this.alerts = new SqliteAlerts(this.db, (sql) => this.prepare(sql));
     if (file !== ':memory:') {
       this.checkpointer = startCheckpointer(
         this.db,
@@ -267,6 +273,7 @@ export class SqliteStore implements Store {
       });
     });
     run.immediate();
+    this.alerts.releaseLeases();
     const newest = this.db.prepare('SELECT MAX(at) AS at FROM activity').get() as {
       at: number | null;
     };
@@ -357,6 +364,7 @@ export class SqliteStore implements Store {
     try {
       const result = this.batchTransaction.immediate(operations);
       this.keepRows(result.writes);
+      if (result.writes.alerts.length > 0) this.alerts.written();
       return result;
     } catch (error) {
       // Rows read in a batch that failed are still committed state, but a failure after the
@@ -373,8 +381,8 @@ export class SqliteStore implements Store {
     for (const { existed: _existed, onlyValue: _onlyValue, ...row } of writes.counters) {
       this.counterRows.set(row.counter.id, frozenCounter(row));
     }
-    for (const group of writes.groups) {
-      this.groupRows.set(group.record.id, frozenGroup(group));
+    for (const { record, seq, alerts } of writes.groups) {
+      this.groupRows.set(record.id, frozenGroup({ record, seq, alerts }));
     }
   }
 
@@ -775,7 +783,10 @@ export class SqliteStore implements Store {
     const groups = request.groups.flatMap((id) => {
       const group = this.groupRows.getOrLoad(id, () => {
         const row = groupRow.get(id) as GroupRow | undefined;
-        return row && frozenGroup({ record: toGroup(row), seq: row.seq });
+        return (
+          row &&
+          frozenGroup({ record: toGroup(row), seq: row.seq, alerts: parseAlerts(row.alerts) })
+        );
       });
       return group ? [group] : [];
     });
@@ -911,6 +922,19 @@ export class SqliteStore implements Store {
         sectionLimitsText(record.sectionLimits),
         record.id,
       );
+    }
+    const updateAlerts = this.prepare('UPDATE counter_groups SET alerts = ? WHERE id = ?');
+    for (const { record, alerts, alertsChanged } of writes.groups) {
+      if (alertsChanged) updateAlerts.run(alertsText(alerts), record.id);
+    }
+    if (writes.alerts.length > 0) {
+      const outbox = this.prepare(
+        `INSERT INTO alert_outbox (group_id, destination_id, body, created_at, next_attempt_at)
+         VALUES (?, ?, ?, ?, ?)`,
+      );
+      for (const alert of writes.alerts) {
+        outbox.run(alert.groupId, alert.destinationId, alert.body, now, now);
+      }
     }
     this.writePeriods(writes.periods);
     const ids = this.writeEntries(writes, now);

@@ -1,0 +1,382 @@
+/**
+ * The alert sender: takes alerts from the outbox the commit wrote them to (ADR 29) and delivers
+ * them, outside the commit path, so a slow or failing receiver never slows a tap.
+ *
+ * - At least once, in order per destination: the store hands out only the oldest waiting alert
+ *   of each destination, leased to this instance; it leaves the outbox when it was delivered or
+ *   given up. A crash between the commit and the delivery leaves it there for the next start
+ *   (or, on PostgreSQL, for another instance once the lease is over).
+ * - Each attempt has ALERT_TIMEOUT_MS; a failed one is tried again after a backoff that doubles
+ *   from RETRY_FIRST_MS up to RETRY_MAX_MS, until ALERT_GIVE_UP_AFTER_MS after the change: then
+ *   it is given up and its destination shows as failing.
+ * - A group gets at most ALERT_DELIVERIES_PER_MINUTE_PER_GROUP attempts a minute: past what is
+ *   left of it, a destination's waiting alerts are folded into one (`folded: n`).
+ * - Receivers are reached through deliver() (outbound.ts): addresses checked at connection time.
+ */
+import {
+  ALERT_DELIVERIES_PER_MINUTE_PER_GROUP,
+  ALERT_GIVE_UP_AFTER_MS,
+  AlertEventBodySchema,
+  type AlertDeliveryOutcome,
+  type AlertEventBody,
+} from '../../shared/alerts.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { StoredDestination } from '../domain/alert-config.js';
+import type { AlertStore, DeliveryRecord, LoggedDelivery, OutboxAlert } from '../store/alerts.js';
+import { alertRequest, alertSentence, alertTexts } from './formats.js';
+import { deliver, type DeliveryResult } from './outbound.js';
+import { fitPushAlert, sendPush, type VapidDetails } from './push.js';
+import type { Resolver } from './destination.js';
+
+/** One attempt's whole budget: lookups, connection, answer. */
+export const ALERT_TIMEOUT_MS = 5_000;
+/** The wait before the first retry; each later one waits twice the one before. */
+export const RETRY_FIRST_MS = 10_000;
+/** The longest wait between two tries of one alert. */
+export const RETRY_MAX_MS = 60 * 60 * 1000;
+/** How long an instance holds an alert it took: a push to 50 browsers fits well within it. */
+const LEASE_MS = 60_000;
+/** Alerts in flight at once, over all destinations (one per destination at most). */
+const MAX_IN_FLIGHT = 32;
+/** How often the outbox is looked at when nothing woke the sender (retries, other instances). */
+const POLL_MS = 1_000;
+/** How long a group that used its minute's deliveries waits before its next alert is looked at. */
+const BUDGET_WAIT_MS = 5_000;
+/** The budget's window. */
+const MINUTE_MS = 60_000;
+/** How long a push service keeps an alert for a browser that is offline, seconds. */
+const PUSH_TTL_SECONDS = 24 * 60 * 60;
+
+/** The wait before try `attempt + 1`, after `attempt` failed ones (1-based), ms. */
+export function retryDelay(attempt: number, firstMs = RETRY_FIRST_MS): number {
+  return Math.min(RETRY_MAX_MS, firstMs * 2 ** Math.max(0, attempt - 1));
+}
+
+export interface AlertSenderOptions {
+  alerts: AlertStore;
+  /** The group's display name by its slug (the sentence names the group as members see it). */
+  groupName: (slug: string) => Promise<string | null>;
+  /** ALERTS_ALLOW_PRIVATE_TARGETS. */
+  allowPrivate: boolean;
+  vapid: VapidDetails;
+  logger: Pick<FastifyBaseLogger, 'warn'>;
+  clock?: () => number;
+  /** How host names are resolved (tests play a name that resolves to loopback). */
+  resolver?: Resolver;
+  /** The wait before the first retry, ms (RETRY_FIRST_MS; tests retry sooner). */
+  retryFirstMs?: number;
+}
+
+/** What one attempt came to, before it is logged. */
+interface Attempt {
+  ok: boolean;
+  /** No retry can change it (the alert is then given up at once). */
+  final: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  /** Web Push: the endpoints reached so far (JSON), kept for the retry. */
+  progress: string | null;
+}
+
+export class AlertSender {
+  private readonly options: AlertSenderOptions;
+  private readonly clock: () => number;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Destinations being delivered to by this instance now (`group/destination`). */
+  private readonly busy = new Set<string>();
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  private woken = false;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(options: AlertSenderOptions) {
+    this.options = options;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.options.alerts.onWritten(() => {
+      this.wake();
+    });
+    this.loop = this.run();
+  }
+
+  /** Stops taking alerts and waits for the attempts under way (each ends within its timeout). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.wake();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  /** Looks at the outbox now (a commit wrote alerts, an attempt ended). */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      this.woken = false;
+      let claimed: OutboxAlert[] = [];
+      const room = MAX_IN_FLIGHT - this.inFlight.size;
+      if (room > 0) {
+        try {
+          claimed = await this.options.alerts.claim(this.clock(), LEASE_MS, room);
+        } catch (error) {
+          // The database is away: the alerts wait in the outbox; look again at the next poll.
+          this.options.logger.warn({ err: error }, 'alert outbox could not be read');
+        }
+      }
+      for (const alert of claimed) this.launch(alert);
+      if (claimed.length === 0 || room <= claimed.length) await this.idle();
+    }
+  }
+
+  /** Waits for a wake-up or the next poll. */
+  private idle(): Promise<void> {
+    if (this.woken || !this.running) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = null;
+        resolve();
+      };
+      const timer = setTimeout(done, POLL_MS);
+      timer.unref();
+      this.wakeUp = done;
+    });
+  }
+
+  private launch(alert: OutboxAlert): void {
+    const key = `${alert.groupId}/${alert.destinationId}`;
+    this.busy.add(key);
+    const task = this.handle(alert)
+      .catch((error: unknown) => {
+        // The alert stays leased and is tried again once the lease is over.
+        this.options.logger.warn({ err: error }, 'alert delivery could not be recorded');
+      })
+      .finally(() => {
+        this.busy.delete(key);
+        this.inFlight.delete(task);
+        this.wake();
+      });
+    this.inFlight.add(task);
+  }
+
+  /** One claimed alert: within the group's budget, sent, logged, and then done or retried. */
+  private async handle(alert: OutboxAlert): Promise<void> {
+    const { alerts } = this.options;
+    const config = await alerts.groupAlerts(alert.groupId);
+    const destination = config?.destinations.find((place) => place.id === alert.destinationId);
+    if (!destination) {
+      // Its rules were deleted since: nobody wants it any more.
+      await alerts.complete(alert.id);
+      return;
+    }
+    const now = this.clock();
+    const used = await alerts.deliveriesSince(alert.groupId, now - MINUTE_MS);
+    if (used >= ALERT_DELIVERIES_PER_MINUTE_PER_GROUP) {
+      await alerts.postpone(alert.id, now + BUDGET_WAIT_MS);
+      return;
+    }
+    let body = alert.body;
+    const waiting = await alerts.pendingCount(alert.groupId);
+    if (waiting > ALERT_DELIVERIES_PER_MINUTE_PER_GROUP - used) {
+      body = (await alerts.fold(alert.groupId, alert.destinationId)) ?? body;
+    }
+    const event = AlertEventBodySchema.parse(JSON.parse(body));
+    const attempt = await this.attempt({ alert, destination, event });
+    const number = alert.attempts + 1;
+    const givenUp =
+      !attempt.ok && (attempt.final || now - alert.createdAt >= ALERT_GIVE_UP_AFTER_MS);
+    const outcome: AlertDeliveryOutcome = attempt.ok ? 'delivered' : givenUp ? 'gaveUp' : 'failed';
+    await alerts.recordDelivery(this.record({ alert, event, attempt, outcome, number, now }));
+    if (outcome === 'failed') {
+      const wait = retryDelay(number, this.options.retryFirstMs);
+      await alerts.retry(alert.id, { at: now + wait, progress: attempt.progress });
+    } else {
+      await alerts.complete(alert.id);
+    }
+  }
+
+  private record(input: {
+    alert: Pick<OutboxAlert, 'groupId' | 'destinationId'>;
+    event: AlertEventBody;
+    attempt: Attempt;
+    outcome: AlertDeliveryOutcome;
+    number: number;
+    now: number;
+  }): DeliveryRecord {
+    const { alert, event, attempt } = input;
+    return {
+      groupId: alert.groupId,
+      destinationId: alert.destinationId,
+      at: input.now,
+      type: event.type,
+      test: event.test === true,
+      outcome: input.outcome,
+      status: attempt.status,
+      error: attempt.error,
+      attempt: input.number,
+      durationMs: attempt.durationMs,
+    };
+  }
+
+  /**
+   * "Send test": the rule's alert as it would read, sent now to its destination and logged
+   * (counted in the group's minute like any delivery), never retried.
+   */
+  async sendTest(input: {
+    groupId: string;
+    destination: StoredDestination;
+    event: AlertEventBody;
+  }): Promise<LoggedDelivery> {
+    const { alerts } = this.options;
+    const now = this.clock();
+    const alert = { id: 0, groupId: input.groupId, destinationId: input.destination.id };
+    const used = await alerts.deliveriesSince(input.groupId, now - MINUTE_MS);
+    const attempt: Attempt =
+      used >= ALERT_DELIVERIES_PER_MINUTE_PER_GROUP
+        ? {
+            ok: false,
+            final: true,
+            status: null,
+            error: `This group has sent ${String(ALERT_DELIVERIES_PER_MINUTE_PER_GROUP)} alerts in the last minute; try again in a minute.`,
+            durationMs: 0,
+            progress: null,
+          }
+        : await this.attempt({
+            alert: { ...alert, progress: null, testId: `test_${String(now)}` },
+            destination: input.destination,
+            event: input.event,
+          });
+    const record = this.record({
+      alert,
+      event: input.event,
+      attempt,
+      outcome: attempt.ok ? 'delivered' : 'gaveUp',
+      number: 1,
+      now,
+    });
+    await alerts.recordDelivery(record);
+    const [logged] = await alerts.deliveries(input.groupId, input.destination.id, 1);
+    return logged ?? { ...record, id: 0 };
+  }
+
+  /** One attempt of one alert to its destination. */
+  private async attempt(input: {
+    alert: Pick<OutboxAlert, 'id' | 'groupId' | 'progress'> & { testId?: string };
+    destination: StoredDestination;
+    event: AlertEventBody;
+  }): Promise<Attempt> {
+    const { alert, destination, event } = input;
+    const groupName = (await this.options.groupName(event.group)) ?? event.group;
+    const delivery = {
+      allowPrivate: this.options.allowPrivate,
+      timeoutMs: ALERT_TIMEOUT_MS,
+      resolver: this.options.resolver,
+    };
+    if (destination.kind === 'push') {
+      return this.push({ alert, event, groupName });
+    }
+    const groupUrl = `${destination.linkBase}/${encodeURIComponent(event.group)}`;
+    const target =
+      destination.format === 'standard'
+        ? { format: 'standard' as const, url: destination.url, secret: destination.secret ?? '' }
+        : { format: destination.format, url: destination.url };
+    const request = alertRequest({
+      // The same id on every retry: receivers deduplicate on it (Standard Webhooks).
+      id: alert.testId ?? `alert_${String(alert.id)}`,
+      event,
+      groupName,
+      groupUrl,
+      target,
+    });
+    return attemptOf(await deliver(request, delivery));
+  }
+
+  /**
+   * Web Push to every browser subscribed to the group that this alert has not reached yet;
+   * a subscription its push service says is gone is deleted. It succeeds when each is reached
+   * or gone.
+   */
+  private async push(input: {
+    alert: Pick<OutboxAlert, 'groupId' | 'progress'>;
+    event: AlertEventBody;
+    groupName: string;
+  }): Promise<Attempt> {
+    const { alerts } = this.options;
+    const { alert, event, groupName } = input;
+    const reached = new Set<string>(
+      alert.progress === null ? [] : (JSON.parse(alert.progress) as string[]),
+    );
+    const subscriptions = (await alerts.pushSubscriptions(alert.groupId)).filter(
+      (subscription) => !reached.has(subscription.endpoint),
+    );
+    const sentence = alertSentence(event, alertTexts(event, groupName));
+    const payload = fitPushAlert({
+      title: event.test === true ? `Test: ${groupName}` : groupName,
+      body: sentence,
+      // A path on the server's own origin: the service worker opens it there.
+      url: `/${encodeURIComponent(event.group)}`,
+    });
+    const started = performance.now();
+    const results = await Promise.all(
+      subscriptions.map(async (subscription) => {
+        const result = await sendPush(
+          {
+            subscription: {
+              endpoint: subscription.endpoint,
+              keys: { p256dh: subscription.p256dh, auth: subscription.auth },
+            },
+            payload,
+            vapid: this.options.vapid,
+            ttlSeconds: PUSH_TTL_SECONDS,
+          },
+          {
+            allowPrivate: this.options.allowPrivate,
+            timeoutMs: ALERT_TIMEOUT_MS,
+            resolver: this.options.resolver,
+          },
+        );
+        if (result.ok) reached.add(subscription.endpoint);
+        if (result.code === 'subscription_gone') {
+          await alerts.unsubscribePush(alert.groupId, subscription.endpoint);
+        }
+        return result;
+      }),
+    );
+    const failures = results.filter((result) => !result.ok && result.code !== 'subscription_gone');
+    const first = failures[0];
+    return {
+      ok: failures.length === 0,
+      final: false,
+      status: first?.status ?? results.find((result) => result.ok)?.status ?? null,
+      error:
+        first === undefined
+          ? null
+          : `${String(failures.length)} of ${String(subscriptions.length)} browsers not reached: ${first.error ?? 'failed'}`,
+      durationMs: Math.round(performance.now() - started),
+      progress: JSON.stringify([...reached]),
+    };
+  }
+}
+
+/** A webhook's attempt from deliver()'s result. */
+function attemptOf(result: DeliveryResult): Attempt {
+  return {
+    ok: result.ok,
+    // A body too large or a request that cannot be made will be the same on every try.
+    final: result.code === 'body_too_large' || result.code === 'invalid_request',
+    status: result.status ?? null,
+    error: result.ok ? null : (result.error ?? 'The alert could not be delivered'),
+    durationMs: result.durationMs,
+    progress: null,
+  };
+}

@@ -1,0 +1,299 @@
+/**
+ * The PostgreSQL store's alerts (store/alerts.ts): the outbox, the delivery log, Web Push
+ * subscriptions and server settings. Several instances share one database, so an alert is
+ * claimed with `FOR UPDATE SKIP LOCKED` and a lease (ADR 29): one instance sends it; if that
+ * instance dies, another takes it once the lease is over.
+ */
+import type pg from 'pg';
+import {
+  ALERT_DELIVERY_LOG_LENGTH,
+  type AlertDeliveryOutcome,
+  type AlertDestinationState,
+  type AlertEventType,
+} from '../../../shared/alerts.js';
+import { parseAlerts, type GroupAlerts } from '../../domain/alert-config.js';
+import type {
+  AlertStore,
+  DeliveryRecord,
+  LoggedDelivery,
+  OutboxAlert,
+  StoredPushSubscription,
+} from '../alerts.js';
+import { foldedBody, stateOf } from '../alerts-shared.js';
+
+type Query = <R extends pg.QueryResultRow>(
+  text: string,
+  values?: unknown[],
+) => Promise<pg.QueryResult<R>>;
+
+/** Runs `work` in one transaction on one connection of the store's pool. */
+type Transaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+
+interface OutboxRow {
+  id: string;
+  group_id: string;
+  destination_id: string;
+  body: string;
+  created_at: string;
+  attempts: number;
+  progress: string | null;
+}
+
+interface DeliveryRow {
+  id: string;
+  group_id: string;
+  destination_id: string;
+  at: string;
+  type: string;
+  test: boolean;
+  outcome: string;
+  status: number | null;
+  error: string | null;
+  attempt: number;
+  duration_ms: number;
+}
+
+const toOutboxAlert = (row: OutboxRow): OutboxAlert => ({
+  id: Number(row.id),
+  groupId: row.group_id,
+  destinationId: row.destination_id,
+  body: row.body,
+  createdAt: Number(row.created_at),
+  attempts: row.attempts,
+  progress: row.progress,
+});
+
+const toLoggedDelivery = (row: DeliveryRow): LoggedDelivery => ({
+  id: Number(row.id),
+  groupId: row.group_id,
+  destinationId: row.destination_id,
+  at: Number(row.at),
+  type: row.type as AlertEventType,
+  test: row.test,
+  outcome: row.outcome as AlertDeliveryOutcome,
+  status: row.status,
+  error: row.error,
+  attempt: row.attempt,
+  durationMs: row.duration_ms,
+});
+
+/**
+ * The oldest waiting alert of each destination that is due and not leased, locked for this
+ * statement (others' locked rows skipped), leased until $2: one instance gets each.
+ */
+const CLAIM = `UPDATE alert_outbox SET lease_until = $2
+  WHERE id IN (
+    SELECT o.id FROM alert_outbox o
+    WHERE o.next_attempt_at <= $1 AND o.lease_until <= $1
+      AND NOT EXISTS (SELECT 1 FROM alert_outbox p WHERE p.group_id = o.group_id
+        AND p.destination_id = o.destination_id AND p.id < o.id)
+    ORDER BY o.id LIMIT $3
+    FOR UPDATE SKIP LOCKED)
+  RETURNING id, group_id, destination_id, body, created_at, attempts, progress`;
+
+/**
+ * An attempt logged and the destination's log trimmed, in one statement: its snapshot does not
+ * hold the new row, so one fewer old row is kept.
+ */
+const RECORD_DELIVERY = `WITH inserted AS (
+    INSERT INTO alert_deliveries (group_id, destination_id, at, type, test, outcome, status,
+      error, attempt, duration_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))
+  DELETE FROM alert_deliveries WHERE group_id = $1 AND destination_id = $2 AND id <= (
+    SELECT id FROM alert_deliveries WHERE group_id = $1 AND destination_id = $2
+    ORDER BY id DESC OFFSET ${ALERT_DELIVERY_LOG_LENGTH - 1} LIMIT 1)`;
+
+export class PostgresAlerts implements AlertStore {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly query: Query,
+    private readonly transaction: Transaction,
+  ) {}
+
+  /** Told by the store after a commit that wrote alerts. */
+  written(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  onWritten(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async groupAlerts(groupId: string): Promise<GroupAlerts | null> {
+    const { rows } = await this.query<{ alerts: string | null }>(
+      'SELECT alerts FROM counter_groups WHERE id = $1',
+      [groupId],
+    );
+    const row = rows[0];
+    return row ? parseAlerts(row.alerts) : null;
+  }
+
+  async claim(now: number, leaseMs: number, limit: number): Promise<OutboxAlert[]> {
+    const { rows } = await this.query<OutboxRow>(CLAIM, [now, now + leaseMs, limit]);
+    return rows.map(toOutboxAlert).sort((a, b) => a.id - b.id);
+  }
+
+  async complete(id: number): Promise<void> {
+    await this.query('DELETE FROM alert_outbox WHERE id = $1', [id]);
+  }
+
+  async retry(id: number, retry: { at: number; progress: string | null }): Promise<void> {
+    await this.query(
+      `UPDATE alert_outbox SET attempts = attempts + 1, next_attempt_at = $2, lease_until = 0,
+         progress = $3 WHERE id = $1`,
+      [id, retry.at, retry.progress],
+    );
+  }
+
+  async postpone(id: number, at: number): Promise<void> {
+    await this.query(
+      'UPDATE alert_outbox SET next_attempt_at = $2, lease_until = 0 WHERE id = $1',
+      [id, at],
+    );
+  }
+
+  async pendingCount(groupId: string): Promise<number> {
+    const { rows } = await this.query<{ n: string }>(
+      'SELECT count(*) AS n FROM alert_outbox WHERE group_id = $1',
+      [groupId],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  fold(groupId: string, destinationId: string): Promise<string | null> {
+    return this.transaction(async (client) => {
+      const { rows } = await client.query<{ id: string; body: string }>(
+        `SELECT id, body FROM alert_outbox WHERE group_id = $1 AND destination_id = $2
+         ORDER BY id FOR UPDATE`,
+        [groupId, destinationId],
+      );
+      const first = rows[0];
+      if (!first || rows.length < 2) return null;
+      const body = foldedBody(rows.map((row) => row.body));
+      await client.query('UPDATE alert_outbox SET body = $2 WHERE id = $1', [first.id, body]);
+      await client.query(
+        'DELETE FROM alert_outbox WHERE group_id = $1 AND destination_id = $2 AND id > $3',
+        [groupId, destinationId, first.id],
+      );
+      return body;
+    });
+  }
+
+  async recordDelivery(record: DeliveryRecord): Promise<void> {
+    await this.query(RECORD_DELIVERY, [
+      record.groupId,
+      record.destinationId,
+      record.at,
+      record.type,
+      record.test,
+      record.outcome,
+      record.status,
+      record.error,
+      record.attempt,
+      record.durationMs,
+    ]);
+  }
+
+  async deliveriesSince(groupId: string, since: number): Promise<number> {
+    const { rows } = await this.query<{ n: string }>(
+      'SELECT count(*) AS n FROM alert_deliveries WHERE group_id = $1 AND at >= $2',
+      [groupId, since],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async deliveries(
+    groupId: string,
+    destinationId: string,
+    limit: number,
+  ): Promise<LoggedDelivery[]> {
+    const { rows } = await this.query<DeliveryRow>(
+      `SELECT * FROM alert_deliveries WHERE group_id = $1 AND destination_id = $2
+       ORDER BY id DESC LIMIT $3`,
+      [groupId, destinationId, limit],
+    );
+    return rows.map(toLoggedDelivery);
+  }
+
+  async destinationStates(
+    groupId: string,
+    destinationIds: readonly string[],
+  ): Promise<Map<string, AlertDestinationState>> {
+    const { rows } = await this.query<{ d: string; retrying: boolean; outcome: string | null }>(
+      `SELECT d,
+         EXISTS (SELECT 1 FROM alert_outbox o WHERE o.group_id = $1 AND o.destination_id = d
+           AND o.attempts > 0) AS retrying,
+         (SELECT outcome FROM alert_deliveries l WHERE l.group_id = $1 AND l.destination_id = d
+           AND NOT l.test ORDER BY id DESC LIMIT 1) AS outcome
+       FROM unnest($2::text[]) AS d`,
+      [groupId, destinationIds],
+    );
+    return new Map(
+      rows.map((row) => [row.d, stateOf(row.retrying, row.outcome as AlertDeliveryOutcome | null)]),
+    );
+  }
+
+  async subscribePush(
+    groupId: string,
+    subscription: Omit<StoredPushSubscription, 'createdAt'>,
+    options: { now: number; max: number },
+  ): Promise<void> {
+    await this.query(
+      `INSERT INTO push_subscriptions (group_id, endpoint, p256dh, auth, created_at)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (group_id, endpoint)
+       DO UPDATE SET p256dh = excluded.p256dh, auth = excluded.auth,
+         created_at = excluded.created_at`,
+      [groupId, subscription.endpoint, subscription.p256dh, subscription.auth, options.now],
+    );
+    await this.query(
+      `DELETE FROM push_subscriptions WHERE group_id = $1 AND endpoint IN (
+         SELECT endpoint FROM push_subscriptions WHERE group_id = $1
+         ORDER BY created_at DESC, endpoint DESC OFFSET $2)`,
+      [groupId, options.max],
+    );
+  }
+
+  async unsubscribePush(groupId: string, endpoint: string): Promise<boolean> {
+    const { rowCount } = await this.query(
+      'DELETE FROM push_subscriptions WHERE group_id = $1 AND endpoint = $2',
+      [groupId, endpoint],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async pushSubscriptions(groupId: string): Promise<StoredPushSubscription[]> {
+    const { rows } = await this.query<{
+      endpoint: string;
+      p256dh: string;
+      auth: string;
+      created_at: string;
+    }>(
+      `SELECT endpoint, p256dh, auth, created_at FROM push_subscriptions WHERE group_id = $1
+       ORDER BY created_at, endpoint`,
+      [groupId],
+    );
+    return rows.map((row) => ({
+      endpoint: row.endpoint,
+      p256dh: row.p256dh,
+      auth: row.auth,
+      createdAt: Number(row.created_at),
+    }));
+  }
+
+  async setting(name: string, create: () => string): Promise<string> {
+    const read = async () =>
+      (
+        await this.query<{ value: string }>('SELECT value FROM server_settings WHERE name = $1', [
+          name,
+        ])
+      ).rows[0]?.value;
+    const found = await read();
+    if (found !== undefined) return found;
+    await this.query(
+      'INSERT INTO server_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+      [name, create()],
+    );
+    return (await read()) ?? create();
+  }
+}

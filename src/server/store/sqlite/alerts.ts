@@ -1,0 +1,286 @@
+/**
+ * The SQLite store's alerts (store/alerts.ts): the outbox, the delivery log, Web Push
+ * subscriptions and server settings, on the store's own connection. One server holds the file
+ * (file-lock.ts), so a lease only has to outlive a crash of this process: at start, leases left
+ * by a process that died are void (`releaseLeases`).
+ */
+import type Database from 'better-sqlite3';
+import {
+  ALERT_DELIVERY_LOG_LENGTH,
+  type AlertDestinationState,
+  type AlertEventType,
+  type AlertDeliveryOutcome,
+} from '../../../shared/alerts.js';
+import { parseAlerts, type GroupAlerts } from '../../domain/alert-config.js';
+import type {
+  AlertStore,
+  DeliveryRecord,
+  LoggedDelivery,
+  OutboxAlert,
+  StoredPushSubscription,
+} from '../alerts.js';
+import { foldedBody, stateOf } from '../alerts-shared.js';
+
+interface OutboxRow {
+  id: number;
+  group_id: string;
+  destination_id: string;
+  body: string;
+  created_at: number;
+  attempts: number;
+  progress: string | null;
+}
+
+interface DeliveryRow {
+  id: number;
+  group_id: string;
+  destination_id: string;
+  at: number;
+  type: string;
+  test: number;
+  outcome: string;
+  status: number | null;
+  error: string | null;
+  attempt: number;
+  duration_ms: number;
+}
+
+const toOutboxAlert = (row: OutboxRow): OutboxAlert => ({
+  id: row.id,
+  groupId: row.group_id,
+  destinationId: row.destination_id,
+  body: row.body,
+  createdAt: row.created_at,
+  attempts: row.attempts,
+  progress: row.progress,
+});
+
+const toLoggedDelivery = (row: DeliveryRow): LoggedDelivery => ({
+  id: row.id,
+  groupId: row.group_id,
+  destinationId: row.destination_id,
+  at: row.at,
+  type: row.type as AlertEventType,
+  test: Boolean(row.test),
+  outcome: row.outcome as AlertDeliveryOutcome,
+  status: row.status,
+  error: row.error,
+  attempt: row.attempt,
+  durationMs: row.duration_ms,
+});
+
+export class SqliteAlerts implements AlertStore {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly prepare: (sql: string) => Database.Statement,
+  ) {}
+
+  /** Leases of a process that ended: nobody else can hold them (one server per file). */
+  releaseLeases(): void {
+    this.prepare('UPDATE alert_outbox SET lease_until = 0 WHERE lease_until > 0').run();
+  }
+
+  /** Told by the store after a commit that wrote alerts. */
+  written(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  onWritten(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  groupAlerts(groupId: string): Promise<GroupAlerts | null> {
+    const row = this.prepare('SELECT alerts FROM counter_groups WHERE id = ?').get(groupId) as
+      { alerts: string | null } | undefined;
+    return Promise.resolve(row ? parseAlerts(row.alerts) : null);
+  }
+
+  claim(now: number, leaseMs: number, limit: number): Promise<OutboxAlert[]> {
+    const claim = this.db.transaction(() => {
+      const rows = this.prepare(
+        `SELECT o.id, o.group_id, o.destination_id, o.body, o.created_at, o.attempts, o.progress
+         FROM alert_outbox o
+         WHERE o.next_attempt_at <= ? AND o.lease_until <= ?
+           AND NOT EXISTS (SELECT 1 FROM alert_outbox p WHERE p.group_id = o.group_id
+             AND p.destination_id = o.destination_id AND p.id < o.id)
+         ORDER BY o.id LIMIT ?`,
+      ).all(now, now, limit) as OutboxRow[];
+      const lease = this.prepare('UPDATE alert_outbox SET lease_until = ? WHERE id = ?');
+      for (const row of rows) lease.run(now + leaseMs, row.id);
+      return rows.map(toOutboxAlert);
+    });
+    return Promise.resolve(claim.immediate());
+  }
+
+  complete(id: number): Promise<void> {
+    this.prepare('DELETE FROM alert_outbox WHERE id = ?').run(id);
+    return Promise.resolve();
+  }
+
+  retry(id: number, retry: { at: number; progress: string | null }): Promise<void> {
+    this.prepare(
+      `UPDATE alert_outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = 0,
+         progress = ? WHERE id = ?`,
+    ).run(retry.at, retry.progress, id);
+    return Promise.resolve();
+  }
+
+  postpone(id: number, at: number): Promise<void> {
+    this.prepare('UPDATE alert_outbox SET next_attempt_at = ?, lease_until = 0 WHERE id = ?').run(
+      at,
+      id,
+    );
+    return Promise.resolve();
+  }
+
+  pendingCount(groupId: string): Promise<number> {
+    const row = this.prepare('SELECT count(*) AS n FROM alert_outbox WHERE group_id = ?').get(
+      groupId,
+    ) as { n: number };
+    return Promise.resolve(row.n);
+  }
+
+  fold(groupId: string, destinationId: string): Promise<string | null> {
+    const fold = this.db.transaction((): string | null => {
+      const rows = this.prepare(
+        `SELECT id, body FROM alert_outbox WHERE group_id = ? AND destination_id = ? ORDER BY id`,
+      ).all(groupId, destinationId) as { id: number; body: string }[];
+      const first = rows[0];
+      const last = rows[rows.length - 1];
+      if (!first || !last || rows.length < 2) return null;
+      const body = foldedBody(rows.map((row) => row.body));
+      this.prepare('UPDATE alert_outbox SET body = ? WHERE id = ?').run(body, first.id);
+      this.prepare(
+        'DELETE FROM alert_outbox WHERE group_id = ? AND destination_id = ? AND id > ?',
+      ).run(groupId, destinationId, first.id);
+      return body;
+    });
+    return Promise.resolve(fold.immediate());
+  }
+
+  recordDelivery(record: DeliveryRecord): Promise<void> {
+    const write = this.db.transaction(() => {
+      this.prepare(
+        `INSERT INTO alert_deliveries (group_id, destination_id, at, type, test, outcome, status,
+           error, attempt, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        record.groupId,
+        record.destinationId,
+        record.at,
+        record.type,
+        record.test ? 1 : 0,
+        record.outcome,
+        record.status,
+        record.error,
+        record.attempt,
+        record.durationMs,
+      );
+      this.prepare(
+        `DELETE FROM alert_deliveries WHERE group_id = ? AND destination_id = ? AND id <= (
+           SELECT id FROM alert_deliveries WHERE group_id = ? AND destination_id = ?
+           ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+      ).run(
+        record.groupId,
+        record.destinationId,
+        record.groupId,
+        record.destinationId,
+        ALERT_DELIVERY_LOG_LENGTH,
+      );
+    });
+    write.immediate();
+    return Promise.resolve();
+  }
+
+  deliveriesSince(groupId: string, since: number): Promise<number> {
+    const row = this.prepare(
+      'SELECT count(*) AS n FROM alert_deliveries WHERE group_id = ? AND at >= ?',
+    ).get(groupId, since) as { n: number };
+    return Promise.resolve(row.n);
+  }
+
+  deliveries(groupId: string, destinationId: string, limit: number): Promise<LoggedDelivery[]> {
+    const rows = this.prepare(
+      `SELECT * FROM alert_deliveries WHERE group_id = ? AND destination_id = ?
+       ORDER BY id DESC LIMIT ?`,
+    ).all(groupId, destinationId, limit) as DeliveryRow[];
+    return Promise.resolve(rows.map(toLoggedDelivery));
+  }
+
+  destinationStates(
+    groupId: string,
+    destinationIds: readonly string[],
+  ): Promise<Map<string, AlertDestinationState>> {
+    const retrying = this.prepare(
+      `SELECT 1 FROM alert_outbox WHERE group_id = ? AND destination_id = ? AND attempts > 0
+       LIMIT 1`,
+    );
+    const last = this.prepare(
+      `SELECT outcome FROM alert_deliveries WHERE group_id = ? AND destination_id = ? AND test = 0
+       ORDER BY id DESC LIMIT 1`,
+    );
+    const states = new Map<string, AlertDestinationState>();
+    for (const id of destinationIds) {
+      const pending = retrying.get(groupId, id) !== undefined;
+      const row = last.get(groupId, id) as { outcome: AlertDeliveryOutcome } | undefined;
+      states.set(id, stateOf(pending, row?.outcome ?? null));
+    }
+    return Promise.resolve(states);
+  }
+
+  subscribePush(
+    groupId: string,
+    subscription: Omit<StoredPushSubscription, 'createdAt'>,
+    options: { now: number; max: number },
+  ): Promise<void> {
+    const write = this.db.transaction(() => {
+      this.prepare(
+        `INSERT INTO push_subscriptions (group_id, endpoint, p256dh, auth, created_at)
+         VALUES (?, ?, ?, ?, ?) ON CONFLICT (group_id, endpoint)
+         DO UPDATE SET p256dh = excluded.p256dh, auth = excluded.auth,
+           created_at = excluded.created_at`,
+      ).run(groupId, subscription.endpoint, subscription.p256dh, subscription.auth, options.now);
+      this.prepare(
+        `DELETE FROM push_subscriptions WHERE group_id = ? AND rowid IN (
+           SELECT rowid FROM push_subscriptions WHERE group_id = ?
+           ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)`,
+      ).run(groupId, groupId, options.max);
+    });
+    write.immediate();
+    return Promise.resolve();
+  }
+
+  unsubscribePush(groupId: string, endpoint: string): Promise<boolean> {
+    const info = this.prepare(
+      'DELETE FROM push_subscriptions WHERE group_id = ? AND endpoint = ?',
+    ).run(groupId, endpoint);
+    return Promise.resolve(info.changes > 0);
+  }
+
+  pushSubscriptions(groupId: string): Promise<StoredPushSubscription[]> {
+    const rows = this.prepare(
+      `SELECT endpoint, p256dh, auth, created_at FROM push_subscriptions WHERE group_id = ?
+       ORDER BY created_at, rowid`,
+    ).all(groupId) as { endpoint: string; p256dh: string; auth: string; created_at: number }[];
+    return Promise.resolve(
+      rows.map((row) => ({
+        endpoint: row.endpoint,
+        p256dh: row.p256dh,
+        auth: row.auth,
+        createdAt: row.created_at,
+      })),
+    );
+  }
+
+  setting(name: string, create: () => string): Promise<string> {
+    const read = this.prepare('SELECT value FROM server_settings WHERE name = ?');
+    const found = read.get(name) as { value: string } | undefined;
+    if (found) return Promise.resolve(found.value);
+    this.prepare(
+      'INSERT INTO server_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING',
+    ).run(name, create());
+    return Promise.resolve((read.get(name) as { value: string }).value);
+  }
+}
