@@ -45,10 +45,10 @@ const layers = [
         { regex: '^zod(/|$)', message: 'zod must not ship to the browser.' },
         {
           // Their runtime is zod schemas; their types are free (erased at build).
-          regex: '(^|/)shared/(api|protocol|activity)(\\.js)?$',
+          regex: '(^|/)shared/(api|protocol|activity|alerts)(\\.js)?$',
           allowTypeImports: true,
           message:
-            'Use `import type` from shared/api, shared/protocol and shared/activity: their runtime is zod, which must not ship to the browser (constants live in shared/live, shared/fields, shared/limits).',
+            'Use `import type` from shared/api, shared/protocol, shared/activity and shared/alerts: their runtime is zod, which must not ship to the browser (constants live in shared/live, shared/fields, shared/limits).',
         },
       ]),
     },

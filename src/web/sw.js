@@ -1,5 +1,6 @@
 /* global self, caches, fetch, URL, Request, BUILD */
-// Tally's service worker: the app shell works offline; the data never comes from a cache.
+// Tally's service worker: the app shell works offline; the data never comes from a cache. It also
+// shows a group's alerts sent to Web Push (src/server/alerts/push.ts) as notifications.
 //
 // The build (vite.config.ts, serviceWorker()) writes dist/web/sw.js from this file with
 // `const BUILD = { version, precache }` in front: the shell ('/'), every hashed asset of that
@@ -93,4 +94,82 @@ async function networkFirst(request) {
     if (cached) return cached;
     throw error;
   }
+}
+
+// ---- Alerts by Web Push --------------------------------------------------------------------------
+//
+// The server sends `{ title, body, url }`, encrypted for this browser. The url is the group's page
+// without its key (a notification can show on a locked screen): a tab that has the group open
+// already holds the key, so a click brings that tab forward rather than opening a page without it.
+
+const NOTIFICATION_ICON = '/icons/icon-192.png';
+
+self.addEventListener('push', (event) => {
+  event.waitUntil(showAlert(event.data));
+});
+
+/** The message's fields, each checked: a payload that is not Tally's JSON still notifies. */
+function alertOf(data) {
+  let message = null;
+  try {
+    message = data ? data.json() : null;
+  } catch {
+    message = { body: data ? data.text() : '' };
+  }
+  const text = (value) => (typeof value === 'string' ? value : '');
+  return {
+    title: text(message?.title) || 'Tally',
+    body: text(message?.body),
+    url: pageOf(message?.url).href,
+  };
+}
+
+/** A page of this site: another origin's address or anything unreadable opens the start page. */
+function pageOf(raw) {
+  try {
+    const url = new URL(typeof raw === 'string' ? raw : '/', self.location.origin);
+    if (url.origin === self.location.origin) return url;
+  } catch {
+    // Not a URL: the start page below.
+  }
+  return new URL('/', self.location.origin);
+}
+
+function showAlert(data) {
+  const alert = alertOf(data);
+  return self.registration.showNotification(alert.title, {
+    body: alert.body,
+    data: { url: alert.url },
+    // One notification per group page: a newer alert replaces the older one instead of stacking
+    // up, and renotify makes the replacement sound and show again.
+    tag: `tally-alert:${new URL(alert.url).pathname}`,
+    renotify: true,
+    icon: NOTIFICATION_ICON,
+  });
+}
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  event.waitUntil(openAlertPage(pageOf(event.notification.data?.url)));
+});
+
+/** The same page whatever its query (`?key=…`) and letter case: group names ignore case. */
+function samePage(a, b) {
+  const path = (url) => {
+    let pathname = url.pathname.replace(/\/+$/, '') || '/';
+    try {
+      pathname = decodeURIComponent(pathname);
+    } catch {
+      // Left as it is.
+    }
+    return pathname.toLowerCase();
+  };
+  return a.origin === b.origin && path(a) === path(b);
+}
+
+async function openAlertPage(target) {
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  const open = windows.find((client) => samePage(new URL(client.url), target));
+  if (open) return open.focus();
+  return self.clients.openWindow(target.href);
 }

@@ -17,6 +17,7 @@ export { ArrowRight } from './ArrowRight.js';
 export { ArrowUp } from './ArrowUp.js';
 export { ArrowsUpDown } from './ArrowsUpDown.js';
 export { Ban } from './Ban.js';
+export { Bell } from './Bell.js';
 export { ChartLine } from './ChartLine.js';
 export { Check } from './Check.js';
 export { CircleAlert } from './CircleAlert.js';

@@ -17,7 +17,7 @@ import { ConnectionBadge, GuestName, HereNow } from './HeaderStatus.js';
 // The Activity button and its panel, the undo toast and Ctrl+Z: right after first paint.
 const GroupTools = lazy(() => loadExtras().then((m) => ({ default: m.GroupTools })));
 
-// The group's time zone and first day of the week, opened rarely.
+// The group's time zone, first day of the week and the way to its alerts, opened rarely.
 const GroupSettingsDialog = lazy(() =>
   import('../../components/GroupSettingsDialog.js').then((m) => ({
     default: m.GroupSettingsDialog,
@@ -129,7 +129,7 @@ export function GroupHeader({
           <button
             type="button"
             aria-label="Group settings"
-            title="Group settings: time zone and first day of the week"
+            title="Group settings: time zone, first day of the week and alerts"
             aria-haspopup="dialog"
             onClick={() => {
               setEditingSettings(true);
@@ -154,6 +154,8 @@ export function GroupHeader({
         <Suspense fallback={null}>
           <GroupSettingsDialog
             group={group}
+            auth={store}
+            counters={state.counters ?? []}
             onSave={(patch) => {
               store.updateGroup(patch);
             }}
