@@ -6,6 +6,7 @@ import {
   METRICS_TOKEN_MAX_LENGTH,
   METRICS_TOKEN_MIN_LENGTH,
   loadConfig,
+  DEFAULT_ALERTS_CONFIG,
 } from '../../src/server/config.js';
 import { lingerOf } from '../../src/server/backend.js';
 import { DEFAULT_LINGER, NO_LINGER } from '../../src/server/batcher.js';
@@ -83,6 +84,7 @@ describe('configuration from the environment', () => {
       trustProxy: false,
       database: { kind: 'sqlite', file: '/tmp/elsewhere.sqlite', synchronous: 'full' },
       limits: DEFAULT_LIMITS,
+      alerts: DEFAULT_ALERTS_CONFIG,
     });
   });
 

@@ -133,6 +133,16 @@ export function periodName(period: { start: string; end: string }): string {
  * the change left it.
  */
 export function alertSentence(event: AlertEventBody, texts: AlertTexts): string {
+  const test = event.test === true ? 'Test: ' : '';
+  const folded =
+    event.folded === undefined
+      ? ''
+      : ` (and ${formatNumber(event.folded)} more ${event.folded === 1 ? 'alert' : 'alerts'} of this group)`;
+  return test + eventSentence(event, texts) + folded;
+}
+
+/** What the event itself says (alertSentence adds whether it is a test, and what it folds). */
+function eventSentence(event: AlertEventBody, texts: AlertTexts): string {
   const { counter, group } = texts;
   const value = event.counter.value;
   const where = ` in ${group}${texts.by === null ? '' : ` (by ${texts.by})`}`;

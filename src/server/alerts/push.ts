@@ -213,7 +213,7 @@ export type PushSubscriptionInput = z.input<typeof PushSubscriptionSchema>;
  * The subscription pushRequest() accepts: the same, but an http:// endpoint too, since which
  * schemes may be used is deliver()'s decision (http:// only when private addresses are allowed).
  */
-const SendableSubscriptionSchema = subscriptionSchema(['https:', 'http:']);
+export const SendableSubscriptionSchema = subscriptionSchema(['https:', 'http:']);
 
 // ---- The message -------------------------------------------------------------------------------
 

@@ -78,6 +78,21 @@ export class AlertService {
     return this.options.vapidPublicKey;
   }
 
+  /** ALERTS_ALLOW_PRIVATE_TARGETS. */
+  get allowsPrivateTargets(): boolean {
+    return this.options.allowPrivate;
+  }
+
+  /** Refuses an address alerts may not be sent to: its form, then what its host resolves to. */
+  private async checkAddress(url: string): Promise<URL> {
+    const options = { allowPrivate: this.options.allowPrivate, resolver: this.options.resolver };
+    const checked = checkDestinationUrl(url, options);
+    if (!checked.ok) throw new DomainError('destination_refused', checked.message);
+    const resolved = await resolveAndCheck(checked.url.hostname, options);
+    if (!resolved.ok) throw new DomainError('destination_refused', resolved.message);
+    return checked.url;
+  }
+
   private async groupAlerts(group: GroupAccess): Promise<GroupAlerts> {
     const alerts = await this.alerts.groupAlerts(group.id);
     if (alerts === null) throw new DomainError('group_not_found', 'This group does not exist.');
@@ -175,11 +190,7 @@ export class AlertService {
   ): Promise<StoredDestination> {
     const { to } = input;
     if (to.kind === 'push') return { id: PUSH_DESTINATION_ID, kind: 'push' };
-    const options = { allowPrivate: this.options.allowPrivate, resolver: this.options.resolver };
-    const checked = checkDestinationUrl(to.url, options);
-    if (!checked.ok) throw new DomainError('destination_refused', checked.message);
-    const resolved = await resolveAndCheck(checked.url.hostname, options);
-    if (!resolved.ok) throw new DomainError('destination_refused', resolved.message);
+    await this.checkAddress(to.url);
     return {
       id: randomBytes(9).toString('base64url'),
       kind: 'webhook',
@@ -240,6 +251,8 @@ export class AlertService {
   }
 
   async subscribe(group: GroupAccess, subscription: PushSubscription): Promise<void> {
+    // A push service is an outside address like any webhook: checked now and at each push.
+    await this.checkAddress(subscription.endpoint);
     await this.alerts.subscribePush(
       group.id,
       {

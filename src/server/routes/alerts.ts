@@ -9,7 +9,7 @@ import { AlertRuleInputSchema } from '../../shared/alerts.js';
 import type { GroupAccess } from '../core/access-cache.js';
 import type { AlertService } from '../core/alerts.js';
 import type { TallyService } from '../core/service.js';
-import { PushSubscriptionSchema } from '../alerts/push.js';
+import { PushSubscriptionSchema, SendableSubscriptionSchema } from '../alerts/push.js';
 import { bearerKey, originOf, parseWith } from './parse.js';
 
 type GroupParams = { Params: { name: string } };
@@ -27,6 +27,10 @@ export function registerAlertRoutes(
   services: { service: TallyService; alerts: AlertService },
 ): void {
   const { service, alerts } = services;
+  // A push service on an intranet (or the tests') may be plain http://, as a webhook may.
+  const subscriptionSchema = alerts.allowsPrivateTargets
+    ? SendableSubscriptionSchema
+    : PushSubscriptionSchema;
   /** Alerts are for holders of the full key only, reading them included. */
   const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupAccess> =>
     service.authorize(request.params.name, bearerKey(request), {
@@ -66,7 +70,7 @@ export function registerAlertRoutes(
 
   app.post<GroupParams>('/api/groups/:name/push', async (request, reply) => {
     const group = await authorize(request);
-    const subscription = parseWith(PushSubscriptionSchema, request.body);
+    const subscription = parseWith(subscriptionSchema, request.body);
     await alerts.subscribe(group, subscription);
     return reply.code(201).send({ subscribed: true });
   });
