@@ -167,9 +167,24 @@ function samePage(a, b) {
   return a.origin === b.origin && path(a) === path(b);
 }
 
+/**
+ * The group's link as the page kept it when its notifications were turned on (lib/push.ts): the
+ * notification carries no key, and the group's page cannot open without one.
+ */
+async function keptLink(target) {
+  if (target.pathname === '/') return null;
+  const slug = decodeURIComponent(target.pathname.slice(1)).toLowerCase();
+  const cache = await caches.open('tally-notification-links');
+  const kept = await cache.match(`/notification-link/${encodeURIComponent(slug)}`);
+  if (!kept) return null;
+  const link = pageOf(await kept.text());
+  return samePage(link, target) ? link : null;
+}
+
 async function openAlertPage(target) {
   const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
   const open = windows.find((client) => samePage(new URL(client.url), target));
   if (open) return open.focus();
-  return self.clients.openWindow(target.href);
+  const link = await keptLink(target).catch(() => null);
+  return self.clients.openWindow((link ?? target).href);
 }

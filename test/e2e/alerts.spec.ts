@@ -327,6 +327,14 @@ test.describe('notifications on this device', () => {
     ).toBe(publicKey.replace(/=+$/, ''));
     const [pushRule] = (await alertsOf(name, key)).rules;
     expect(pushRule?.destination).toMatchObject({ kind: 'push', subscribers: 1 });
+    // The group's link is kept on this device for its notifications (they carry no key).
+    const keptLink = () =>
+      page.evaluate(async (slug) => {
+        const cache = await caches.open('tally-notification-links');
+        const kept = await cache.match(`/notification-link/${encodeURIComponent(slug)}`);
+        return kept ? kept.text() : null;
+      }, name.toLowerCase());
+    expect(await keptLink()).toBe(`/${name.toLowerCase()}?key=${key}`);
 
     // Reopened, the dialog knows this browser is on.
     await dialog.getByRole('button', { name: 'Done' }).click();
@@ -340,6 +348,7 @@ test.describe('notifications on this device', () => {
     await expect(toggle).toHaveAttribute('aria-checked', 'false');
     await expect(ruleItem(dialog, 'Web Push (no browser yet)')).toBeVisible();
     expect((await alertsOf(name, key)).rules[0]?.destination.subscribers).toBe(0);
+    expect(await keptLink()).toBeNull();
     // No other group of this browser uses the subscription: it is ended too.
     expect(await page.evaluate(() => (window as { unsubscribed?: number }).unsubscribed)).toBe(1);
     await context.close();

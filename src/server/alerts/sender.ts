@@ -44,6 +44,13 @@ const POLL_MS = 1_000;
 const BUDGET_WAIT_MS = 5_000;
 /** The budget's window. */
 const MINUTE_MS = 60_000;
+/**
+ * Most alerts waiting for one destination before they are folded into one: behind a receiver
+ * that is down for hours, the outbox stays this small (plus what COMPACT_EVERY_MS lets in).
+ */
+export const MAX_WAITING_PER_DESTINATION = 100;
+/** How often crowded destinations are folded. */
+const COMPACT_EVERY_MS = 10_000;
 /** How long a push service keeps an alert for a browser that is offline, seconds. */
 const PUSH_TTL_SECONDS = 24 * 60 * 60;
 
@@ -121,8 +128,15 @@ export class AlertSender {
   }
 
   private async run(): Promise<void> {
+    let compactedAt = 0;
     while (this.running) {
       this.woken = false;
+      if (this.clock() - compactedAt >= COMPACT_EVERY_MS) {
+        compactedAt = this.clock();
+        await this.options.alerts.compact(MAX_WAITING_PER_DESTINATION).catch((error: unknown) => {
+          this.options.logger.warn({ err: error }, 'alert outbox could not be compacted');
+        });
+      }
       let claimed: OutboxAlert[] = [];
       const room = MAX_IN_FLIGHT - this.inFlight.size;
       if (room > 0) {

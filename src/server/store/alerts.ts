@@ -76,6 +76,11 @@ export interface AlertStore {
    * others leave the outbox. Returns the kept alert's new body; null when there was one alert.
    */
   fold(groupId: string, destinationId: string): Promise<string | null>;
+  /**
+   * Folds the waiting alerts of every destination with more than `maxPending` (as `fold`), so
+   * the outbox stays small behind a receiver that is down; returns how many were folded.
+   */
+  compact(maxPending: number): Promise<number>;
   /** Logs an attempt; the destination keeps its newest ALERT_DELIVERY_LOG_LENGTH. */
   recordDelivery(record: DeliveryRecord): Promise<void>;
   /** Attempts logged for the group since `since` (its minute's budget). */

@@ -8,6 +8,7 @@ import type { GroupAuth } from '../lib/api.js';
 import {
   BLOCKED_MESSAGE,
   isPushOn,
+  rememberNotificationLink,
   pushPermission,
   pushProblemWords,
   pushUnsupportedReason,
@@ -47,6 +48,8 @@ export function DeviceNotifications({
     let cancelled = false;
     isPushOn(auth.slug).then(
       (on) => {
+        // The link its notifications open follows the key this page was opened with.
+        if (on) void rememberNotificationLink(auth).catch(() => undefined);
         if (!cancelled) setDevice({ phase: 'ready', on });
       },
       () => {
@@ -56,7 +59,7 @@ export function DeviceNotifications({
     return () => {
       cancelled = true;
     };
-  }, [auth.slug, device.phase]);
+  }, [auth, device.phase]);
 
   const on = device.phase === 'ready' && device.on;
 

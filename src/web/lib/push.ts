@@ -9,6 +9,7 @@
  */
 import { NO_CONNECTION } from './alerts.js';
 import { ApiRequestError, groupPath, request, type GroupAuth } from './api.js';
+import { groupUrl } from './router.js';
 
 /** Why notifications cannot be turned on here, in words; null when they can. */
 export function pushUnsupportedReason(): string | null {
@@ -92,6 +93,29 @@ async function currentSubscription(): Promise<PushSubscription | null> {
   return (await registration?.pushManager.getSubscription()) ?? null;
 }
 
+/**
+ * Where a notification of each group opens, kept on this device for the groups whose
+ * notifications the member turned on (and only those: turning them off forgets it). The app
+ * never keeps a key otherwise; without it, a notification clicked with no tab of the group open
+ * would land on a page that cannot open the group. The service worker reads it (sw.js).
+ */
+const NOTIFICATION_LINKS = 'tally-notification-links';
+const linkRequest = (slug: string) =>
+  `/notification-link/${encodeURIComponent(slug.toLowerCase())}`;
+
+/** Keeps (or renews, after the key changed) the group's link for its notifications. */
+export async function rememberNotificationLink(auth: GroupAuth): Promise<void> {
+  if (typeof caches === 'undefined') return;
+  const cache = await caches.open(NOTIFICATION_LINKS);
+  await cache.put(linkRequest(auth.slug), new Response(groupUrl(auth.slug, auth.key)));
+}
+
+async function forgetNotificationLink(slug: string): Promise<void> {
+  if (typeof caches === 'undefined') return;
+  const cache = await caches.open(NOTIFICATION_LINKS);
+  await cache.delete(linkRequest(slug));
+}
+
 /** Whether this browser receives the group's notifications now. */
 export async function isPushOn(slug: string): Promise<boolean> {
   if (pushUnsupportedReason() !== null || pushPermission() !== 'granted') return false;
@@ -156,6 +180,7 @@ export async function turnPushOn(auth: GroupAuth): Promise<void> {
     body: subscription.toJSON(),
   });
   saveSubscribedGroups([...subscribedGroups(), auth.slug]);
+  await rememberNotificationLink(auth);
 }
 
 /**
@@ -172,6 +197,7 @@ export async function turnPushOff(auth: GroupAuth): Promise<void> {
   }
   const rest = subscribedGroups().filter((slug) => slug !== auth.slug);
   saveSubscribedGroups(rest);
+  await forgetNotificationLink(auth.slug);
   if (subscription !== null && rest.length === 0) await subscription.unsubscribe();
 }
 

@@ -120,6 +120,16 @@ export class PostgresAlerts implements AlertStore {
     return () => this.listeners.delete(listener);
   }
 
+  async compact(maxPending: number): Promise<number> {
+    const { rows } = await this.query<{ group_id: string; destination_id: string }>(
+      `SELECT group_id, destination_id FROM alert_outbox GROUP BY group_id, destination_id
+       HAVING count(*) > $1`,
+      [maxPending],
+    );
+    for (const row of rows) await this.fold(row.group_id, row.destination_id);
+    return rows.length;
+  }
+
   async groupAlerts(groupId: string): Promise<GroupAlerts | null> {
     const { rows } = await this.query<{ alerts: string | null }>(
       'SELECT alerts FROM counter_groups WHERE id = $1',

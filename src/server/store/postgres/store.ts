@@ -257,6 +257,18 @@ const BATCH_WRITE = `WITH
       access_key_hash text, view_key_hash text, seq bigint, time_zone text, week_start integer,
       section_limits text, alerts_changed boolean, alerts text)
     WHERE g.id = v.id),
+  -- A group's rules changed: the waiting alerts and logs of destinations no rule sends to any
+  -- more go with them, so a group's logs are bounded by its destinations.
+  changed_alerts AS MATERIALIZED (
+    SELECT v.id, v.kept_destinations::jsonb AS kept
+    FROM json_to_recordset($3::json) AS v(id text, alerts_changed boolean, kept_destinations text)
+    WHERE v.alerts_changed),
+  outbox_forgotten AS (
+    DELETE FROM alert_outbox o USING changed_alerts c
+    WHERE o.group_id = c.id AND NOT c.kept ? o.destination_id),
+  deliveries_forgotten AS (
+    DELETE FROM alert_deliveries d USING changed_alerts c
+    WHERE d.group_id = c.id AND NOT c.kept ? d.destination_id),
   period_rows AS MATERIALIZED (
     SELECT * FROM json_to_recordset($11::json) AS p(counter_id text, group_id text,
       start_at bigint, end_at bigint, final_value bigint)),
@@ -362,6 +374,7 @@ const groupJson = ({ record, seq, alerts, alertsChanged }: GroupWrite) => ({
   section_limits: sectionLimitsText(record.sectionLimits),
   alerts_changed: alertsChanged,
   alerts: alertsChanged ? alertsText(alerts) : null,
+  kept_destinations: JSON.stringify(alerts.destinations.map((destination) => destination.id)),
 });
 
 /** An entry as BATCH_WRITE reads it; positions of new entries are 1-based. */

@@ -82,6 +82,30 @@ export class SqliteAlerts implements AlertStore {
     this.prepare('UPDATE alert_outbox SET lease_until = 0 WHERE lease_until > 0').run();
   }
 
+  /**
+   * Inside a commit that changed the group's rules: the waiting alerts and logs of destinations
+   * no rule sends to any more go with them, so a group's logs are bounded by its destinations.
+   */
+  forgetOtherDestinations(groupId: string, alerts: GroupAlerts): void {
+    const kept = JSON.stringify(alerts.destinations.map((destination) => destination.id));
+    for (const table of ['alert_outbox', 'alert_deliveries']) {
+      this.prepare(
+        `DELETE FROM ${table} WHERE group_id = ?
+           AND destination_id NOT IN (SELECT value FROM json_each(?))`,
+      ).run(groupId, kept);
+    }
+  }
+
+  compact(maxPending: number): Promise<number> {
+    const crowded = this.prepare(
+      `SELECT group_id, destination_id FROM alert_outbox GROUP BY group_id, destination_id
+       HAVING count(*) > ?`,
+    ).all(maxPending) as { group_id: string; destination_id: string }[];
+    return Promise.all(crowded.map((row) => this.fold(row.group_id, row.destination_id))).then(
+      () => crowded.length,
+    );
+  }
+
   /** Told by the store after a commit that wrote alerts. */
   written(): void {
     for (const listener of this.listeners) listener();

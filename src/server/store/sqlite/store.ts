@@ -925,7 +925,9 @@ export class SqliteStore implements Store {
     }
     const updateAlerts = this.prepare('UPDATE counter_groups SET alerts = ? WHERE id = ?');
     for (const { record, alerts, alertsChanged } of writes.groups) {
-      if (alertsChanged) updateAlerts.run(alertsText(alerts), record.id);
+      if (!alertsChanged) continue;
+      updateAlerts.run(alertsText(alerts), record.id);
+      this.alerts.forgetOtherDestinations(record.id, alerts);
     }
     if (writes.alerts.length > 0) {
       const outbox = this.prepare(
