@@ -26,7 +26,13 @@ import { newVapidKeys } from '../../src/server/alerts/push.js';
 import { SqliteStore } from '../../src/server/store/sqlite/store.js';
 import type { Counter } from '../../src/shared/api.js';
 import { call, createGroup, newKey } from '../helpers/client.js';
-import { postgresDatabase, postgresUrl, dropSchemas, uniqueSchema } from '../helpers/postgres.js';
+import {
+  dropSchemas,
+  postgresDatabase,
+  postgresUrl,
+  storeBackends,
+  uniqueSchema,
+} from '../helpers/postgres.js';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 import { startServer } from '../helpers/server.js';
 
@@ -300,6 +306,19 @@ describe("a group's minute of deliveries", () => {
     }
   });
 
+  it('keeps at most 100 alerts waiting for a destination: more are folded into one', async () => {
+    const { store, groupId } = await storeWithAlerts(150);
+    try {
+      expect(await store.alerts.pendingCount(groupId)).toBe(150);
+      expect(await store.alerts.compact(100)).toBe(1);
+      expect(await store.alerts.pendingCount(groupId)).toBe(1);
+      const [waiting] = await store.alerts.claim(Date.now(), 1_000, 10);
+      expect(JSON.parse(waiting?.body ?? '{}')).toMatchObject({ folded: 149 });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('waits, without sending, while the group has used its minute', async () => {
     const { receiver, store, sender, groupId } = await storeWithAlerts(1);
     for (let index = 0; index < ALERT_DELIVERIES_PER_MINUTE_PER_GROUP; index += 1) {
@@ -421,6 +440,42 @@ describe('Web Push', () => {
       );
       expect(answer.status).toBe(422);
       expect(answer.body.error.code).toBe('destination_refused');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe.each(storeBackends())('a destination no rule uses any more, on %s', (_name, database) => {
+  it('takes its delivery log and waiting alerts with it', async () => {
+    const receiver = await startReceiver();
+    const server = await startServer({
+      database: database(),
+      alerts: LOOPBACK_ALLOWED,
+      logLevel: 'warn',
+    });
+    try {
+      const group = await createGroup(server.url);
+      const counter = await group.addCounter({ name: 'Kept logs' });
+      const created = await call<AlertCreated>(server.url, 'POST', `${group.base}/alerts`, {
+        key: group.key,
+        body: {
+          counterId: counter.id,
+          when: { kind: 'goal' },
+          to: { kind: 'webhook', url: receiver.origin, format: 'discord' },
+        },
+      });
+      await call(server.url, 'POST', `${group.base}/alerts/${created.body.rule.id}/test`, {
+        key: group.key,
+      });
+      const { alerts } = server.app.tally.store;
+      const destination = created.body.rule.destination.id;
+      expect(await alerts.deliveries(group.group.id, destination, 10)).toHaveLength(1);
+      // Deleting the counter deletes its rule, and the rule was the destination's last.
+      await call(server.url, 'DELETE', `${group.base}/counters/${counter.id}`, {
+        key: group.key,
+      });
+      expect(await alerts.deliveries(group.group.id, destination, 10)).toHaveLength(0);
     } finally {
       await server.close();
     }
