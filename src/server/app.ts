@@ -183,7 +183,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerHealthRoute(app, store, () => hub.connectionCount);
   registerApiRoutes(app, service);
-  registerActivityRoutes(app, service);
+  registerActivityRoutes(app, service, async (group) => (await alerts.list(group)).rules);
   registerAccessRoutes(app, service);
   registerAlertRoutes(app, { service, alerts });
   registerApiDocs(app);

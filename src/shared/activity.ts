@@ -4,6 +4,7 @@
  * Shapes of the activity, undo, history and export endpoints live here, one definition for the
  * server, the web app and the tests.
  */
+import { AlertRuleViewSchema } from './alerts.js';
 import { z } from 'zod';
 import { CounterSchema, GroupSchema, OperationIdSchema } from './api.js';
 import { COUNTER_FIELDS, GROUP_FIELDS } from './fields.js';
@@ -245,6 +246,8 @@ export const GroupExportSchema = z.object({
   activity: z.array(ActivityEntrySchema),
   /** Every ended period of every counter that resets, oldest first. */
   periods: z.array(CounterPeriodSchema),
+  /** The group's alert rules, in an export made with its access key (never URLs or secrets). */
+  alerts: z.array(AlertRuleViewSchema).optional(),
 });
 export type GroupExport = z.infer<typeof GroupExportSchema>;
 

@@ -380,6 +380,22 @@ describe.each(storeBackends())('alerts on %s', (_name, database) => {
       expect(answer.status).toBe(403);
       expect(answer.body.error.code).toBe('read_only');
     }
+    // The JSON export holds the rules for the access key only.
+    const exported = await call<{ alerts?: AlertList['rules'] }>(
+      server.url,
+      'GET',
+      `${group.base}/export?format=json`,
+      { key: group.key },
+    );
+    expect(exported.body.alerts?.map((rule) => rule.counterId)).toEqual([counter.id, kept.id]);
+    const viewExport = await call<{ alerts?: unknown }>(
+      server.url,
+      'GET',
+      `${group.base}/export?format=json`,
+      { key: view.body.viewKey },
+    );
+    expect(viewExport.status).toBe(200);
+    expect(viewExport.body.alerts).toBeUndefined();
     const newKey = 'b'.repeat(64);
     const rotated = await call(server.url, 'POST', `${group.base}/key`, {
       key: group.key,

@@ -4,16 +4,31 @@
  */
 import { Readable } from 'node:stream';
 import type { ActivityEntry, CounterPeriod } from '../../shared/activity.js';
+import type { AlertRuleView } from '../../shared/alerts.js';
 import type { Counter, Group } from '../../shared/api.js';
 
 export function jsonExportStream(
-  { group, counters }: { group: Group; counters: readonly Counter[] },
+  {
+    group,
+    counters,
+    alerts,
+  }: {
+    group: Group;
+    counters: readonly Counter[];
+    /** The group's alert rules, for holders of its access key only (never URLs or secrets). */
+    alerts?: readonly AlertRuleView[] | undefined;
+  },
   activity: AsyncIterable<ActivityEntry>,
   /** Read after the log (bounded: PERIODS_KEPT_PER_COUNTER per counter). */
   periods: () => Promise<readonly CounterPeriod[]>,
 ): Readable {
   async function* chunks(): AsyncGenerator<string> {
-    const head = JSON.stringify({ exportedAt: new Date().toISOString(), group, counters });
+    const head = JSON.stringify({
+      exportedAt: new Date().toISOString(),
+      group,
+      counters,
+      ...(alerts === undefined ? {} : { alerts }),
+    });
     // The head's closing brace is replaced by the activity array.
     yield `${head.slice(0, -1)},"activity":[`;
     let first = true;

@@ -2,6 +2,7 @@
  * Activity log, undo, history and export routes (docs/api.md). Like every route: parse with the
  * shared schemas, check the key, call the core service.
  */
+import type { AlertRuleView } from '../../shared/alerts.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   ActivityQuerySchema,
@@ -12,7 +13,7 @@ import {
 } from '../../shared/activity.js';
 import { TalliesQuerySchema, type Mutation } from '../../shared/api.js';
 import { SPARKLINE_POINTS } from '../../shared/limits.js';
-import type { TallyService } from '../core/service.js';
+import { accessOf, type TallyService } from '../core/service.js';
 import {
   ACTIVITY_COLUMNS,
   COUNTER_COLUMNS,
@@ -32,7 +33,12 @@ type GroupParams = { Params: { name: string } };
 type EntryParams = { Params: { name: string; entryId: string } };
 type CounterParams = { Params: { name: string; id: string } };
 
-export function registerActivityRoutes(app: FastifyInstance, service: TallyService): void {
+export function registerActivityRoutes(
+  app: FastifyInstance,
+  service: TallyService,
+  /** The group's alert rules, which the JSON export holds for its access key only. */
+  alertRules: (group: GroupAccess) => Promise<readonly AlertRuleView[]>,
+): void {
   /** Reading the log, history and exports is open to view-only links; undo is a change. */
   const authorize = (
     request: FastifyRequest<{ Params: { name: string } }>,
@@ -109,6 +115,7 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
     const group = await authorize(request);
     const { format, data } = parseWith(ExportQuerySchema, request.query);
     const snapshot = await service.snapshot(group.id);
+    const fullKey = accessOf(group, bearerKey(request) ?? '') === 'full';
     // Exports are files of this moment: never cached anywhere.
     void reply.header('Cache-Control', 'no-store');
     if (format === 'json') {
@@ -116,8 +123,10 @@ export function registerActivityRoutes(app: FastifyInstance, service: TallyServi
         .type('application/json; charset=utf-8')
         .header('Content-Disposition', attachment(`${group.name}-export.json`))
         .send(
-          jsonExportStream(snapshot, service.allActivity(group.id), () =>
-            service.groupPeriods(group.id),
+          jsonExportStream(
+            { ...snapshot, alerts: fullKey ? await alertRules(group) : undefined },
+            service.allActivity(group.id),
+            () => service.groupPeriods(group.id),
           ),
         );
     }
