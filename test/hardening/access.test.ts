@@ -26,6 +26,9 @@ const PUBLIC = new Set([
   'HEAD /api/docs',
   'GET /api/docs/:file',
   'HEAD /api/docs/:file',
+  // The server's Web Push public key, for browsers to subscribe with: nothing of any group.
+  'GET /api/push/key',
+  'HEAD /api/push/key',
 ]);
 
 /** Bodies that would succeed with the right key, so a refusal is the key check's doing. */
@@ -150,20 +153,12 @@ describe('every keyed API route', () => {
         'B’s key on A spelled otherwise',
       );
       if (route.url.includes(':id')) {
-        await attempt(
-          b.group.name,
-          aCounter.id,
-          b.key,
-          { status: 404, code: 'counter_not_found' },
-          'B’s key on B with A’s counter id',
-        );
-        await attempt(
-          name,
-          bCounter.id,
-          a.key,
-          { status: 404, code: 'counter_not_found' },
-          'A’s key on A with B’s counter id',
-        );
+        // An alert route's id names a rule: another group's id is no rule of this one either.
+        const missing = route.url.includes('/alerts/')
+          ? ({ status: 404, code: 'alert_not_found' } as const)
+          : ({ status: 404, code: 'counter_not_found' } as const);
+        await attempt(b.group.name, aCounter.id, b.key, missing, 'B’s key on B with A’s id');
+        await attempt(name, bCounter.id, a.key, missing, 'A’s key on A with B’s id');
       }
     }
     expect(tried.length).toBeGreaterThanOrEqual(8 * 9);
@@ -197,8 +192,14 @@ describe('a view-only key', () => {
     const viewKey = turnedOn.body.viewKey;
     const before = await state();
     const keyed = routes.filter((route) => !PUBLIC.has(`${route.method} ${route.url}`));
-    // Only the access key may see or change the view-only link itself.
-    const fullOnly = new Set(['GET /api/groups/:name/view-key', 'HEAD /api/groups/:name/view-key']);
+    // Only the access key may see or change the view-only link itself, or see the alerts.
+    const fullOnly = new Set(
+      [
+        '/api/groups/:name/view-key',
+        '/api/groups/:name/alerts',
+        '/api/groups/:name/alerts/:id/deliveries',
+      ].flatMap((url) => [`GET ${url}`, `HEAD ${url}`]),
+    );
     for (const route of keyed) {
       const label = `${route.method} ${route.url}`;
       const body = BODIES[label];
