@@ -137,6 +137,31 @@ export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
 export type ActivityKind = ActivityEntry['kind'];
 
 /** GET /api/groups/{name}/activity answer: newest first. */
+/** An entry's hash in the log's chain (ADR 30); null for one written before the log was chained. */
+const chainHash = { hash: z.string().nullable() };
+
+/** An activity entry as the JSON export writes it: with its chain hash. */
+export const ChainedActivityEntrySchema = z.discriminatedUnion(
+  'kind',
+  ActivityEntrySchema.options.map((option) => option.extend(chainHash)) as unknown as [
+    ChainedOption,
+    ...ChainedOption[],
+  ],
+);
+type ChainedOption = z.ZodObject<
+  (typeof ActivityEntrySchema.options)[number]['shape'] & typeof chainHash
+>;
+
+/**
+ * GET …/activity/verify: whether the log's hash chain holds from its anchor to its head, how many
+ * entries were checked, and otherwise the first entry that does not follow from the one before.
+ */
+export const ChainVerdictSchema = z.union([
+  z.object({ ok: z.literal(true), checked: z.number().int() }),
+  z.object({ ok: z.literal(false), checked: z.number().int(), firstBrokenId: z.number().int() }),
+]);
+export type ChainVerdictAnswer = z.infer<typeof ChainVerdictSchema>;
+
 export const ActivityPageSchema = z.object({
   entries: z.array(ActivityEntrySchema),
   /** Pass as `before` for the next (older) page; null when this page reaches the beginning. */
@@ -243,7 +268,13 @@ export const GroupExportSchema = z.object({
   exportedAt: z.string(),
   group: GroupSchema,
   counters: z.array(CounterSchema),
-  activity: z.array(ActivityEntrySchema),
+  /** Oldest first, each with its chain hash (null: written before the log was chained). */
+  activity: z.array(ChainedActivityEntrySchema),
+  /**
+   * Where the log's hash chain starts (the hash of the last entry pruned) and ends (the newest
+   * entry's hash when the export began): scripts/verify-export.mjs checks the file with them.
+   */
+  chain: z.object({ anchor: z.string().nullable(), head: z.string().nullable() }),
   /** Every ended period of every counter that resets, oldest first. */
   periods: z.array(CounterPeriodSchema),
   /** The group's alert rules, in an export made with its access key (never URLs or secrets). */

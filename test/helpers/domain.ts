@@ -48,6 +48,7 @@ export function groupRow(id: string, fields: Partial<GroupRecord> = {}, seq = 10
     },
     seq,
     alerts: NO_ALERTS,
+    logHead: null,
   };
 }
 

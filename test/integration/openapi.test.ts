@@ -233,6 +233,9 @@ describe.each(backends)('real answers match the document on %s', (_label, databa
     ).json as Counter;
     await call('incrementCounter', { params: { name, id: counter.id }, key }, 200);
     const page = (await call('listActivity', { params: { name }, key }, 200)).json as ActivityPage;
+    expect((await call('verifyActivity', { params: { name }, key }, 200)).json).toMatchObject({
+      ok: true,
+    });
     const viewKey = ((await call('enableViewKey', { params: { name }, key }, 200)).json as ViewKey)
       .viewKey;
     if (viewKey === null || page.entries[0] === undefined) throw new Error('fixture incomplete');

@@ -68,6 +68,7 @@ describe('domain: group settings', () => {
         ...groupRow('g', { sectionLimits: { Bar: 9 } }),
         seq: 11,
         alertsChanged: false,
+        logHead: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
       },
     ]);
     expect(set.writes.entries[0]?.draft.detail).toEqual([

@@ -113,7 +113,14 @@ describe('domain: opaque operation ids', () => {
       message: MESSAGES.operationIdReused,
     });
     expect(result.writes.operationIds).toHaveLength(1);
-    expect(result.writes.groups).toEqual([{ ...groupRow('g'), seq: 11, alertsChanged: false }]);
+    expect(result.writes.groups).toEqual([
+      {
+        ...groupRow('g'),
+        seq: 11,
+        alertsChanged: false,
+        logHead: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
+      },
+    ]);
   });
 });
 

@@ -33,7 +33,14 @@ describe('domain: taps', () => {
     expect(result.writes.counters).toEqual([
       { ...counterRow('g', 'c'), counter, existed: true, onlyValue: true },
     ]);
-    expect(result.writes.groups).toEqual([{ ...groupRow('g'), seq: 11, alertsChanged: false }]);
+    expect(result.writes.groups).toEqual([
+      {
+        ...groupRow('g'),
+        seq: 11,
+        alertsChanged: false,
+        logHead: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
+      },
+    ]);
     expect(
       result.writes.entries.map(({ draft }) => [draft.actor, draft.delta, draft.opIds]),
     ).toEqual([

@@ -59,6 +59,7 @@ describe('domain: undo', () => {
         }) as unknown,
         undoOf: { id: 40 },
         undoneBy: null,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
       },
     ]);
     expect(result.writes.undone).toEqual([{ entryId: 40, by: 0 }]);

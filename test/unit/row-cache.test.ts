@@ -51,6 +51,7 @@ describe('the row cache', () => {
       seq: 1,
       record: { id: 'g', sectionLimits: { Bar: 3 } } as unknown as StoredGroup['record'],
       alerts: NO_ALERTS,
+      logHead: null,
     });
     expect(() => {
       group.record.sectionLimits.Bar = 4;

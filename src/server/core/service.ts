@@ -32,8 +32,10 @@ import { GroupCreationQuota } from '../security/group-quota.js';
 import { KeyGuard } from '../security/key-guard.js';
 import { refuseNulCharacters, refuseNulInMemberName, wellFormedMutation } from '../security/nul.js';
 import { publicGroup } from '../domain/operations.js';
+import { ChainCheck, type ChainVerdict } from '../domain/log-chain.js';
 import type {
   AccessMutation,
+  ChainEnds,
   GroupRecord,
   GroupState,
   Store,
@@ -86,6 +88,8 @@ export class TallyService {
 
   /** Large groups' latest snapshots, while current (core/snapshots.ts). */
   private readonly snapshots = new SnapshotCache();
+  /** Chain checks under way, by group (verifyActivity). */
+  private readonly verifying = new Map<string, Promise<ChainVerdict>>();
 
   /** The slug of a group name from a URL, or invalid_group_name with SPEC's message. */
   slugOf(rawName: string): string {
@@ -349,6 +353,59 @@ export class TallyService {
   }
 
   /** Every activity entry of a group, oldest first, read in pages (exports stream this). */
+  /**
+   * Re-computes the group's activity chain (ADR 30) up to its head as it was when the check
+   * began (entries made since are not waited for). One check per group runs at a time: a second
+   * call while one runs gets its answer.
+   */
+  async verifyActivity(groupId: string): Promise<ChainVerdict> {
+    const running = this.verifying.get(groupId);
+    if (running) return running;
+    const check = this.checkChain(groupId).finally(() => this.verifying.delete(groupId));
+    this.verifying.set(groupId, check);
+    return check;
+  }
+
+  private async checkChain(groupId: string, retries = 1): Promise<ChainVerdict> {
+    const ends = await this.store.activityChainEnds(groupId);
+    if (!ends) throw errors.groupNotFound();
+    const check = new ChainCheck(groupId, ends.anchor);
+    let after = 0;
+    for (;;) {
+      const page = await this.store.activityChain(groupId, after, EXPORT_PAGE);
+      const headAt = page.findIndex((row) => row.hash !== null && row.hash === ends.head);
+      check.add(headAt === -1 ? page : page.slice(0, headAt + 1));
+      const last = page[page.length - 1];
+      if (headAt !== -1 || !last || page.length < EXPORT_PAGE) break;
+      after = last.entry.id;
+    }
+    const verdict = check.verdict(ends.head);
+    if (verdict.ok || retries === 0) return verdict;
+    // Old entries pruned, or the first chained entry written, while it was read: once more.
+    const now = await this.store.activityChainEnds(groupId);
+    const moved = now?.anchor !== ends.anchor || (ends.head === null && now.head !== null);
+    return moved ? this.checkChain(groupId, retries - 1) : verdict;
+  }
+
+  /** The ends of the group's activity chain (the JSON export carries them). */
+  async activityChainEnds(groupId: string): Promise<ChainEnds> {
+    const ends = await this.store.activityChainEnds(groupId);
+    if (!ends) throw errors.groupNotFound();
+    return ends;
+  }
+
+  /** The whole log with each entry's hash, oldest first, page by page (the JSON export). */
+  async *chainedActivity(groupId: string): AsyncGenerator<ActivityEntry & { hash: string | null }> {
+    let after = 0;
+    for (;;) {
+      const page = await this.store.activityChain(groupId, after, EXPORT_PAGE);
+      for (const { entry, hash } of page) yield { ...entry, hash };
+      const last = page[page.length - 1];
+      if (!last || page.length < EXPORT_PAGE) return;
+      after = last.entry.id;
+    }
+  }
+
   async *allActivity(groupId: string): AsyncGenerator<ActivityEntry> {
     let after = 0;
     for (;;) {

@@ -58,11 +58,13 @@ export interface SectionKey {
   section: string;
 }
 
-/** A group row with its latest change number and its alert rules. */
+/** A group row with its latest change number, its alert rules and its log's head. */
 export interface StoredGroup {
   record: GroupRecord;
   seq: number;
   alerts: GroupAlerts;
+  /** The hash of its newest chained activity entry (log-chain.ts); null before the first. */
+  logHead: string | null;
 }
 
 /** A group's final row; its alert rules are written only when they changed. */
@@ -115,6 +117,11 @@ export interface EntryWrite {
   undoneBy: number | null;
 }
 
+/** A new entry as written: with its hash, chained to the group's entry before it. */
+export interface ChainedEntryWrite extends EntryWrite {
+  hash: string;
+}
+
 export interface CounterWrite extends StoredCounter {
   /** Whether a row with this id existed before the batch (update it) or not (insert it). */
   existed: boolean;
@@ -141,8 +148,8 @@ export interface BatchWrites {
   deletedCounters: string[];
   /** Groups whose row changed (fields, change number or alert rules), final rows. */
   groups: GroupWrite[];
-  /** New activity entries, in the order they happened. */
-  entries: EntryWrite[];
+  /** New activity entries, in the order they happened, each chained to the one before. */
+  entries: ChainedEntryWrite[];
   /** Existing entries taken back by a new one (index into `entries`). */
   undone: { entryId: number; by: number }[];
   operationIds: OperationIdWrite[];

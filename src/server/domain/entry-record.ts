@@ -58,6 +58,17 @@ const ResetDetailSchema = z.object({
   periodEnd: z.number(),
 });
 
+/** A new entry as the API will show it once stored (`at`: the batch's time, epoch ms). */
+export function draftEntry(draft: ActivityDraft, at: number): ActivityEntry {
+  return toActivityEntry({
+    id: -1,
+    at,
+    ...draftColumns(draft),
+    undo_of: null,
+    undone_by: null,
+  });
+}
+
 /** A stored row as the API shows it. Throws if the row is not a valid entry (never expected). */
 export function toActivityEntry(row: ActivityRow): ActivityEntry {
   const base = {

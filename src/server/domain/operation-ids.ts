@@ -4,6 +4,7 @@
  * from it; an id used again for another change is refused. Numbered taps remember their ids in
  * a window per session instead (numbered-ids.ts, ADR 24).
  */
+import { canonicalJson } from './canonical-json.js';
 import { createHash } from 'node:crypto';
 import type { MutationResult } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
@@ -18,21 +19,6 @@ import type { BatchState } from './state.js';
  * counter (its row at replay time includes the tap), which keeps the table small under load.
  */
 export type StoredAnswer = MutationResult | { kind: 'counterRef'; counterId: string };
-
-/** JSON with object keys sorted and undefined members left out: one text per value. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const members = Object.entries(value as Record<string, unknown>)
-      .filter(([, member]) => member !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`);
-    return `{${members.join(',')}}`;
-  }
-  // JSON.stringify answers undefined for undefined (typed as string).
-  const text = JSON.stringify(value) as string | undefined;
-  return text ?? 'null';
-}
 
 /**
  * What an operation id promises to mean: for a tap its direction, times and counter

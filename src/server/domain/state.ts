@@ -11,6 +11,7 @@ import { COUNTER_FIELDS } from '../../shared/fields.js';
 import type { ActivityDraft } from './activity.js';
 import type {
   BatchWrites,
+  ChainedEntryWrite,
   CommitOptions,
   CounterWrite,
   EntryRef,
@@ -24,6 +25,8 @@ import type {
 } from './commit-io.js';
 import { seenText, type SessionWindow } from './numbered-ids.js';
 import type { AlertWrite } from './alert-config.js';
+import { draftEntry } from './entry-record.js';
+import { CHAIN_START, chainHash } from './log-chain.js';
 import type { Operation, SequencedOperation } from './operations.js';
 import type { Applied } from './outcomes.js';
 import { allTimeOf } from './periods.js';
@@ -173,6 +176,25 @@ export class BatchState implements BatchRows, BatchInput {
     return this.entries.length - 1;
   }
 
+  /**
+   * The batch's entries with their hashes, each group's chained from its head in the order they
+   * happened (log-chain.ts); the groups' heads move to their last.
+   */
+  private chainedEntries(): ChainedEntryWrite[] {
+    const written = this.entries.map((write) => {
+      const { groupId } = write.draft;
+      const group = this.groups.get(groupId);
+      const previous = group?.logHead ?? CHAIN_START;
+      const hash = chainHash(previous, groupId, draftEntry(write.draft, this.options.now));
+      if (group) {
+        group.logHead = hash;
+        group.changed = true;
+      }
+      return { ...write, hash };
+    });
+    return written;
+  }
+
   /** Everything the batch changed, as final rows (a counter changed ten times is written once). */
   writes(): BatchWrites {
     const counters: CounterWrite[] = [];
@@ -194,14 +216,21 @@ export class BatchState implements BatchRows, BatchInput {
         deletedCounters.push(state.counter.id);
       }
     }
+    const entries = this.options.activityLog ? this.chainedEntries() : [];
     const groups = [...this.groups.values()]
       .filter((group) => group.changed)
-      .map(({ record, seq, alerts, alertsChanged }) => ({ record, seq, alerts, alertsChanged }));
+      .map(({ record, seq, alerts, alertsChanged, logHead }) => ({
+        record,
+        seq,
+        alerts,
+        alertsChanged,
+        logHead,
+      }));
     return {
       counters,
       deletedCounters,
       groups,
-      entries: this.options.activityLog ? this.entries : [],
+      entries,
       undone: this.options.activityLog ? this.undone : [],
       operationIds: this.operationIds,
       sessions: [...this.movedSessions].map(([key, { groupId, session }]) => {

@@ -9,7 +9,7 @@ import { MESSAGES } from '../../shared/messages.js';
 import { parseNumberedId } from '../../shared/operation-ids.js';
 import type { EntryRef } from './commit-io.js';
 import { deleteCounter, patchCounter, restoreCounter } from './counters.js';
-import { draftColumns, toActivityEntry } from './entry-record.js';
+import { draftEntry } from './entry-record.js';
 import { patchGroup, previousOrder, reorder } from './group-settings.js';
 import { inverseOf } from './inverse.js';
 import { keyOf, numberState } from './numbered-ids.js';
@@ -91,13 +91,7 @@ function localEntry(batch: BatchState, index: number): KnownEntry | undefined {
   const write = batch.entries[index];
   if (!write) return undefined;
   const { draft } = write;
-  const entry = toActivityEntry({
-    id: -1,
-    at: batch.options.now,
-    ...draftColumns(draft),
-    undo_of: null,
-    undone_by: null,
-  });
+  const entry = draftEntry(draft, batch.options.now);
   return { groupId: draft.groupId, entry, ref: { draft: index } };
 }
 

@@ -12,13 +12,17 @@ export function jsonExportStream(
     group,
     counters,
     alerts,
+    chain,
   }: {
     group: Group;
     counters: readonly Counter[];
     /** The group's alert rules, for holders of its access key only (never URLs or secrets). */
     alerts?: readonly AlertRuleView[] | undefined;
+    /** Where its activity chain starts and ends (ADR 30), read before the entries. */
+    chain: { anchor: string | null; head: string | null };
   },
-  activity: AsyncIterable<ActivityEntry>,
+  /** Each entry with its chain hash (null for one written before the chain). */
+  activity: AsyncIterable<ActivityEntry & { hash: string | null }>,
   /** Read after the log (bounded: PERIODS_KEPT_PER_COUNTER per counter). */
   periods: () => Promise<readonly CounterPeriod[]>,
 ): Readable {
@@ -28,6 +32,7 @@ export function jsonExportStream(
       group,
       counters,
       ...(alerts === undefined ? {} : { alerts }),
+      chain,
     });
     // The head's closing brace is replaced by the activity array.
     yield `${head.slice(0, -1)},"activity":[`;

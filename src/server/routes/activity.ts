@@ -56,6 +56,11 @@ export function registerActivityRoutes(
     return service.mutate(group.id, mutation, originOf(request));
   };
 
+  // Whether the log is as it was written (ADR 30): { ok, checked } or the first broken entry.
+  app.get<GroupParams>('/api/groups/:name/activity/verify', async (request) =>
+    service.verifyActivity((await authorize(request)).id),
+  );
+
   app.get<GroupParams>('/api/groups/:name/activity', async (request) => {
     const group = await authorize(request);
     const query = parseWith(ActivityQuerySchema, request.query);
@@ -124,8 +129,12 @@ export function registerActivityRoutes(
         .header('Content-Disposition', attachment(`${group.name}-export.json`))
         .send(
           jsonExportStream(
-            { ...snapshot, alerts: fullKey ? await alertRules(group) : undefined },
-            service.allActivity(group.id),
+            {
+              ...snapshot,
+              alerts: fullKey ? await alertRules(group) : undefined,
+              chain: await service.activityChainEnds(group.id),
+            },
+            service.chainedActivity(group.id),
             () => service.groupPeriods(group.id),
           ),
         );

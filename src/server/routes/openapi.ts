@@ -623,8 +623,14 @@ const NUMBERED_OP_ID = 'tab-3f9a1c2e.42';
  * where its type fits the schema (`id` is a counter's UUID in one place and an activity entry's
  * number in another). Enumerations and constants take their first value on their own.
  */
+const CHAIN_HASH = '9c56cc51b374c3ba189210d5b6d4bf57790d351c96c47c02190ecf1e430635ab';
 const EXAMPLES: Record<string, unknown[]> = {
   id: [COUNTER_ID, 812],
+  checked: [1234],
+  firstBrokenId: [812],
+  hash: [CHAIN_HASH],
+  anchor: [CHAIN_HASH],
+  head: ['5f1d0c3e2b4a69788796a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4'],
   'Group.id': ['0b7e2f4a-9c1d-4e8b-a6f3-5d2c1b0a9e8f'],
   name: ['game-night'],
   'Counter.name': ['Coffees'],

@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import {
   ActivityPageSchema,
+  ChainVerdictSchema,
   CounterHistorySchema,
   ExportQuerySchema,
   GroupExportSchema,
@@ -462,6 +463,23 @@ export const OPERATIONS: readonly Operation[] = [
     ],
   },
   {
+    id: 'verifyActivity',
+    method: 'get',
+    path: '/api/groups/:name/activity/verify',
+    tag: 'Activity',
+    summary: 'Check that the activity log is as it was written',
+    description:
+      "Re-computes the log's hash chain (each entry's SHA-256 over the one before and what it says) from its anchor (the last pruned entry) to its head. `firstBrokenId` is the first entry that does not follow from the one before: an edited entry, the entry after a deleted one, or the id after the last when the newest were removed.",
+    key: 'read',
+    answers: [
+      {
+        status: 200,
+        description: 'Whether the chain holds, and how many entries were checked.',
+        content: { 'application/json': ChainVerdictSchema },
+      },
+    ],
+  },
+  {
     id: 'undoEntry',
     method: 'post',
     path: '/api/groups/:name/activity/:entryId/undo',
@@ -543,7 +561,7 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Activity',
     summary: 'Download the group',
     description:
-      "JSON: the group, its counters, the whole log and every ended period. CSV (RFC 4180, UTF-8 with a byte-order mark, CRLF): the counters, the log or the ended periods (`data`); cells starting with `= + - @`, tab or CR get a leading `'`. Streamed; never cached.",
+      "JSON: the group, its counters, the whole log (each entry with its chain hash, and the chain's anchor and head: `node scripts/verify-export.mjs` checks a file offline) and every ended period. CSV (RFC 4180, UTF-8 with a byte-order mark, CRLF): the counters, the log or the ended periods (`data`); cells starting with `= + - @`, tab or CR get a leading `'`. Streamed; never cached.",
     key: 'read',
     query: ExportQuerySchema,
     answers: [

@@ -25,6 +25,9 @@ export interface GroupRow {
   section_limits: string | null;
   /** The group's alert rules as JSON (domain/alert-config.ts); null when it has none. */
   alerts: string | null;
+  /** Its activity log's newest hash and the hash of the last entry pruned (ADR 30). */
+  log_head: string | null;
+  log_anchor: string | null;
 }
 
 /** A counters row (COUNTER_FIELDS); created_at is epoch ms in SQLite, a Date in PostgreSQL. */

@@ -8,6 +8,13 @@ import type { Counter, Tally } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { DomainError } from '../errors.js';
 import type { AlertStore } from './alerts.js';
+import type { StoredChainEntry } from '../domain/log-chain.js';
+
+/** Where a group's activity chain starts (its anchor) and ends (its head); null: none yet. */
+export interface ChainEnds {
+  anchor: string | null;
+  head: string | null;
+}
 import type { GroupRecord, Operation, OperationOutcome } from '../domain/operations.js';
 
 // The domain's vocabulary, for the layers above that see the store only through this file.
@@ -140,6 +147,13 @@ export interface Store {
   pruneActivity(olderThanMs: number): Promise<number>;
   /** Forgets operation ids older than the given age, so the table stays bounded. */
   pruneOperationIds(olderThanMs: number): Promise<number>;
+  /**
+   * The group's chained activity entries after `afterId`, oldest first, each with its stored
+   * hash (log-chain.ts); null when there is no such group.
+   */
+  activityChain(groupId: string, afterId: number, limit: number): Promise<StoredChainEntry[]>;
+  /** The ends of the group's activity chain: the anchor (last pruned) and the head (newest). */
+  activityChainEnds(groupId: string): Promise<ChainEnds | null>;
   /** Alerts: the outbox the commit writes to, delivery logs, push subscriptions (store/alerts.ts). */
   readonly alerts: AlertStore;
   /** Resolves when the database answers. */

@@ -143,4 +143,8 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (group_id, endpoint)
    );
    CREATE TABLE server_settings (name text PRIMARY KEY, value text NOT NULL);`,
+  // 9: (ADR 30) the activity log as a hash chain: each entry's hash; the group's newest hash
+  // (its head) and, once old entries were pruned, the hash of the last one removed (its anchor).
+  `ALTER TABLE activity ADD COLUMN hash text;
+   ALTER TABLE counter_groups ADD COLUMN log_head text, ADD COLUMN log_anchor text;`,
 ];

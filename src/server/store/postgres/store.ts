@@ -9,6 +9,7 @@
  * if the batch commits.
  */
 import { PostgresAlerts } from './alerts.js';
+import type { StoredChainEntry } from '../../domain/log-chain.js';
 import { alertsText, parseAlerts } from '../../domain/alert-config.js';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -51,13 +52,13 @@ import {
   runAsync,
   type BatchResult,
   type CounterWrite,
-  type EntryWrite,
   type OperationIdWrite,
   type PeriodWrite,
   type ReadAnswer,
   type ReadRequest,
   type StoredGroup,
   type GroupWrite,
+  type ChainedEntryWrite,
 } from '../../domain/commit-io.js';
 import { ACTIVITY_FIELDS, bucketWidthMs, historyPoints } from '../activity.js';
 import { draftColumns, toActivityEntry, type ActivityRow } from '../../domain/entry-record.js';
@@ -73,6 +74,7 @@ import {
   StorageUnavailableError,
   StoreBusyError,
   type ActivityListQuery,
+  type ChainEnds,
   type DuePeriod,
   type GroupRecord,
   type TalliesListQuery,
@@ -252,10 +254,10 @@ const BATCH_WRITE = `WITH
       profile_image_url = v.profile_image_url, access_key_hash = v.access_key_hash,
       view_key_hash = v.view_key_hash, seq = v.seq, time_zone = v.time_zone,
       week_start = v.week_start, section_limits = v.section_limits,
-      alerts = CASE WHEN v.alerts_changed THEN v.alerts ELSE g.alerts END
+      alerts = CASE WHEN v.alerts_changed THEN v.alerts ELSE g.alerts END, log_head = v.log_head
     FROM json_to_recordset($3::json) AS v(id text, display_name text, profile_image_url text,
       access_key_hash text, view_key_hash text, seq bigint, time_zone text, week_start integer,
-      section_limits text, alerts_changed boolean, alerts text)
+      section_limits text, alerts_changed boolean, alerts text, log_head text)
     WHERE g.id = v.id),
   -- A group's rules changed: the waiting alerts and logs of destinations no rule sends to any
   -- more go with them, so a group's logs are bounded by its destinations.
@@ -289,14 +291,14 @@ const BATCH_WRITE = `WITH
     FROM (SELECT nextval('activity_id_seq') AS id FROM generate_series(1, $4::int)) s),
   entries_written AS (
     INSERT INTO activity (id, group_id, seq, at, actor, kind, counter_id, counter_name,
-      value_after, delta, detail, undo_of, undone_by, increments, decrements)
+      value_after, delta, detail, undo_of, undone_by, increments, decrements, hash)
     SELECT i.id, e.group_id, e.seq, to_timestamp($5::double precision / 1000), e.actor, e.kind,
       e.counter_id, e.counter_name, e.value_after, e.delta, e.detail,
-      coalesce(e.undo_of, u.id), b.id, e.increments, e.decrements
+      coalesce(e.undo_of, u.id), b.id, e.increments, e.decrements, e.hash
     FROM json_to_recordset($6::json) AS e(n bigint, group_id text, seq bigint, actor text,
       kind text, counter_id text, counter_name text, value_after bigint, delta bigint,
       detail text, undo_of bigint, undo_of_new bigint, undone_by_new bigint, increments bigint,
-      decrements bigint)
+      decrements bigint, hash text)
     JOIN ids i ON i.n = e.n
     LEFT JOIN ids u ON u.n = e.undo_of_new
     LEFT JOIN ids b ON b.n = e.undone_by_new),
@@ -362,7 +364,7 @@ const periodJson = (period: PeriodWrite) => ({
   final_value: period.value,
 });
 
-const groupJson = ({ record, seq, alerts, alertsChanged }: GroupWrite) => ({
+const groupJson = ({ record, seq, alerts, alertsChanged, logHead }: GroupWrite) => ({
   id: record.id,
   display_name: record.displayName,
   profile_image_url: record.profileImageUrl,
@@ -372,15 +374,17 @@ const groupJson = ({ record, seq, alerts, alertsChanged }: GroupWrite) => ({
   time_zone: record.timeZone,
   week_start: record.weekStart,
   section_limits: sectionLimitsText(record.sectionLimits),
+  log_head: logHead,
   alerts_changed: alertsChanged,
   alerts: alertsChanged ? alertsText(alerts) : null,
   kept_destinations: JSON.stringify(alerts.destinations.map((destination) => destination.id)),
 });
 
 /** An entry as BATCH_WRITE reads it; positions of new entries are 1-based. */
-const entryJson = ({ draft, undoOf, undoneBy }: EntryWrite, index: number) => ({
+const entryJson = ({ draft, undoOf, undoneBy, hash }: ChainedEntryWrite, index: number) => ({
   n: index + 1,
   ...draftColumns(draft),
+  hash,
   undo_of: undoOf !== null && 'id' in undoOf ? undoOf.id : null,
   undo_of_new: undoOf !== null && 'draft' in undoOf ? undoOf.draft + 1 : null,
   undone_by_new: undoneBy === null ? null : undoneBy + 1,
@@ -887,16 +891,68 @@ export class PostgresStore implements Store {
     return pruned;
   }
 
+  /**
+   * Deletes entries past the age, oldest first in chunks; each chunk's groups keep the hash of
+   * their last entry deleted as their chain's anchor (ADR 30), in the chunk's transaction. The
+   * groups are locked in id order first, as the commit locks them, so the two never deadlock.
+   */
   private pruneByAge(olderThanMs: number): Promise<number> {
-    return deleteInChunks(ACTIVITY_TRIM_CHUNK, async () => {
-      const result = await this.query(
-        `DELETE FROM activity WHERE id IN (
-           SELECT id FROM activity
-           WHERE at < now() - ($1::double precision * interval '1 millisecond') LIMIT $2)`,
-        [olderThanMs, ACTIVITY_TRIM_CHUNK],
-      );
-      return result.rowCount ?? 0;
-    });
+    return deleteInChunks(ACTIVITY_TRIM_CHUNK, () =>
+      this.inTransaction(async (client) => {
+        const { rows } = await client.query<{ id: string; group_id: string }>(
+          `SELECT id, group_id FROM activity
+           WHERE at < now() - ($1::double precision * interval '1 millisecond')
+           ORDER BY id LIMIT $2`,
+          [olderThanMs, ACTIVITY_TRIM_CHUNK],
+        );
+        if (rows.length === 0) return 0;
+        await this.anchorAt(client, rows);
+        const result = await client.query('DELETE FROM activity WHERE id = ANY($1::bigint[])', [
+          rows.map((row) => row.id),
+        ]);
+        return result.rowCount ?? 0;
+      }),
+    );
+  }
+
+  /**
+   * Entries about to be deleted (in id order): each group's last one's hash becomes its anchor
+   * (an entry written before the chain, without a hash, leaves the anchor as it is).
+   */
+  private async anchorAt(
+    client: pg.PoolClient,
+    rows: readonly { id: string; group_id: string }[],
+  ): Promise<void> {
+    const last = new Map<string, string>();
+    for (const row of rows) last.set(row.group_id, row.id);
+    const groups = [...last.keys()].sort();
+    await client.query(
+      'SELECT 1 FROM counter_groups WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
+      [groups],
+    );
+    await client.query(
+      `UPDATE counter_groups g SET log_anchor = coalesce(a.hash, g.log_anchor)
+       FROM activity a JOIN unnest($1::bigint[]) AS l(id) ON a.id = l.id
+       WHERE g.id = a.group_id`,
+      [[...last.values()]],
+    );
+  }
+
+  activityChain(groupId: string, afterId: number, limit: number): Promise<StoredChainEntry[]> {
+    return this.query<ActivityRow & { hash: string | null }>(
+      `SELECT ${ACTIVITY_FIELDS}, hash FROM activity WHERE group_id = $1 AND id > $2
+       ORDER BY id LIMIT $3`,
+      [groupId, afterId, limit],
+    ).then(({ rows }) => rows.map((row) => ({ hash: row.hash, entry: toActivityEntry(row) })));
+  }
+
+  async activityChainEnds(groupId: string): Promise<ChainEnds | null> {
+    const { rows } = await this.query<{ log_anchor: string | null; log_head: string | null }>(
+      'SELECT log_anchor, log_head FROM counter_groups WHERE id = $1',
+      [groupId],
+    );
+    const row = rows[0];
+    return row ? { anchor: row.log_anchor, head: row.log_head } : null;
   }
 
   /** Resolves when no activity trim is running (tests). */
@@ -914,14 +970,27 @@ export class PostgresStore implements Store {
     return rows[0]?.id ?? null;
   }
 
+  /**
+   * Deletes the group's oldest entries up to `upTo`, at most `limit`; the hash of the last one
+   * deleted becomes the chain's anchor (ADR 30), in the same transaction.
+   */
   private async deleteActivityUpTo(groupId: string, upTo: number, limit: number): Promise<number> {
     if (this.closed) return 0;
-    const result = await this.query(
-      `DELETE FROM activity WHERE id IN (
-         SELECT id FROM activity WHERE group_id = $1 AND id <= $2 ORDER BY id LIMIT $3)`,
-      [groupId, upTo, limit],
-    );
-    return result.rowCount ?? 0;
+    return this.inTransaction(async (client) => {
+      const { rows } = await client.query<{ id: string; group_id: string }>(
+        `SELECT id, group_id FROM activity WHERE group_id = $1 AND id <= $2
+         ORDER BY id LIMIT $3`,
+        [groupId, upTo, limit],
+      );
+      const last = rows[rows.length - 1];
+      if (!last) return 0;
+      await this.anchorAt(client, [last]);
+      const result = await client.query('DELETE FROM activity WHERE group_id = $1 AND id <= $2', [
+        groupId,
+        last.id,
+      ]);
+      return result.rowCount ?? 0;
+    });
   }
 
   async tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]> {
@@ -1049,7 +1118,12 @@ export class PostgresStore implements Store {
         values: [request.groups],
       });
       for (const row of rows) {
-        groups.push({ record: toGroup(row), seq: row.seq, alerts: parseAlerts(row.alerts) });
+        groups.push({
+          record: toGroup(row),
+          seq: row.seq,
+          alerts: parseAlerts(row.alerts),
+          logHead: row.log_head,
+        });
       }
     }
     const answer: ReadAnswer = {

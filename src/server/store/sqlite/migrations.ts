@@ -176,4 +176,9 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (group_id, endpoint)
    ) STRICT;
    CREATE TABLE server_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;`,
+  // 12: (ADR 30) the activity log as a hash chain: each entry's hash; the group's newest hash
+  // (its head) and, once old entries were pruned, the hash of the last one removed (its anchor).
+  `ALTER TABLE activity ADD COLUMN hash TEXT;
+   ALTER TABLE counter_groups ADD COLUMN log_head TEXT;
+   ALTER TABLE counter_groups ADD COLUMN log_anchor TEXT;`,
 ];

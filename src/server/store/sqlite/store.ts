@@ -20,6 +20,7 @@ import {
   StorageUnavailableError,
   StoreBusyError,
   type ActivityListQuery,
+  type ChainEnds,
   type DuePeriod,
   type GroupRecord,
   type TalliesListQuery,
@@ -81,6 +82,7 @@ import {
 import { MIGRATIONS } from './migrations.js';
 import { SqliteAlerts } from './alerts.js';
 import { alertsText, parseAlerts } from '../../domain/alert-config.js';
+import type { StoredChainEntry } from '../../domain/log-chain.js';
 
 /** How hard each commit is made durable (SQLITE_SYNCHRONOUS; ADR 2). */
 export type SqliteSynchronous = 'normal' | 'full';
@@ -381,8 +383,8 @@ export class SqliteStore implements Store {
     for (const { existed: _existed, onlyValue: _onlyValue, ...row } of writes.counters) {
       this.counterRows.set(row.counter.id, frozenCounter(row));
     }
-    for (const { record, seq, alerts } of writes.groups) {
-      this.groupRows.set(record.id, frozenGroup({ record, seq, alerts }));
+    for (const { record, seq, alerts, logHead } of writes.groups) {
+      this.groupRows.set(record.id, frozenGroup({ record, seq, alerts, logHead }));
     }
   }
 
@@ -497,11 +499,35 @@ export class SqliteStore implements Store {
   private olderThan(table: keyof typeof TIMED_TABLES, cutoff: number): () => number | null {
     const column = TIMED_TABLES[table];
     const boundary = this.firstRowidAtOrAfter(table, column, cutoff);
+    if (table === 'activity') return this.activityOlderThan(boundary, cutoff);
     const remove = this.prepare(
       `DELETE FROM ${table} WHERE rowid IN (
          SELECT rowid FROM ${table} WHERE rowid < ? AND ${column} < ? ORDER BY rowid LIMIT ?)`,
     );
     return () => (this.db.open ? remove.run(boundary, cutoff, ACTIVITY_TRIM_CHUNK).changes : null);
+  }
+
+  /**
+   * olderThan for the activity log: each chunk's groups keep the hash of their last entry
+   * deleted as their chain's anchor (ADR 30), in the chunk's transaction.
+   */
+  private activityOlderThan(boundary: number, cutoff: number): () => number | null {
+    const chunk = this.prepare(
+      `SELECT id, group_id FROM activity WHERE id < ? AND at < ? ORDER BY id LIMIT ?`,
+    );
+    const remove = this.prepare('DELETE FROM activity WHERE id = ?');
+    const prune = this.db.transaction((): number => {
+      const rows = chunk.all(boundary, cutoff, ACTIVITY_TRIM_CHUNK) as {
+        id: number;
+        group_id: string;
+      }[];
+      const last = new Map<string, number>();
+      for (const row of rows) last.set(row.group_id, row.id);
+      this.anchorAt([...last.values()]);
+      for (const row of rows) remove.run(row.id);
+      return rows.length;
+    });
+    return () => (this.db.open ? prune.immediate() : null);
   }
 
   /**
@@ -533,6 +559,27 @@ export class SqliteStore implements Store {
       else low = row.id + 1;
     }
     return low;
+  }
+
+  activityChain(groupId: string, afterId: number, limit: number): Promise<StoredChainEntry[]> {
+    const rows = this.reading(
+      () =>
+        this.prepare(
+          `SELECT ${ACTIVITY_FIELDS}, hash FROM activity INDEXED BY activity_by_group
+           WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?`,
+        ).all(groupId, afterId, limit) as (ActivityRow & { hash: string | null })[],
+    );
+    return Promise.resolve(rows.map((row) => ({ hash: row.hash, entry: toActivityEntry(row) })));
+  }
+
+  activityChainEnds(groupId: string): Promise<ChainEnds | null> {
+    const row = this.reading(
+      () =>
+        this.prepare('SELECT log_anchor, log_head FROM counter_groups WHERE id = ?').get(
+          groupId,
+        ) as { log_anchor: string | null; log_head: string | null } | undefined,
+    );
+    return Promise.resolve(row ? { anchor: row.log_anchor, head: row.log_head } : null);
   }
 
   listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
@@ -678,13 +725,38 @@ export class SqliteStore implements Store {
     return row?.id ?? null;
   }
 
+  /**
+   * Deletes the group's oldest entries up to `upTo`, at most `limit`; the hash of the last one
+   * deleted becomes the chain's anchor (ADR 30), in the same transaction.
+   */
   private deleteActivityUpTo(groupId: string, upTo: number, limit: number): number {
     if (!this.db.open) return 0;
-    return this.prepare(
-      `DELETE FROM activity WHERE id IN (
-         SELECT id FROM activity INDEXED BY activity_by_group WHERE group_id = ? AND id <= ?
-         ORDER BY id LIMIT ?)`,
-    ).run(groupId, upTo, limit).changes;
+    const trim = this.db.transaction((): number => {
+      const last = this.prepare(
+        `SELECT max(id) AS id FROM (SELECT id FROM activity INDEXED BY activity_by_group
+           WHERE group_id = ? AND id <= ? ORDER BY id LIMIT ?)`,
+      ).get(groupId, upTo, limit) as { id: number | null };
+      if (last.id === null) return 0;
+      this.anchorAt([last.id]);
+      return this.prepare(
+        `DELETE FROM activity WHERE id IN (
+           SELECT id FROM activity INDEXED BY activity_by_group WHERE group_id = ? AND id <= ?)`,
+      ).run(groupId, last.id).changes;
+    });
+    return trim.immediate();
+  }
+
+  /**
+   * Entries about to be deleted, each its group's last to go: their hashes become their groups'
+   * anchors (an entry written before the chain, without a hash, leaves the anchor as it is).
+   */
+  private anchorAt(lastIds: readonly number[]): void {
+    const anchor = this.prepare(
+      `UPDATE counter_groups SET log_anchor = coalesce(
+         (SELECT hash FROM activity WHERE id = ?), log_anchor)
+       WHERE id = (SELECT group_id FROM activity WHERE id = ?)`,
+    );
+    for (const id of lastIds) anchor.run(id, id);
   }
 
   /**
@@ -785,7 +857,12 @@ export class SqliteStore implements Store {
         const row = groupRow.get(id) as GroupRow | undefined;
         return (
           row &&
-          frozenGroup({ record: toGroup(row), seq: row.seq, alerts: parseAlerts(row.alerts) })
+          frozenGroup({
+            record: toGroup(row),
+            seq: row.seq,
+            alerts: parseAlerts(row.alerts),
+            logHead: row.log_head,
+          })
         );
       });
       return group ? [group] : [];
@@ -907,10 +984,11 @@ export class SqliteStore implements Store {
     }
     const updateGroup = this.prepare(
       `UPDATE counter_groups SET display_name = ?, profile_image_url = ?, access_key_hash = ?,
-         view_key_hash = ?, seq = ?, time_zone = ?, week_start = ?, section_limits = ?
+         view_key_hash = ?, seq = ?, time_zone = ?, week_start = ?, section_limits = ?,
+         log_head = ?
        WHERE id = ?`,
     );
-    for (const { record, seq } of writes.groups) {
+    for (const { record, seq, logHead } of writes.groups) {
       updateGroup.run(
         record.displayName,
         record.profileImageUrl,
@@ -920,6 +998,7 @@ export class SqliteStore implements Store {
         record.timeZone,
         record.weekStart,
         sectionLimitsText(record.sectionLimits),
+        logHead,
         record.id,
       );
     }
@@ -985,11 +1064,11 @@ export class SqliteStore implements Store {
   private writeEntries(writes: BatchWrites, now: number): number[] {
     const insert = this.prepare(
       `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
-         value_after, delta, detail, undo_of, increments, decrements)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         value_after, delta, detail, undo_of, increments, decrements, hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const ids: number[] = [];
-    for (const { draft, undoOf } of writes.entries) {
+    for (const { draft, undoOf, hash } of writes.entries) {
       const target = undoOf === null ? null : 'id' in undoOf ? undoOf.id : ids[undoOf.draft];
       const info = insert.run(
         draft.groupId,
@@ -1005,6 +1084,7 @@ export class SqliteStore implements Store {
         target ?? null,
         draft.increments,
         draft.decrements,
+        hash,
       );
       ids.push(Number(info.lastInsertRowid));
     }
