@@ -5,17 +5,44 @@
  * real export with it).
  */
 
+/** Keys as JSON strings, kept: the same few field names come back for every entry. */
+const QUOTED = new Map<string, string>();
+const QUOTED_MAX = 1_000;
+
+function quoted(key: string): string {
+  let text = QUOTED.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (QUOTED.size < QUOTED_MAX) QUOTED.set(key, text);
+  }
+  return text;
+}
+
 /** JSON with object keys sorted and undefined members left out: one text per value. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const members = Object.entries(value as Record<string, unknown>)
-      .filter(([, member]) => member !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`);
-    return `{${members.join(',')}}`;
+  if (value === null || typeof value !== 'object') {
+    // JSON.stringify answers undefined for undefined (typed as string).
+    const text = JSON.stringify(value) as string | undefined;
+    return text ?? 'null';
   }
-  // JSON.stringify answers undefined for undefined (typed as string).
-  const text = JSON.stringify(value) as string | undefined;
-  return text ?? 'null';
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index += 1) {
+      if (index > 0) text += ',';
+      text += canonicalJson(value[index]);
+    }
+    return `${text}]`;
+  }
+  // Every activity entry's hash is made from this text: plain loops, no intermediate arrays of
+  // pairs (it was most of the chain's cost per entry).
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object).sort();
+  let text = '{';
+  for (const key of keys) {
+    const member = object[key];
+    if (member === undefined) continue;
+    if (text.length > 1) text += ',';
+    text += `${quoted(key)}:${canonicalJson(member)}`;
+  }
+  return `${text}}`;
 }
