@@ -56,7 +56,7 @@ const QUIESCE_MAX_MS = 10_000;
  * Waits until the server's processes are idle (or QUIESCE_MAX_MS passed); returns their CPU over
  * the last sample, cores.
  */
-async function quiesce(running: RunningTarget): Promise<number> {
+export async function quiesce(running: RunningTarget): Promise<number> {
   const deadline = Date.now() + QUIESCE_MAX_MS;
   let cores = Number.POSITIVE_INFINITY;
   while (Date.now() < deadline) {

@@ -69,11 +69,23 @@ function readSettings(url: string): Promise<string> {
   });
 }
 
-export function tallyOnPostgres(instances: number, url = DEFAULT_POSTGRES_URL): Target {
+/**
+ * `env`: settings every instance also gets. A `schema` in `url` names the fresh schemas
+ * (`<schema>_<pid>_<random>`) instead of `tally_bench`.
+ */
+export function tallyOnPostgres(
+  instances: number,
+  url = DEFAULT_POSTGRES_URL,
+  env: Record<string, string> = {},
+): Target {
   if (!Number.isInteger(instances) || instances < 1) {
     throw new Error(`--instances must be a whole number from 1 (got ${instances})`);
   }
   checkPostgresUrl(url);
+  const prefix = (new URL(url).searchParams.get('schema') ?? 'tally_bench').slice(0, 40);
+  if (!/^[a-z_][a-z0-9_]*$/.test(prefix)) {
+    throw new Error(`schema= must be lowercase letters, digits and underscores (got "${prefix}")`);
+  }
   return {
     name: `Tally, PostgreSQL ×${instances}`,
     keepsState: true,
@@ -82,7 +94,7 @@ export function tallyOnPostgres(instances: number, url = DEFAULT_POSTGRES_URL): 
     sendsValue: false,
     async start() {
       // Lowercase letters, digits and underscores: what Tally accepts as a schema name.
-      const schema = `tally_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+      const schema = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
       const withSchema = new URL(withoutSchema(url));
       withSchema.searchParams.set('schema', schema);
       const dropSchema = () =>
@@ -92,7 +104,7 @@ export function tallyOnPostgres(instances: number, url = DEFAULT_POSTGRES_URL): 
       // All at once: each migrates under Tally's advisory lock, so concurrent starts are safe.
       const started = await Promise.allSettled(
         Array.from({ length: instances }, () =>
-          startTally({ DATABASE_URL: withSchema.toString() }),
+          startTally({ ...env, DATABASE_URL: withSchema.toString() }),
         ),
       );
       const servers = started

@@ -10,6 +10,11 @@
  * SQLite against a bare `ws` server speaking the same message pattern, server CPU per tap and
  * latency (hotpath.ts).
  *
+ * `npm run bench -- --scenarios alerts,alert-latency [--preset full] [--runs 3]`: alerts
+ * (alerts.ts), the hot path with a webhook rule `every 10` in every group against the same server
+ * with no rules, in the same run; and the delivery latency from a tap's ack to a loopback
+ * receiver, on SQLite and, when DATABASE_URL is a postgres:// URL, on PostgreSQL.
+ *
  * `npm run bench -- --store postgres --instances 2 [--runs 3]`: the store comparison (stores.ts),
  * Tally on PostgreSQL with tappers and watchers on different instances against Tally on SQLite,
  * one instance, in the same run. `--store postgres` with `--scenarios …` runs those scenarios with
@@ -30,6 +35,22 @@ import {
   type HotpathShape,
 } from './hotpath.js';
 import { DEFAULT_POSTGRES_URL, describePostgres, tallyOnPostgres } from './postgres-target.js';
+import {
+  ALERTS_ENV,
+  alertFailures,
+  alertLatency,
+  alertsCurve,
+  alertsTable,
+  describeAlerts,
+  latencyTable,
+  startReceiver,
+  sumAlerts,
+  withEveryRule,
+  type AlertsCurve,
+  type LatencyRun,
+  type LatencyShape,
+  type Receiver,
+} from './alerts.js';
 import { beforeCheckout } from './checkout.js';
 import { benchFault, faultName } from './faults/report.js';
 import { storeCurve, type StoresShape } from './stores.js';
@@ -90,6 +111,11 @@ interface Preset {
   stores: StoresShape;
   /** Hot path (ADR 20): Tally on SQLite against the bare `ws` server of the same pattern. */
   hotpath: HotpathShape;
+  /**
+   * Alerts (alerts.ts): the hot path's shape with a webhook rule `every` N taps in each group
+   * against no rules, and the delivery latency's groups.
+   */
+  alerts: { every: number; latency: LatencyShape };
 }
 
 const PRESETS: Record<string, Preset> = {
@@ -129,6 +155,10 @@ const PRESETS: Record<string, Preset> = {
       durationMs: 1_000,
       warmUpMs: 300,
     },
+    // In CI's run: the hot path's shape above with and without rules, then 50 groups tapping 4/s
+    // for 3 s (60 alerts) on SQLite and, with DATABASE_URL=postgres://… (as CI sets), PostgreSQL:
+    // about 25 s in all.
+    alerts: { every: 10, latency: { groups: 50, tapsPerSecond: 4, durationMs: 3_000 } },
   },
   full: {
     settleMs: 3_000,
@@ -162,6 +192,9 @@ const PRESETS: Record<string, Preset> = {
       durationMs: 8_000,
       warmUpMs: 1_000,
     },
+    // 200 groups tapping 4/s: 800 taps/s, 80 alerts/s, 24 a minute per group (the sender's bound
+    // is 60, past which it folds), 2,400 alerts in 30 s.
+    alerts: { every: 10, latency: { groups: 200, tapsPerSecond: 4, durationMs: 30_000 } },
   },
 };
 
@@ -188,7 +221,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     /**
      * Only these scenarios, comma-separated (idle, throughput, fanout, latency, overload, hotpath,
-     * stores). Default: all but stores; with --store postgres, stores alone.
+     * alerts, alert-latency, stores). Default: all but stores; with --store postgres, stores alone.
      */
     scenarios: { type: 'string' },
     /** Tally's store in the scenarios other than stores: sqlite (default) or postgres. */
@@ -202,9 +235,17 @@ const { values } = parseArgs({
      * ramp, and the hot path's rates.
      */
     rates: { type: 'string' },
+    /**
+     * Taps a second of each group of the alert latency scenario, instead of the preset's 4 (an
+     * alert every 10 taps: × 6 = alerts a minute per group; the sender folds past 60).
+     */
+    'alert-taps': { type: 'string' },
     /** The hot path's tapping window per rate, seconds, instead of the preset's (8 s in full). */
     window: { type: 'string' },
-    /** Runs of the store comparison or the hot path (median and range; targets count at ≥ 3). */
+    /**
+     * Runs of the store comparison, the hot path or alerts (median and range; targets count at
+     * ≥ 3).
+     */
     runs: { type: 'string', default: '1' },
     /**
      * Another checkout of Tally, built (`npm run build` there): the hot path also runs its server,
@@ -258,6 +299,16 @@ const preset: Preset = {
     rates: rates ?? chosen.hotpath.rates,
     durationMs: windowMs ?? chosen.hotpath.durationMs,
   },
+  alerts: {
+    ...chosen.alerts,
+    latency: {
+      ...chosen.alerts.latency,
+      tapsPerSecond:
+        values['alert-taps'] === undefined
+          ? chosen.alerts.latency.tapsPerSecond
+          : wholeNumber('alert-taps', values['alert-taps'], 1),
+    },
+  },
 };
 
 /** A whole number from `min`, from a command-line option. */
@@ -281,7 +332,16 @@ if (store === 'sqlite' && values.instances !== undefined && instances !== 1) {
 }
 const repeats = wholeNumber('runs', values.runs, 1);
 
-type Scenario = 'idle' | 'throughput' | 'fanout' | 'latency' | 'overload' | 'hotpath' | 'stores';
+type Scenario =
+  | 'idle'
+  | 'throughput'
+  | 'fanout'
+  | 'latency'
+  | 'overload'
+  | 'hotpath'
+  | 'alerts'
+  | 'alert-latency'
+  | 'stores';
 const SCENARIOS: readonly Scenario[] = [
   'idle',
   'throughput',
@@ -289,10 +349,14 @@ const SCENARIOS: readonly Scenario[] = [
   'latency',
   'overload',
   'hotpath',
+  'alerts',
+  'alert-latency',
   'stores',
 ];
 const defaultScenarios =
-  store === 'postgres' ? 'stores' : 'idle,throughput,fanout,latency,overload,hotpath';
+  store === 'postgres'
+    ? 'stores'
+    : 'idle,throughput,fanout,latency,overload,hotpath,alerts,alert-latency';
 const selected = new Set(
   (values.scenarios ?? defaultScenarios).split(',').map((name) => name.trim()),
 );
@@ -304,22 +368,36 @@ for (const name of selected) {
 const runs = (scenario: Scenario) => selected.has(scenario);
 /** The scenarios run by measure(), one server after the other. */
 const serverScenarios = SCENARIOS.filter(
-  (scenario) => scenario !== 'stores' && scenario !== 'hotpath' && runs(scenario),
+  (scenario) =>
+    !['stores', 'hotpath', 'alerts', 'alert-latency'].includes(scenario) && runs(scenario),
 );
 if (repeats > 1 && serverScenarios.length > 0) {
   throw new Error(
-    `--runs repeats the stores and hotpath scenarios only (not ${serverScenarios.join(', ')})`,
+    `--runs repeats the stores, hotpath, alerts and alert-latency scenarios only (not ${serverScenarios.join(', ')})`,
   );
 }
 if (runs('hotpath') && store !== 'sqlite') {
   throw new Error('the hotpath scenario runs Tally on SQLite: leave out --store postgres');
+}
+/** Where the alert-latency scenario also runs on PostgreSQL: DATABASE_URL's database. */
+const alertsPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+  ? process.env.DATABASE_URL
+  : undefined;
+const alertScenarios = runs('alerts') || runs('alert-latency');
+if (alertScenarios && store !== 'sqlite') {
+  throw new Error(
+    'the alerts scenarios run Tally on SQLite, alert-latency also on PostgreSQL when DATABASE_URL=postgres://… is set: leave out --store postgres',
+  );
 }
 
 /** Tally as the scenarios other than stores measure it: on SQLite, or on PostgreSQL. */
 const tallyMain = store === 'postgres' ? tallyOnPostgres(instances, values.postgres) : tally;
 const tallyTargets = new Set<Target>([tallyMain, tallyWithoutLog]);
 
-const LABELS: Record<Exclude<Scenario, 'idle' | 'overload' | 'hotpath' | 'stores'>, string> = {
+const LABELS: Record<
+  Exclude<Scenario, 'idle' | 'overload' | 'hotpath' | 'alerts' | 'alert-latency' | 'stores'>,
+  string
+> = {
   throughput: 'durable increments',
   fanout: 'fan-out',
   latency: 'latency',
@@ -615,6 +693,110 @@ function printHotpath(outcome: HotpathOutcome): void {
   for (const warning of hotpathBusyStarts(outcome.runs)) console.log(`warning: ${warning}`);
 }
 
+interface AlertsOutcome {
+  /** The two targets of the comparison: no rules (the baseline), then rules. */
+  targets: Target[];
+  /** The comparison's runs (none unless the alerts scenario ran). */
+  runs: AlertsCurve[][];
+  /** The latency's runs, each store once a run (none unless alert-latency ran). */
+  latency: LatencyRun[];
+  /** Load averages at the start and end of each run of the comparison. */
+  loads: { start: string; end: string }[];
+}
+
+/**
+ * Alerts, `repeats` times, against one loopback receiver: the hot path with and without rules
+ * (alerts; each on a fresh server, the order alternating from run to run), then the delivery
+ * latency on SQLite and, with DATABASE_URL=postgres://…, on PostgreSQL (alert-latency).
+ */
+async function compareAlerts(): Promise<AlertsOutcome> {
+  const { every, latency } = preset.alerts;
+  const receiver: Receiver = await startReceiver();
+  try {
+    const none = tallyTarget('Tally, no alert rules', ALERTS_ENV);
+    const rules = withEveryRule(
+      tallyTarget('Tally', ALERTS_ENV),
+      `Tally, webhook every ${every}`,
+      receiver,
+      every,
+    );
+    const latencyTargets = [
+      withEveryRule(tallyTarget('Tally', ALERTS_ENV), 'Tally, SQLite', receiver, every),
+      ...(alertsPostgres === undefined
+        ? []
+        : [
+            withEveryRule(
+              tallyOnPostgres(1, alertsPostgres, ALERTS_ENV),
+              'Tally, PostgreSQL ×1',
+              receiver,
+              every,
+            ),
+          ]),
+    ];
+    const outcome: AlertsOutcome = { targets: [none, rules], runs: [], latency: [], loads: [] };
+    for (let run = 0; run < repeats; run++) {
+      if (runs('alerts')) {
+        const start = loadAverage();
+        log(`alerts on the hot path, run ${run + 1} of ${repeats}, load average ${start}`);
+        const order = run % 2 === 0 ? [none, rules] : [rules, none];
+        const curves: AlertsCurve[] = [];
+        for (const target of order) {
+          curves.push(await alertsCurve(target, preset.hotpath, every, receiver, log));
+        }
+        outcome.runs.push(outcome.targets.flatMap((t) => curves.filter((c) => c.target === t)));
+        outcome.loads.push({ start, end: loadAverage() });
+      }
+      if (runs('alert-latency')) {
+        const stores = run % 2 === 0 ? latencyTargets : [...latencyTargets].reverse();
+        for (const target of stores) {
+          outcome.latency.push(
+            await alertLatency(target, latency, every, receiver, loadAverage, log),
+          );
+        }
+      }
+    }
+    return outcome;
+  } finally {
+    await receiver.stop();
+  }
+}
+
+function printAlerts(outcome: AlertsOutcome): void {
+  const shape = preset.hotpath;
+  const { every, latency } = preset.alerts;
+  const [none] = outcome.targets;
+  const summary =
+    repeats > 1 ? `Median (range) of ${repeats} runs; alerts summed over the runs.` : 'One run.';
+  if (none && outcome.runs.length > 0) {
+    console.log(
+      `\nAlerts on the hot path: ${int(shape.groups)} groups of ${shape.members} (${shape.tappers} taps, ${shape.members - shape.tappers} watch), ${shape.durationMs / 1_000} s per rate, as the hot path; with rules, each group has a \`standard\` webhook rule \`every ${every}\` on its counter, delivered to a node:http receiver on loopback (204). Both servers run with ALERTS_ALLOW_PRIVATE_TARGETS=true. CPU µs/tap, window = server CPU in the tapping window ÷ taps acknowledged in it (the sender's work only as far as it kept up); to idle = server CPU from the window's start until every alert fired so far has arrived and the server is idle again ÷ the step's taps; ÷ no rules = the ratio to the no-rules server, run by run. ${summary}\n`,
+    );
+    outcome.loads.forEach((load, run) => {
+      console.log(
+        `run ${run + 1}: load average (1, 5, 15 min) ${load.start} at start, ${load.end} at end`,
+      );
+    });
+    console.log('');
+    console.log(alertsTable(outcome.runs, shape.rates, none));
+    const curves = outcome.runs.flat();
+    console.log(`\nalerts with rules: ${describeAlerts(sumAlerts(curves.map((c) => c.alerts)))}`);
+  }
+  if (outcome.latency.length === 0) return;
+  const perMinute = (latency.tapsPerSecond * 60) / every;
+  console.log(
+    `\nAlert delivery latency: ${int(latency.groups)} groups of 1 member tapping ${latency.tapsPerSecond}/s each for ${latency.durationMs / 1_000} s (${int(latency.groups * latency.tapsPerSecond)} taps/s, ${int((latency.groups * latency.tapsPerSecond) / every)} alerts/s, ${int(perMinute)} a minute per group${perMinute > 50 ? ": near or past the sender's 60, so some are folded" : ''}), a \`standard\` webhook rule \`every ${every}\` per group. ack → receiver = the tap's acknowledgement at the load generator → the request's headers at the receiver (an alert that arrives before the generator reads the ack counts 0: a busy generator reads late); change → receiver = the alert's \`at\` (the change's time on the server's clock, whole ms, just before the commit) → the receiver, on the same machine's clock; send → receiver = from the tap's sending. ${summary}\n`,
+  );
+  const stores = Math.max(1, outcome.latency.length / repeats);
+  outcome.latency.forEach((run, index) => {
+    const p = (histogram: LatencyRun['fromAck'], q: number) => ms(histogram.percentile(q));
+    console.log(
+      `${run.target.name}, run ${Math.floor(index / stores) + 1}: load average ${run.load.start} at start, ${run.load.end} at end; ${int(run.ackedPerSecond)} taps/s acked, ${int(run.refused)} refused busy; ${int(run.fromAck.count)} alerts measured, ${int(run.unmeasured)} not; ack → receiver p50/p99 ${p(run.fromAck, 0.5)}/${p(run.fromAck, 0.99)} ms, change → receiver ${p(run.fromChange, 0.5)}/${p(run.fromChange, 0.99)} ms`,
+    );
+  });
+  console.log('');
+  console.log(latencyTable(outcome.latency));
+}
+
 function printStores(outcome: StoresOutcome): void {
   const shape = preset.stores;
   const watchers = shape.members - shape.tappers;
@@ -656,9 +838,21 @@ async function main(): Promise<void> {
     if (failures > 0) process.exitCode = 1;
     return;
   }
-  const usesPostgres = runs('stores') || store === 'postgres';
+  const usesPostgres =
+    runs('stores') ||
+    store === 'postgres' ||
+    (runs('alert-latency') && alertsPostgres !== undefined);
   // Said before any load, and fails fast when the database cannot be reached.
-  const database = usesPostgres ? await describePostgres(values.postgres) : undefined;
+  const database = usesPostgres
+    ? await describePostgres(
+        runs('alert-latency') &&
+          alertsPostgres !== undefined &&
+          !runs('stores') &&
+          store !== 'postgres'
+          ? alertsPostgres
+          : values.postgres,
+      )
+    : undefined;
   const candidates = [
     tallyMain,
     ...(preset.withoutLog && store === 'sqlite' ? [tallyWithoutLog] : []),
@@ -705,6 +899,11 @@ async function main(): Promise<void> {
         );
   const hot =
     runs('hotpath') && hotpathChosen.length > 0 ? await compareHotpath(hotpathChosen) : undefined;
+  // Tally alone: `--only` naming another server leaves it out.
+  const alerts =
+    alertScenarios && (only === undefined || 'tally'.includes(only))
+      ? await compareAlerts()
+      : undefined;
   const stores = runs('stores') ? await compareStores() : undefined;
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   console.log(
@@ -720,6 +919,7 @@ async function main(): Promise<void> {
     console.log(table(results));
   if (targets.length > 0 && runs('overload')) console.log(overloadTable(results));
   if (hot) printHotpath(hot);
+  if (alerts) printAlerts(alerts);
   if (stores) printStores(stores);
   const loads = (r: TargetResult) =>
     [
@@ -734,24 +934,43 @@ async function main(): Promise<void> {
       )
     : [];
   const hotLoads = hot ? hot.runs.flat().flatMap((curve) => curve.steps.map((s) => s.result)) : [];
-  const errors = [...results.flatMap(loads), ...storeLoads, ...hotLoads].reduce(
-    (sum, load) => sum + load.errors,
-    0,
-  );
+  const alertLoads = alerts
+    ? alerts.runs.flat().flatMap((curve) => curve.steps.map((s) => s.result))
+    : [];
+  const errors =
+    [...results.flatMap(loads), ...storeLoads, ...hotLoads, ...alertLoads].reduce(
+      (sum, load) => sum + load.errors,
+      0,
+    ) + (alerts ? alerts.latency.reduce((sum, run) => sum + run.errors, 0) : 0);
   if (errors > 0) console.log(`\n${errors} client errors`);
   const tallyResults = results.filter((r) => tallyTargets.has(r.target));
   const tallyHot = hot?.targets.includes(tally) === true;
-  if (tallyResults.length > 0 || stores || tallyHot) {
+  if (tallyResults.length > 0 || stores || tallyHot || alerts) {
     const lost =
       tallyResults
         .flatMap(loads)
         .reduce((sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0) + r.unanswered, 0) +
       (stores ? storeFailures([stores.candidate, stores.baseline]) : 0) +
-      (hot ? hotpathFailures(hot.runs, tally) : 0);
+      (hot ? hotpathFailures(hot.runs, tally) : 0) +
+      (alerts
+        ? alerts.runs.flat().reduce((sum, curve) => sum + curve.tapFailures, 0) +
+          alerts.latency.reduce((sum, run) => sum + run.tapFailures, 0)
+        : 0);
     console.log(
       `\nTally correctness: ${lost === 0 ? 'every counter ends at exactly the increments sent' : `${lost} increments lost, duplicated or never answered`}`,
     );
     if (lost > 0) process.exitCode = 1;
+  }
+  if (alerts) {
+    const count = sumAlerts([
+      ...alerts.runs.flat().map((curve) => curve.alerts),
+      ...alerts.latency.map((run) => run.alerts),
+    ]);
+    const failures = alertFailures(count);
+    console.log(
+      `\nAlert correctness: ${failures === 0 ? 'every alert fired reached the receiver exactly once' : describeAlerts(count)}`,
+    );
+    if (failures > 0) process.exitCode = 1;
   }
 }
 

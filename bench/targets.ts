@@ -106,7 +106,8 @@ function stopChild(child: ChildProcess): Promise<void> {
 /** Times a setup request answered 503 (busy: Tally sheds load past its target) is resent. */
 const BUSY_RETRIES = 20;
 
-async function json<T>(url: string, init?: RequestInit): Promise<T> {
+/** A JSON request, resent while the server answers 503 busy; throws on any other non-2xx. */
+export async function json<T>(url: string, init?: RequestInit): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const response = await fetch(url, init);
     if (response.status === 503 && attempt < BUSY_RETRIES) {
