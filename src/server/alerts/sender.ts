@@ -16,7 +16,6 @@
 import {
   ALERT_DELIVERIES_PER_MINUTE_PER_GROUP,
   ALERT_GIVE_UP_AFTER_MS,
-  AlertEventBodySchema,
   type AlertDeliveryOutcome,
   type AlertEventBody,
 } from '../../shared/alerts.js';
@@ -51,6 +50,10 @@ const MINUTE_MS = 60_000;
 export const MAX_WAITING_PER_DESTINATION = 100;
 /** How often crowded destinations are folded. */
 const COMPACT_EVERY_MS = 10_000;
+/** Destinations and group names kept in memory, most (each about 2 KB at worst). */
+const KEPT_DESTINATIONS = 1_000;
+/** How long a group's display name is used before it is read again: a rename shows by then. */
+const GROUP_NAME_KEPT_MS = 10_000;
 /** How long a push service keeps an alert for a browser that is offline, seconds. */
 const PUSH_TTL_SECONDS = 24 * 60 * 60;
 
@@ -97,6 +100,10 @@ export class AlertSender {
   private wakeUp: (() => void) | null = null;
   private woken = false;
   private unsubscribe: (() => void) | null = null;
+  /** Destinations read so far, by `group/destination` (destinationOf). */
+  private readonly destinations = new Map<string, StoredDestination>();
+  /** Group display names by slug, with when they were read (groupName). */
+  private readonly groupNames = new Map<string, { name: string | null; at: number }>();
 
   constructor(options: AlertSenderOptions) {
     this.options = options;
@@ -183,11 +190,48 @@ export class AlertSender {
     this.inFlight.add(task);
   }
 
+  /**
+   * An alert's destination. A destination never changes once made (a new address is a new
+   * destination with a new id), so it is kept after the first read; when its last rule goes,
+   * its waiting alerts go in the same commit, so a kept one is never used for a new alert.
+   */
+  private async destinationOf(
+    alert: Pick<OutboxAlert, 'groupId' | 'destinationId'>,
+  ): Promise<StoredDestination | undefined> {
+    const key = `${alert.groupId}/${alert.destinationId}`;
+    const kept = this.destinations.get(key);
+    if (kept) return kept;
+    const config = await this.options.alerts.groupAlerts(alert.groupId);
+    const found = config?.destinations.find((place) => place.id === alert.destinationId);
+    if (found) {
+      this.destinations.set(key, found);
+      if (this.destinations.size > KEPT_DESTINATIONS) {
+        const oldest = this.destinations.keys().next();
+        if (!oldest.done) this.destinations.delete(oldest.value);
+      }
+    }
+    return found;
+  }
+
+  /** A group's display name by its slug, kept for GROUP_NAME_KEPT_MS (the sentence names it). */
+  private async groupName(slug: string): Promise<string | null> {
+    const now = this.clock();
+    const kept = this.groupNames.get(slug);
+    if (kept && now - kept.at < GROUP_NAME_KEPT_MS) return kept.name;
+    const name = await this.options.groupName(slug);
+    this.groupNames.delete(slug);
+    this.groupNames.set(slug, { name, at: now });
+    if (this.groupNames.size > KEPT_DESTINATIONS) {
+      const oldest = this.groupNames.keys().next();
+      if (!oldest.done) this.groupNames.delete(oldest.value);
+    }
+    return name;
+  }
+
   /** One claimed alert: within the group's budget, sent, logged, and then done or retried. */
   private async handle(alert: OutboxAlert): Promise<void> {
     const { alerts } = this.options;
-    const config = await alerts.groupAlerts(alert.groupId);
-    const destination = config?.destinations.find((place) => place.id === alert.destinationId);
+    const destination = await this.destinationOf(alert);
     if (!destination) {
       // Its rules were deleted since: nobody wants it any more.
       await alerts.complete(alert.id);
@@ -204,7 +248,8 @@ export class AlertSender {
     if (waiting > ALERT_DELIVERIES_PER_MINUTE_PER_GROUP - used) {
       body = (await alerts.fold(alert.groupId, alert.destinationId)) ?? body;
     }
-    const event = AlertEventBodySchema.parse(JSON.parse(body));
+    // Written by the commit (alert-config.ts) from the schema's own type: read, not re-checked.
+    const event = JSON.parse(body) as AlertEventBody;
     const attempt = await this.attempt({ alert, destination, event });
     const number = alert.attempts + 1;
     const givenUp =
@@ -290,7 +335,7 @@ export class AlertSender {
     event: AlertEventBody;
   }): Promise<Attempt> {
     const { alert, destination, event } = input;
-    const groupName = (await this.options.groupName(event.group)) ?? event.group;
+    const groupName = (await this.groupName(event.group)) ?? event.group;
     const delivery = {
       allowPrivate: this.options.allowPrivate,
       timeoutMs: ALERT_TIMEOUT_MS,
