@@ -8,7 +8,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
@@ -16,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Counter } from '../../src/shared/api.js';
 import { PROTOCOL_VERSION, livePath, type ServerMessage } from '../../src/shared/protocol.js';
 import { call, createGroup } from '../helpers/client.js';
+import { freePort } from '../helpers/ports.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KILLS = 3;
@@ -27,19 +27,6 @@ afterAll(() => {
   child?.kill('SIGKILL');
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
-}
 
 /** Starts the server and resolves with how long it took until /api/health answered 200, ms. */
 async function start(port: number): Promise<number> {

@@ -11,7 +11,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type http from 'node:http';
@@ -35,6 +34,7 @@ import {
 } from '../helpers/postgres.js';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 import { startServer } from '../helpers/server.js';
+import { freePort } from '../helpers/ports.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LOOPBACK_ALLOWED = {
@@ -64,19 +64,6 @@ describe('a crash between the commit and the delivery', () => {
     child?.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
   });
-
-  function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const probe = net.createServer();
-      probe.listen(0, '127.0.0.1', () => {
-        const address = probe.address();
-        probe.close(() => {
-          if (address && typeof address === 'object') resolve(address.port);
-          else reject(new Error('no port'));
-        });
-      });
-    });
-  }
 
   async function start(port: number): Promise<void> {
     const output: string[] = [];

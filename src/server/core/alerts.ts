@@ -101,7 +101,11 @@ export class AlertService {
 
   /** Every rule, oldest first, with where its destination stands. */
   async list(group: GroupAccess): Promise<AlertList> {
-    const alerts = await this.groupAlerts(group);
+    return this.listOf(group, await this.groupAlerts(group));
+  }
+
+  /** The list for rules already read. */
+  private async listOf(group: GroupAccess, alerts: GroupAlerts): Promise<AlertList> {
     const states = await this.alerts.destinationStates(
       group.id,
       alerts.destinations.map((destination) => destination.id),
@@ -168,11 +172,11 @@ export class AlertService {
       { kind: 'addAlertRule', rule, destination },
       context.origin,
     );
-    const list = await this.list(group);
+    const alerts = await this.groupAlerts(group);
+    const list = await this.listOf(group, alerts);
     const view = list.rules.find((candidate) => candidate.id === rule.id);
     if (!view) throw notFound();
     // The secret is shown once: when this rule made the destination, not when it joined one.
-    const alerts = await this.groupAlerts(group);
     const stored = alerts.destinations.find((place) => place.id === view.destination.id);
     const secret =
       destination.kind === 'webhook' &&
