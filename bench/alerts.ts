@@ -92,7 +92,9 @@ const server = http.createServer((request, response) => {
     });
   });
 });
-server.keepAliveTimeout = 1000;
+// Idle connections are kept a minute, as public receivers behind a load balancer keep them
+// (AWS's default idle timeout; nginx keeps them 75 s): the sender reuses one per destination.
+server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => {
   parentPort.postMessage({ listening: server.address().port });
 });

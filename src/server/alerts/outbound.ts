@@ -12,12 +12,17 @@
  *   the check's lookup included, ends after timeoutMs.
  * - It never throws for a network failure, and logs nothing: the URL of a Slack or Discord
  *   webhook is the secret that lets anyone post, so it appears in no result and no log.
+ * - The alert sender keeps one connection open per destination between its alerts
+ *   (DestinationClient): its URL is checked once, and each new connection resolves the name
+ *   through the same checked lookup, so a kept connection only ever leads to an address that was
+ *   checked when it was made.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { AddressRange } from './addresses.js';
 import {
+  type DestinationCheck,
   type DestinationOptions,
   type DestinationRefusal,
   type Resolver,
@@ -43,6 +48,11 @@ export {
 } from './destination.js';
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
+/**
+ * How long a destination's kept connection may wait unused before it is closed, ms. A receiver
+ * that says a shorter `Keep-Alive: timeout` is believed (Node's agent closes it a second before).
+ */
+export const KEEP_ALIVE_IDLE_MS = 30_000;
 export const DEFAULT_MAX_BODY_BYTES = 4_096;
 /** How much of the destination's answer is read: enough to finish a short reply, no more. */
 export const MAX_RESPONSE_BYTES = 1_024;
@@ -207,60 +217,101 @@ function timedOut(timeoutMs: number): Omit<DeliveryResult, 'durationMs'> {
   };
 }
 
-/** POSTs the body to a URL the URL check and both address checks allow. */
+/** Errors of a kept connection the destination closed while it waited unused. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * POSTs the body to a URL the URL check and both address checks allow, through `agent` (a
+ * destination's kept connection) or, when false, a connection of its own.
+ */
 function post(
   url: URL,
-  request: { body: Buffer; headers: Record<string, string>; lookup: LookupFunction },
+  request: {
+    body: Buffer;
+    headers: Record<string, string>;
+    lookup: LookupFunction;
+    agent: http.Agent | false;
+  },
   timeoutMs: number,
 ): Promise<Omit<DeliveryResult, 'durationMs'>> {
   return new Promise((resolve) => {
     let settled = false;
     let outgoing: http.ClientRequest | undefined;
-    const finish = (result: Omit<DeliveryResult, 'durationMs'>): void => {
+    /** `kept`: the answer was read to its end, so its connection may serve the next request. */
+    const finish = (result: Omit<DeliveryResult, 'durationMs'>, kept = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      outgoing?.destroy();
+      if (!kept) outgoing?.destroy();
       resolve(result);
     };
     const timer = setTimeout(() => {
       finish(timedOut(timeoutMs));
     }, timeoutMs);
 
-    const send = url.protocol === 'https:' ? https.request : http.request;
-    try {
-      outgoing = send(url, {
-        method: 'POST',
-        headers: request.headers,
-        lookup: request.lookup,
-        // A fresh agent: no socket shared with anything else, no proxy from the environment.
-        agent: false,
+    const open = url.protocol === 'https:' ? https.request : http.request;
+    const send = (again: boolean): void => {
+      let current: http.ClientRequest;
+      try {
+        current = open(url, {
+          method: 'POST',
+          headers: request.headers,
+          lookup: request.lookup,
+          // A destination's own agent, or a fresh one: no socket shared with anything else, no
+          // proxy from the environment.
+          agent: request.agent,
+        });
+      } catch {
+        // Node refuses a header it cannot send (a newline in a value, say) before connecting.
+        finish({ ok: false, code: 'invalid_request', error: 'The alert has an invalid header' });
+        return;
+      }
+      outgoing = current;
+      let answered = false;
+      current.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept connection the receiver closed as it was reused fails before any answer: sent
+        // once more on a new connection (a receiver drops a repeated webhook-id).
+        if (!answered && !again && current.reusedSocket && STALE_CONNECTION.has(error.code ?? '')) {
+          send(true);
+          return;
+        }
+        finish(failureOf(error));
       });
-    } catch {
-      // Node refuses a header it cannot send (a newline in a value, say) before connecting.
-      finish({ ok: false, code: 'invalid_request', error: 'The alert has an invalid header' });
-      return;
-    }
-    outgoing.on('error', (error) => {
-      finish(failureOf(error));
-    });
-    outgoing.on('response', (response) => {
-      const answer = answerOf(response.statusCode ?? 0);
-      let read = 0;
-      response.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read >= MAX_RESPONSE_BYTES) finish(answer);
+      current.on('response', (response) => {
+        answered = true;
+        const answer = answerOf(response.statusCode ?? 0);
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= MAX_RESPONSE_BYTES) finish(answer);
+        });
+        response.on('end', () => {
+          finish(answer, true);
+        });
+        // The answer's status is known: a connection dropped mid-body does not change it.
+        response.on('error', () => {
+          finish(answer);
+        });
       });
-      response.on('end', () => {
-        finish(answer);
-      });
-      // The answer's status is known: a connection dropped mid-body does not change it.
-      response.on('error', () => {
-        finish(answer);
-      });
-    });
-    outgoing.end(request.body);
+      current.end(request.body);
+    };
+    send(false);
   });
+}
+
+/** The refusal of a body over `maxBodyBytes`, if it is. */
+function tooLarge(body: Buffer, maxBodyBytes: number): Omit<DeliveryResult, 'durationMs'> | null {
+  if (body.length <= maxBodyBytes) return null;
+  return {
+    ok: false,
+    code: 'body_too_large',
+    error: `The alert is ${body.length.toLocaleString('en-US')} bytes, more than the ${maxBodyBytes.toLocaleString('en-US')} allowed`,
+  };
+}
+
+/** The result with the time since `started` (performance.now()), whole ms. */
+function timed(result: Omit<DeliveryResult, 'durationMs'>, started: number): DeliveryResult {
+  return { ...result, durationMs: Math.round(performance.now() - started) };
 }
 
 /**
@@ -274,24 +325,15 @@ export async function deliver(
 ): Promise<DeliveryResult> {
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const done = (result: Omit<DeliveryResult, 'durationMs'>): DeliveryResult => ({
-    ...result,
-    durationMs: Math.round(performance.now() - started),
-  });
+  const done = (result: Omit<DeliveryResult, 'durationMs'>) => timed(result, started);
   const destination = { allowPrivate: options.allowPrivate, resolver: options.resolver };
 
   const checked = checkDestinationUrl(request.url, destination);
   if (!checked.ok) return done(refusalOf(checked));
 
   const body = Buffer.from(request.body);
-  if (body.length > maxBodyBytes) {
-    return done({
-      ok: false,
-      code: 'body_too_large',
-      error: `The alert is ${body.length.toLocaleString('en-US')} bytes, more than the ${maxBodyBytes.toLocaleString('en-US')} allowed`,
-    });
-  }
+  const refused = tooLarge(body, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  if (refused) return done(refused);
 
   const resolved = await within(resolveAndCheck(checked.url.hostname, destination), timeoutMs);
   if (resolved === TIMED_OUT) return done(timedOut(timeoutMs));
@@ -304,9 +346,69 @@ export async function deliver(
       body,
       headers: outgoingHeaders(request.headers, body.length),
       lookup: guardedLookup(destination),
+      agent: false,
     },
     remaining,
   );
   // The timeout message names the whole budget, not what was left of it.
   return done(result.code === 'timeout' ? timedOut(timeoutMs) : result);
+}
+
+/**
+ * One destination's alerts, sent over a connection kept open between them (HTTP keep-alive):
+ * at most one socket, closed after KEEP_ALIVE_IDLE_MS unused or by close(). The URL is checked
+ * once, as deliver() checks it. A new connection resolves the host through the checked lookup
+ * (guardedLookup), which is then the only check of the name's addresses: a kept connection
+ * leads to the address checked when it was made, and a name that answers differently later
+ * (DNS rebinding) is refused at the next new connection.
+ */
+export class DestinationClient {
+  private readonly checked: DestinationCheck;
+  private readonly options: DeliveryOptions;
+  private readonly lookup: LookupFunction;
+  private readonly agent: http.Agent | undefined;
+
+  constructor(url: string, options: DeliveryOptions) {
+    this.options = options;
+    const destination = { allowPrivate: options.allowPrivate, resolver: options.resolver };
+    this.checked = checkDestinationUrl(url, destination);
+    this.lookup = guardedLookup(destination);
+    if (this.checked.ok) {
+      const keepAlive = {
+        keepAlive: true,
+        maxSockets: 1,
+        maxFreeSockets: 1,
+        timeout: KEEP_ALIVE_IDLE_MS,
+      };
+      this.agent =
+        this.checked.url.protocol === 'https:'
+          ? new https.Agent(keepAlive)
+          : new http.Agent(keepAlive);
+    }
+  }
+
+  /** Sends one request to the destination; resolves as deliver() does, never rejects. */
+  async send(request: Omit<OutboundRequest, 'url'>): Promise<DeliveryResult> {
+    const started = performance.now();
+    if (!this.checked.ok) return timed(refusalOf(this.checked), started);
+    const body = Buffer.from(request.body);
+    const refused = tooLarge(body, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    if (refused) return timed(refused, started);
+    const result = await post(
+      this.checked.url,
+      {
+        body,
+        headers: outgoingHeaders(request.headers, body.length),
+        lookup: this.lookup,
+        agent: this.agent ?? false,
+      },
+      this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+    return timed(result, started);
+  }
+
+  /** Closes the kept connection (an attempt under way is cut). */
+  close(): void {
+    this.agent?.destroy();
+  }
 }

@@ -6,12 +6,17 @@
  *   of each destination, leased to this instance; it leaves the outbox when it was delivered or
  *   given up. A crash between the commit and the delivery leaves it there for the next start
  *   (or, on PostgreSQL, for another instance once the lease is over).
+ * - Few statements per alert: one claim for many alerts; the ends of the attempts that finish
+ *   in the same turn of the event loop (or while the last ones were being written) written
+ *   together, log entries and all, in one transaction before the next claim. A destination's
+ *   next alert cannot be claimed before the one ahead of it is written off, so order holds.
  * - Each attempt has ALERT_TIMEOUT_MS; a failed one is tried again after a backoff that doubles
  *   from RETRY_FIRST_MS up to RETRY_MAX_MS, until ALERT_GIVE_UP_AFTER_MS after the change: then
  *   it is given up and its destination shows as failing.
- * - A group gets at most ALERT_DELIVERIES_PER_MINUTE_PER_GROUP attempts a minute: past what is
- *   left of it, a destination's waiting alerts are folded into one (`folded: n`).
- * - Receivers are reached through deliver() (outbound.ts): addresses checked at connection time.
+ * - A group gets at most ALERT_DELIVERIES_PER_MINUTE_PER_GROUP attempts a minute (budget.ts):
+ *   past what is left of it, a destination's waiting alerts are folded into one (`folded: n`).
+ * - Webhooks are reached through a DestinationClient per destination (outbound.ts): one
+ *   connection kept open between its alerts, addresses checked when it is made.
  */
 import {
   ALERT_DELIVERIES_PER_MINUTE_PER_GROUP,
@@ -21,9 +26,18 @@ import {
 } from '../../shared/alerts.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StoredDestination } from '../domain/alert-config.js';
-import type { AlertStore, DeliveryRecord, LoggedDelivery, OutboxAlert } from '../store/alerts.js';
+import {
+  ALERT_BUDGET_WINDOW_MS,
+  type AlertStore,
+  type ClaimedAlert,
+  type DeliveryRecord,
+  type LoggedDelivery,
+  type OutboxAlert,
+  type SettledAlert,
+} from '../store/alerts.js';
+import { DeliveryBudget } from './budget.js';
 import { alertRequest, alertSentence, alertTexts } from './formats.js';
-import { deliver, type DeliveryResult } from './outbound.js';
+import { DestinationClient, type DeliveryResult } from './outbound.js';
 import { fitPushAlert, sendPush, type VapidDetails } from './push.js';
 import type { Resolver } from './destination.js';
 
@@ -41,8 +55,6 @@ const MAX_IN_FLIGHT = 32;
 const POLL_MS = 1_000;
 /** How long a group that used its minute's deliveries waits before its next alert is looked at. */
 const BUDGET_WAIT_MS = 5_000;
-/** The budget's window. */
-const MINUTE_MS = 60_000;
 /**
  * Most alerts waiting for one destination before they are folded into one: behind a receiver
  * that is down for hours, the outbox stays this small (plus what COMPACT_EVERY_MS lets in).
@@ -50,7 +62,10 @@ const MINUTE_MS = 60_000;
 export const MAX_WAITING_PER_DESTINATION = 100;
 /** How often crowded destinations are folded. */
 const COMPACT_EVERY_MS = 10_000;
-/** Destinations and group names kept in memory, most (each about 2 KB at worst). */
+/**
+ * Destinations and group names kept in memory, most (each about 2 KB at worst, and a
+ * destination one kept connection at most).
+ */
 const KEPT_DESTINATIONS = 1_000;
 /** How long a group's display name is used before it is read again: a rename shows by then. */
 const GROUP_NAME_KEPT_MS = 10_000;
@@ -89,25 +104,35 @@ interface Attempt {
   progress: string | null;
 }
 
+/** A destination as the sender keeps it: a webhook's with its kept connection. */
+interface KeptDestination {
+  destination: StoredDestination;
+  /** Null for Web Push, which reaches each browser's push service. */
+  client: DestinationClient | null;
+}
+
 export class AlertSender {
   private readonly options: AlertSenderOptions;
   private readonly clock: () => number;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Destinations being delivered to by this instance now (`group/destination`). */
-  private readonly busy = new Set<string>();
   private running = false;
   private loop: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
   private woken = false;
+  private wakePending = false;
   private unsubscribe: (() => void) | null = null;
-  /** Destinations read so far, by `group/destination` (destinationOf). */
-  private readonly destinations = new Map<string, StoredDestination>();
+  /** Destinations read so far, by `group/destination`, least recently used first (keep). */
+  private readonly destinations = new Map<string, KeptDestination>();
   /** Group display names by slug, with when they were read (groupName). */
   private readonly groupNames = new Map<string, { name: string | null; at: number }>();
+  private readonly budget: DeliveryBudget;
+  /** Ends of attempts not written to the store yet: written together before the next claim. */
+  private ends: SettledAlert[] = [];
 
   constructor(options: AlertSenderOptions) {
     this.options = options;
     this.clock = options.clock ?? Date.now;
+    this.budget = new DeliveryBudget(options.alerts.exclusive);
   }
 
   start(): void {
@@ -119,49 +144,78 @@ export class AlertSender {
     this.loop = this.run();
   }
 
-  /** Stops taking alerts and waits for the attempts under way (each ends within its timeout). */
+  /**
+   * Stops taking alerts, waits for the attempts under way (each ends within its timeout),
+   * writes their ends and closes the kept connections.
+   */
   async stop(): Promise<void> {
     this.running = false;
     this.unsubscribe?.();
     this.wake();
     await this.loop;
     await Promise.all(this.inFlight);
+    await this.write();
+    for (const kept of this.destinations.values()) kept.client?.close();
+    this.destinations.clear();
   }
 
-  /** Looks at the outbox now (a commit wrote alerts, an attempt ended). */
+  /** Looks at the outbox soon (a commit wrote alerts, an attempt ended). */
   wake(): void {
     this.woken = true;
-    this.wakeUp?.();
+    this.resumeSoon();
+  }
+
+  /**
+   * Resumes an idle loop once the callbacks already due have run (setImmediate): the attempts
+   * that end in the same turn of the event loop are written in one transaction.
+   */
+  private resumeSoon(): void {
+    if (this.wakePending || this.wakeUp === null) return;
+    this.wakePending = true;
+    setImmediate(() => {
+      this.wakePending = false;
+      this.wakeUp?.();
+    });
   }
 
   private async run(): Promise<void> {
+    if (this.budget.exclusive) {
+      try {
+        const since = this.clock() - ALERT_BUDGET_WINDOW_MS;
+        this.budget.seed(await this.options.alerts.deliveryTimesSince(since));
+      } catch (error) {
+        this.options.logger.warn({ err: error }, 'alert delivery log could not be read');
+      }
+    }
     let compactedAt = 0;
     while (this.running) {
       this.woken = false;
+      await this.write();
       if (this.clock() - compactedAt >= COMPACT_EVERY_MS) {
         compactedAt = this.clock();
+        this.budget.prune(compactedAt);
         await this.options.alerts.compact(MAX_WAITING_PER_DESTINATION).catch((error: unknown) => {
           this.options.logger.warn({ err: error }, 'alert outbox could not be compacted');
         });
       }
-      let claimed: OutboxAlert[] = [];
       const room = MAX_IN_FLIGHT - this.inFlight.size;
       if (room > 0) {
         try {
-          claimed = await this.options.alerts.claim(this.clock(), LEASE_MS, room);
+          const claimed = await this.options.alerts.claim(this.clock(), LEASE_MS, room);
+          for (const alert of claimed) this.launch(alert);
         } catch (error) {
           // The database is away: the alerts wait in the outbox; look again at the next poll.
           this.options.logger.warn({ err: error }, 'alert outbox could not be read');
         }
       }
-      for (const alert of claimed) this.launch(alert);
-      if (claimed.length === 0 || room <= claimed.length) await this.idle();
+      // Every due alert that could be taken was (or no room was left): wait for news.
+      await this.idle();
     }
   }
 
   /** Waits for a wake-up or the next poll. */
   private idle(): Promise<void> {
-    if (this.woken || !this.running) return Promise.resolve();
+    if (!this.running) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -171,19 +225,36 @@ export class AlertSender {
       const timer = setTimeout(done, POLL_MS);
       timer.unref();
       this.wakeUp = done;
+      if (this.woken) this.resumeSoon();
     });
   }
 
-  private launch(alert: OutboxAlert): void {
-    const key = `${alert.groupId}/${alert.destinationId}`;
-    this.busy.add(key);
+  /**
+   * Writes the ends of the attempts that finished since the last write, in one transaction.
+   * If the store is away they wait for the next write; their alerts stay leased meanwhile (one
+   * whose lease ends first is sent again, with the same id: at least once).
+   */
+  private async write(): Promise<void> {
+    if (this.ends.length === 0) return;
+    const ends = this.ends;
+    this.ends = [];
+    try {
+      await this.options.alerts.settle(ends);
+    } catch (error) {
+      this.ends = ends.concat(this.ends);
+      this.options.logger.warn({ err: error }, 'alert deliveries could not be recorded');
+      return;
+    }
+    for (const end of ends) if (end.record) this.budget.logged(end.record.groupId);
+  }
+
+  private launch(alert: ClaimedAlert): void {
     const task = this.handle(alert)
       .catch((error: unknown) => {
         // The alert stays leased and is tried again once the lease is over.
-        this.options.logger.warn({ err: error }, 'alert delivery could not be recorded');
+        this.options.logger.warn({ err: error }, 'alert delivery could not be made');
       })
       .finally(() => {
-        this.busy.delete(key);
         this.inFlight.delete(task);
         this.wake();
       });
@@ -191,26 +262,47 @@ export class AlertSender {
   }
 
   /**
-   * An alert's destination. A destination never changes once made (a new address is a new
-   * destination with a new id), so it is kept after the first read; when its last rule goes,
-   * its waiting alerts go in the same commit, so a kept one is never used for a new alert.
+   * A destination with its kept connection. A destination never changes once made (a new
+   * address is a new destination with a new id), so it is kept after the first read; when its
+   * last rule goes, its waiting alerts go in the same commit, so a kept one is never used for a
+   * new alert.
    */
   private async destinationOf(
     alert: Pick<OutboxAlert, 'groupId' | 'destinationId'>,
-  ): Promise<StoredDestination | undefined> {
-    const key = `${alert.groupId}/${alert.destinationId}`;
-    const kept = this.destinations.get(key);
-    if (kept) return kept;
+  ): Promise<KeptDestination | undefined> {
+    const kept = this.destinations.get(`${alert.groupId}/${alert.destinationId}`);
+    if (kept) return this.keep(alert.groupId, kept.destination);
     const config = await this.options.alerts.groupAlerts(alert.groupId);
     const found = config?.destinations.find((place) => place.id === alert.destinationId);
-    if (found) {
-      this.destinations.set(key, found);
-      if (this.destinations.size > KEPT_DESTINATIONS) {
-        const oldest = this.destinations.keys().next();
-        if (!oldest.done) this.destinations.delete(oldest.value);
-      }
+    return found && this.keep(alert.groupId, found);
+  }
+
+  /** The kept destination (made on first use), now the most recently used. */
+  private keep(groupId: string, destination: StoredDestination): KeptDestination {
+    const key = `${groupId}/${destination.id}`;
+    let kept = this.destinations.get(key);
+    if (kept) {
+      this.destinations.delete(key);
+    } else {
+      kept = {
+        destination,
+        client:
+          destination.kind === 'push'
+            ? null
+            : new DestinationClient(destination.url, {
+                allowPrivate: this.options.allowPrivate,
+                timeoutMs: ALERT_TIMEOUT_MS,
+                resolver: this.options.resolver,
+              }),
+      };
     }
-    return found;
+    this.destinations.set(key, kept);
+    if (this.destinations.size > KEPT_DESTINATIONS) {
+      const [oldestKey, oldest] = this.destinations.entries().next().value ?? [];
+      if (oldestKey !== undefined) this.destinations.delete(oldestKey);
+      oldest?.client?.close();
+    }
+    return kept;
   }
 
   /** A group's display name by its slug, kept for GROUP_NAME_KEPT_MS (the sentence names it). */
@@ -228,40 +320,49 @@ export class AlertSender {
     return name;
   }
 
-  /** One claimed alert: within the group's budget, sent, logged, and then done or retried. */
-  private async handle(alert: OutboxAlert): Promise<void> {
-    const { alerts } = this.options;
-    const destination = await this.destinationOf(alert);
-    if (!destination) {
+  /** Hands an alert's end to the next write. */
+  private settle(end: SettledAlert): void {
+    this.ends.push(end);
+    this.wake();
+  }
+
+  /** One claimed alert: within the group's budget, sent, and then done or retried. */
+  private async handle(alert: ClaimedAlert): Promise<void> {
+    const kept = await this.destinationOf(alert);
+    if (!kept) {
       // Its rules were deleted since: nobody wants it any more.
-      await alerts.complete(alert.id);
+      this.settle({ id: alert.id, record: null, next: null });
       return;
     }
     const now = this.clock();
-    const used = await alerts.deliveriesSince(alert.groupId, now - MINUTE_MS);
+    const used = this.budget.used(alert.groupId, now, alert.used);
     if (used >= ALERT_DELIVERIES_PER_MINUTE_PER_GROUP) {
-      await alerts.postpone(alert.id, now + BUDGET_WAIT_MS);
+      const next = { at: now + BUDGET_WAIT_MS, attempted: false, progress: null };
+      this.settle({ id: alert.id, record: null, next });
       return;
     }
+    this.budget.spend(alert.groupId, now);
     let body = alert.body;
-    const waiting = await alerts.pendingCount(alert.groupId);
-    if (waiting > ALERT_DELIVERIES_PER_MINUTE_PER_GROUP - used) {
-      body = (await alerts.fold(alert.groupId, alert.destinationId)) ?? body;
+    if (alert.waiting > ALERT_DELIVERIES_PER_MINUTE_PER_GROUP - used) {
+      body = (await this.options.alerts.fold(alert.groupId, alert.destinationId)) ?? body;
     }
     // Written by the commit (alert-config.ts) from the schema's own type: read, not re-checked.
     const event = JSON.parse(body) as AlertEventBody;
-    const attempt = await this.attempt({ alert, destination, event });
+    const attempt = await this.attempt({ alert, kept, event, eventJson: body });
     const number = alert.attempts + 1;
     const givenUp =
       !attempt.ok && (attempt.final || now - alert.createdAt >= ALERT_GIVE_UP_AFTER_MS);
     const outcome: AlertDeliveryOutcome = attempt.ok ? 'delivered' : givenUp ? 'gaveUp' : 'failed';
-    await alerts.recordDelivery(this.record({ alert, event, attempt, outcome, number, now }));
-    if (outcome === 'failed') {
-      const wait = retryDelay(number, this.options.retryFirstMs);
-      await alerts.retry(alert.id, { at: now + wait, progress: attempt.progress });
-    } else {
-      await alerts.complete(alert.id);
-    }
+    const next =
+      outcome === 'failed'
+        ? {
+            at: now + retryDelay(number, this.options.retryFirstMs),
+            attempted: true,
+            progress: attempt.progress,
+          }
+        : null;
+    const record = this.record({ alert, event, attempt, outcome, number, now });
+    this.settle({ id: alert.id, record, next });
   }
 
   private record(input: {
@@ -299,22 +400,26 @@ export class AlertSender {
     const { alerts } = this.options;
     const now = this.clock();
     const alert = { id: 0, groupId: input.groupId, destinationId: input.destination.id };
-    const used = await alerts.deliveriesSince(input.groupId, now - MINUTE_MS);
-    const attempt: Attempt =
-      used >= ALERT_DELIVERIES_PER_MINUTE_PER_GROUP
-        ? {
-            ok: false,
-            final: true,
-            status: null,
-            error: `This group has sent ${String(ALERT_DELIVERIES_PER_MINUTE_PER_GROUP)} alerts in the last minute; try again in a minute.`,
-            durationMs: 0,
-            progress: null,
-          }
-        : await this.attempt({
-            alert: { ...alert, progress: null, testId: `test_${String(now)}` },
-            destination: input.destination,
-            event: input.event,
-          });
+    const logged = this.budget.exclusive
+      ? null
+      : await alerts.deliveriesSince(input.groupId, now - ALERT_BUDGET_WINDOW_MS);
+    const spent =
+      this.budget.used(input.groupId, now, logged) >= ALERT_DELIVERIES_PER_MINUTE_PER_GROUP;
+    if (!spent) this.budget.spend(input.groupId, now);
+    const attempt: Attempt = spent
+      ? {
+          ok: false,
+          final: true,
+          status: null,
+          error: `This group has sent ${String(ALERT_DELIVERIES_PER_MINUTE_PER_GROUP)} alerts in the last minute; try again in a minute.`,
+          durationMs: 0,
+          progress: null,
+        }
+      : await this.attempt({
+          alert: { ...alert, progress: null, testId: `test_${String(now)}` },
+          kept: this.keep(input.groupId, input.destination),
+          event: input.event,
+        });
     const record = this.record({
       alert,
       event: input.event,
@@ -324,26 +429,30 @@ export class AlertSender {
       now,
     });
     await alerts.recordDelivery(record);
-    const [logged] = await alerts.deliveries(input.groupId, input.destination.id, 1);
-    return logged ?? { ...record, id: 0 };
+    if (!spent) this.budget.logged(input.groupId);
+    const [last] = await alerts.deliveries(input.groupId, input.destination.id, 1);
+    return last ?? { ...record, id: 0 };
   }
 
   /** One attempt of one alert to its destination. */
   private async attempt(input: {
     alert: Pick<OutboxAlert, 'id' | 'groupId' | 'progress'> & { testId?: string };
-    destination: StoredDestination;
+    kept: KeptDestination;
     event: AlertEventBody;
+    /** The event as the commit wrote it: a `standard` body sends it as it is. */
+    eventJson?: string;
   }): Promise<Attempt> {
-    const { alert, destination, event } = input;
-    const groupName = (await this.groupName(event.group)) ?? event.group;
-    const delivery = {
-      allowPrivate: this.options.allowPrivate,
-      timeoutMs: ALERT_TIMEOUT_MS,
-      resolver: this.options.resolver,
-    };
-    if (destination.kind === 'push') {
+    const { alert, kept, event } = input;
+    const { destination, client } = kept;
+    if (destination.kind === 'push' || client === null) {
+      const groupName = (await this.groupName(event.group)) ?? event.group;
       return this.push({ alert, event, groupName });
     }
+    // A standard body names the group by its slug: only the sentences need its display name.
+    const groupName =
+      destination.format === 'standard'
+        ? event.group
+        : ((await this.groupName(event.group)) ?? event.group);
     const groupUrl = `${destination.linkBase}/${encodeURIComponent(event.group)}`;
     const target =
       destination.format === 'standard'
@@ -353,11 +462,12 @@ export class AlertSender {
       // The same id on every retry: receivers deduplicate on it (Standard Webhooks).
       id: alert.testId ?? `alert_${String(alert.id)}`,
       event,
+      eventJson: input.eventJson,
       groupName,
       groupUrl,
       target,
     });
-    return attemptOf(await deliver(request, delivery));
+    return attemptOf(await client.send(request));
   }
 
   /**
@@ -427,7 +537,7 @@ export class AlertSender {
   }
 }
 
-/** A webhook's attempt from deliver()'s result. */
+/** A webhook's attempt from its DestinationClient's result. */
 function attemptOf(result: DeliveryResult): Attempt {
   return {
     ok: result.ok,

@@ -12,6 +12,9 @@ import type {
 } from '../../shared/alerts.js';
 import type { GroupAlerts } from '../domain/alert-config.js';
 
+/** The window of a group's delivery budget (ALERT_DELIVERIES_PER_MINUTE_PER_GROUP), ms. */
+export const ALERT_BUDGET_WINDOW_MS = 60_000;
+
 /** An alert waiting in the outbox, as the sender claims it. */
 export interface OutboxAlert {
   id: number;
@@ -25,6 +28,30 @@ export interface OutboxAlert {
   attempts: number;
   /** Web Push: the endpoints it already reached (JSON array), so a retry skips them. */
   progress: string | null;
+}
+
+/** A claimed alert, with what its group's budget needs to know at the claim. */
+export interface ClaimedAlert extends OutboxAlert {
+  /** Alerts of its group waiting in the outbox, all destinations, this one included. */
+  waiting: number;
+  /**
+   * Attempts logged for its group in the ALERT_BUDGET_WINDOW_MS before the claim, when the store
+   * is shared by several instances (PostgreSQL); null when one process owns the store (SQLite)
+   * and its sender counts them itself (`exclusive`).
+   */
+  used: number | null;
+}
+
+/** What became of a claimed alert, as the sender hands it back (settle). */
+export interface SettledAlert {
+  id: number;
+  /** The attempt to log; null when none was made (its group's minute was spent, or its rules went). */
+  record: DeliveryRecord | null;
+  /**
+   * When it is looked at again, with the Web Push endpoints reached so far when an attempt
+   * failed (`attempted`: one more attempt counted); null: it is over and leaves the outbox.
+   */
+  next: { at: number; attempted: boolean; progress: string | null } | null;
 }
 
 /** One attempt, as the delivery log keeps it. */
@@ -54,6 +81,11 @@ export interface StoredPushSubscription {
 }
 
 export interface AlertStore {
+  /**
+   * One process owns the store (SQLite, file-lock.ts): what its sender counts in memory of the
+   * deliveries it makes is exact. False when several instances share it (PostgreSQL).
+   */
+  readonly exclusive: boolean;
   /** The group's rules as last committed; null when there is no such group. */
   groupAlerts(groupId: string): Promise<GroupAlerts | null>;
   /**
@@ -61,13 +93,13 @@ export interface AlertStore {
    * oldest waiting alert of its destination (deliveries stay in order per destination), none
    * leased to anyone else (PostgreSQL: several instances claim at once, each alert goes to one).
    */
-  claim(now: number, leaseMs: number, limit: number): Promise<OutboxAlert[]>;
-  /** The alert is over (delivered, or given up): it leaves the outbox. */
-  complete(id: number): Promise<void>;
-  /** The alert failed: one more attempt counted, tried again at `at`. */
-  retry(id: number, retry: { at: number; progress: string | null }): Promise<void>;
-  /** The alert waits until `at` without an attempt (its group used its minute's deliveries). */
-  postpone(id: number, at: number): Promise<void>;
+  claim(now: number, leaseMs: number, limit: number): Promise<ClaimedAlert[]>;
+  /**
+   * Many claimed alerts' ends at once, in one transaction: each attempt logged (each
+   * destination keeping its newest ALERT_DELIVERY_LOG_LENGTH), each alert over (out of the
+   * outbox) or waiting, unleased, until its `next.at`.
+   */
+  settle(alerts: readonly SettledAlert[]): Promise<void>;
   /** Alerts of the group waiting in the outbox, all destinations. */
   pendingCount(groupId: string): Promise<number>;
   /**
@@ -85,6 +117,8 @@ export interface AlertStore {
   recordDelivery(record: DeliveryRecord): Promise<void>;
   /** Attempts logged for the group since `since` (its minute's budget). */
   deliveriesSince(groupId: string, since: number): Promise<number>;
+  /** When each attempt logged since `since` was made, of every group, oldest first. */
+  deliveryTimesSince(since: number): Promise<{ groupId: string; at: number }[]>;
   /** The destination's logged attempts, newest first. */
   deliveries(groupId: string, destinationId: string, limit: number): Promise<LoggedDelivery[]>;
   /** Where each of the group's destinations stands (ALERT_DESTINATION_STATES). */

@@ -12,12 +12,14 @@ import {
   type AlertEventType,
 } from '../../../shared/alerts.js';
 import { parseAlerts, type GroupAlerts } from '../../domain/alert-config.js';
-import type {
-  AlertStore,
-  DeliveryRecord,
-  LoggedDelivery,
-  OutboxAlert,
-  StoredPushSubscription,
+import {
+  ALERT_BUDGET_WINDOW_MS,
+  type AlertStore,
+  type ClaimedAlert,
+  type DeliveryRecord,
+  type LoggedDelivery,
+  type SettledAlert,
+  type StoredPushSubscription,
 } from '../alerts.js';
 import { foldedBody, stateOf } from '../alerts-shared.js';
 
@@ -37,6 +39,8 @@ interface OutboxRow {
   created_at: string;
   attempts: number;
   progress: string | null;
+  waiting: string;
+  used: string;
 }
 
 interface DeliveryRow {
@@ -53,7 +57,7 @@ interface DeliveryRow {
   duration_ms: number;
 }
 
-const toOutboxAlert = (row: OutboxRow): OutboxAlert => ({
+const toClaimedAlert = (row: OutboxRow): ClaimedAlert => ({
   id: Number(row.id),
   groupId: row.group_id,
   destinationId: row.destination_id,
@@ -61,6 +65,8 @@ const toOutboxAlert = (row: OutboxRow): OutboxAlert => ({
   createdAt: Number(row.created_at),
   attempts: row.attempts,
   progress: row.progress,
+  waiting: Number(row.waiting),
+  used: Number(row.used),
 });
 
 const toLoggedDelivery = (row: DeliveryRow): LoggedDelivery => ({
@@ -79,7 +85,8 @@ const toLoggedDelivery = (row: DeliveryRow): LoggedDelivery => ({
 
 /**
  * The oldest waiting alert of each destination that is due and not leased, locked for this
- * statement (others' locked rows skipped), leased until $2: one instance gets each.
+ * statement (others' locked rows skipped), leased until $2: one instance gets each. With each,
+ * its group's waiting alerts and the attempts every instance logged for it since $4.
  */
 const CLAIM = `UPDATE alert_outbox SET lease_until = $2
   WHERE id IN (
@@ -89,20 +96,71 @@ const CLAIM = `UPDATE alert_outbox SET lease_until = $2
         AND p.destination_id = o.destination_id AND p.id < o.id)
     ORDER BY o.id LIMIT $3
     FOR UPDATE SKIP LOCKED)
-  RETURNING id, group_id, destination_id, body, created_at, attempts, progress`;
+  RETURNING id, group_id, destination_id, body, created_at, attempts, progress,
+    (SELECT count(*) FROM alert_outbox w WHERE w.group_id = alert_outbox.group_id) AS waiting,
+    (SELECT count(*) FROM alert_deliveries d
+      WHERE d.group_id = alert_outbox.group_id AND d.at >= $4) AS used`;
 
 /**
- * An attempt logged and the destination's log trimmed, in one statement: its snapshot does not
- * hold the new row, so one fewer old row is kept.
+ * Attempts logged (in the order given, $1 a JSON array) and each destination's log trimmed, as
+ * common table expressions and the statement that ends them: the statement's snapshot does not
+ * hold the new rows, so a destination with n new ones keeps n fewer old ones.
  */
-const RECORD_DELIVERY = `WITH inserted AS (
+const LOGGED = `records AS MATERIALIZED (
+    SELECT * FROM json_to_recordset($1::json) AS r(n integer, g text, d text, at bigint,
+      type text, test boolean, outcome text, status integer, error text, attempt integer,
+      duration_ms integer)),
+  inserted AS (
     INSERT INTO alert_deliveries (group_id, destination_id, at, type, test, outcome, status,
-      error, attempt, duration_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))
-  DELETE FROM alert_deliveries WHERE group_id = $1 AND destination_id = $2 AND id <= (
-    SELECT id FROM alert_deliveries WHERE group_id = $1 AND destination_id = $2
-    ORDER BY id DESC OFFSET ${ALERT_DELIVERY_LOG_LENGTH - 1} LIMIT 1)`;
+      error, attempt, duration_ms)
+    SELECT g, d, at, type, test, outcome, status, error, attempt, duration_ms
+    FROM records ORDER BY n)
+  DELETE FROM alert_deliveries l USING (SELECT g, d, count(*) AS added FROM records GROUP BY g, d) t
+  WHERE l.group_id = t.g AND l.destination_id = t.d AND l.id <= (
+    SELECT id FROM alert_deliveries k WHERE k.group_id = t.g AND k.destination_id = t.d
+    ORDER BY id DESC OFFSET greatest(0, ${ALERT_DELIVERY_LOG_LENGTH} - t.added) LIMIT 1)`;
+
+const LOG_DELIVERIES = `WITH ${LOGGED}`;
+
+/**
+ * Claimed alerts' ends ($2 a JSON array, their attempts $1): each attempt logged as
+ * LOG_DELIVERIES does, each alert over (deleted) or unleased until its next try, in one
+ * statement and one commit.
+ */
+const SETTLE = `WITH ends AS MATERIALIZED (
+    SELECT * FROM json_to_recordset($2::json) AS e(id bigint, next_at bigint, attempted boolean,
+      progress text)),
+  over AS (
+    DELETE FROM alert_outbox o USING ends e WHERE o.id = e.id AND e.next_at IS NULL),
+  waiting AS (
+    UPDATE alert_outbox o SET next_attempt_at = e.next_at, lease_until = 0,
+      attempts = o.attempts + CASE WHEN e.attempted THEN 1 ELSE 0 END,
+      progress = CASE WHEN e.attempted THEN e.progress ELSE o.progress END
+    FROM ends e WHERE o.id = e.id AND e.next_at IS NOT NULL),
+  ${LOGGED}`;
+
+/** Attempts as LOG_DELIVERIES reads them. */
+function recordsJson(records: readonly DeliveryRecord[]): string {
+  return JSON.stringify(
+    records.map((record, n) => ({
+      n,
+      g: record.groupId,
+      d: record.destinationId,
+      at: record.at,
+      type: record.type,
+      test: record.test,
+      outcome: record.outcome,
+      status: record.status,
+      error: record.error,
+      attempt: record.attempt,
+      duration_ms: record.durationMs,
+    })),
+  );
+}
 
 export class PostgresAlerts implements AlertStore {
+  /** Several instances may share the database: each counts its groups' budgets there. */
+  readonly exclusive = false;
   private readonly listeners = new Set<() => void>();
 
   constructor(
@@ -139,28 +197,26 @@ export class PostgresAlerts implements AlertStore {
     return row ? parseAlerts(row.alerts) : null;
   }
 
-  async claim(now: number, leaseMs: number, limit: number): Promise<OutboxAlert[]> {
-    const { rows } = await this.query<OutboxRow>(CLAIM, [now, now + leaseMs, limit]);
-    return rows.map(toOutboxAlert).sort((a, b) => a.id - b.id);
+  async claim(now: number, leaseMs: number, limit: number): Promise<ClaimedAlert[]> {
+    const { rows } = await this.query<OutboxRow>(CLAIM, [
+      now,
+      now + leaseMs,
+      limit,
+      now - ALERT_BUDGET_WINDOW_MS,
+    ]);
+    return rows.map(toClaimedAlert).sort((a, b) => a.id - b.id);
   }
 
-  async complete(id: number): Promise<void> {
-    await this.query('DELETE FROM alert_outbox WHERE id = $1', [id]);
-  }
-
-  async retry(id: number, retry: { at: number; progress: string | null }): Promise<void> {
-    await this.query(
-      `UPDATE alert_outbox SET attempts = attempts + 1, next_attempt_at = $2, lease_until = 0,
-         progress = $3 WHERE id = $1`,
-      [id, retry.at, retry.progress],
-    );
-  }
-
-  async postpone(id: number, at: number): Promise<void> {
-    await this.query(
-      'UPDATE alert_outbox SET next_attempt_at = $2, lease_until = 0 WHERE id = $1',
-      [id, at],
-    );
+  async settle(alerts: readonly SettledAlert[]): Promise<void> {
+    if (alerts.length === 0) return;
+    const ends = alerts.map(({ id, next }) => ({
+      id,
+      next_at: next?.at ?? null,
+      attempted: next?.attempted ?? false,
+      progress: next?.progress ?? null,
+    }));
+    const records = alerts.flatMap((alert) => (alert.record ? [alert.record] : []));
+    await this.query(SETTLE, [recordsJson(records), JSON.stringify(ends)]);
   }
 
   async pendingCount(groupId: string): Promise<number> {
@@ -191,18 +247,15 @@ export class PostgresAlerts implements AlertStore {
   }
 
   async recordDelivery(record: DeliveryRecord): Promise<void> {
-    await this.query(RECORD_DELIVERY, [
-      record.groupId,
-      record.destinationId,
-      record.at,
-      record.type,
-      record.test,
-      record.outcome,
-      record.status,
-      record.error,
-      record.attempt,
-      record.durationMs,
-    ]);
+    await this.query(LOG_DELIVERIES, [recordsJson([record])]);
+  }
+
+  async deliveryTimesSince(since: number): Promise<{ groupId: string; at: number }[]> {
+    const { rows } = await this.query<{ group_id: string; at: string }>(
+      'SELECT group_id, at FROM alert_deliveries WHERE at >= $1 ORDER BY at, id',
+      [since],
+    );
+    return rows.map((row) => ({ groupId: row.group_id, at: Number(row.at) }));
   }
 
   async deliveriesSince(groupId: string, since: number): Promise<number> {

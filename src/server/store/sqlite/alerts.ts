@@ -1,8 +1,9 @@
 /**
  * The SQLite store's alerts (store/alerts.ts): the outbox, the delivery log, Web Push
  * subscriptions and server settings, on the store's own connection. One server holds the file
- * (file-lock.ts), so a lease only has to outlive a crash of this process: at start, leases left
- * by a process that died are void (`releaseLeases`).
+ * (file-lock.ts), so nobody else can take an alert this process claimed: its leases are kept
+ * in memory, and a claim is a read, not a write. A crash forgets them with the process; leases
+ * written by an older version are void at start (`releaseLeases`).
  */
 import type Database from 'better-sqlite3';
 import {
@@ -14,9 +15,10 @@ import {
 import { parseAlerts, type GroupAlerts } from '../../domain/alert-config.js';
 import type {
   AlertStore,
+  ClaimedAlert,
   DeliveryRecord,
   LoggedDelivery,
-  OutboxAlert,
+  SettledAlert,
   StoredPushSubscription,
 } from '../alerts.js';
 import { foldedBody, stateOf } from '../alerts-shared.js';
@@ -29,6 +31,7 @@ interface OutboxRow {
   created_at: number;
   attempts: number;
   progress: string | null;
+  waiting: number;
 }
 
 interface DeliveryRow {
@@ -45,7 +48,7 @@ interface DeliveryRow {
   duration_ms: number;
 }
 
-const toOutboxAlert = (row: OutboxRow): OutboxAlert => ({
+const toClaimedAlert = (row: OutboxRow): ClaimedAlert => ({
   id: row.id,
   groupId: row.group_id,
   destinationId: row.destination_id,
@@ -53,7 +56,23 @@ const toOutboxAlert = (row: OutboxRow): OutboxAlert => ({
   createdAt: row.created_at,
   attempts: row.attempts,
   progress: row.progress,
+  waiting: row.waiting,
+  // This process's sender counts its group's deliveries itself (exclusive).
+  used: null,
 });
+
+/**
+ * The oldest waiting alert of each destination that is due, oldest first, with how many alerts
+ * its group has waiting. Those leased in memory are left out after the read.
+ */
+const DUE = `SELECT o.id, o.group_id, o.destination_id, o.body, o.created_at, o.attempts,
+    o.progress,
+    (SELECT count(*) FROM alert_outbox w WHERE w.group_id = o.group_id) AS waiting
+  FROM alert_outbox o
+  WHERE o.next_attempt_at <= ? AND o.lease_until <= ?
+    AND NOT EXISTS (SELECT 1 FROM alert_outbox p WHERE p.group_id = o.group_id
+      AND p.destination_id = o.destination_id AND p.id < o.id)
+  ORDER BY o.id LIMIT ?`;
 
 const toLoggedDelivery = (row: DeliveryRow): LoggedDelivery => ({
   id: row.id,
@@ -70,7 +89,11 @@ const toLoggedDelivery = (row: DeliveryRow): LoggedDelivery => ({
 });
 
 export class SqliteAlerts implements AlertStore {
+  /** One server holds the file (file-lock.ts): its sender sees every delivery. */
+  readonly exclusive = true;
   private readonly listeners = new Set<() => void>();
+  /** Alerts claimed and not settled yet, by id: until when, epoch ms. */
+  private readonly leases = new Map<number, number>();
 
   constructor(
     private readonly db: Database.Database,
@@ -80,6 +103,7 @@ export class SqliteAlerts implements AlertStore {
   /** Leases of a process that ended: nobody else can hold them (one server per file). */
   releaseLeases(): void {
     this.prepare('UPDATE alert_outbox SET lease_until = 0 WHERE lease_until > 0').run();
+    this.leases.clear();
   }
 
   /**
@@ -122,42 +146,69 @@ export class SqliteAlerts implements AlertStore {
     return Promise.resolve(row ? parseAlerts(row.alerts) : null);
   }
 
-  claim(now: number, leaseMs: number, limit: number): Promise<OutboxAlert[]> {
-    const claim = this.db.transaction(() => {
-      const rows = this.prepare(
-        `SELECT o.id, o.group_id, o.destination_id, o.body, o.created_at, o.attempts, o.progress
-         FROM alert_outbox o
-         WHERE o.next_attempt_at <= ? AND o.lease_until <= ?
-           AND NOT EXISTS (SELECT 1 FROM alert_outbox p WHERE p.group_id = o.group_id
-             AND p.destination_id = o.destination_id AND p.id < o.id)
-         ORDER BY o.id LIMIT ?`,
-      ).all(now, now, limit) as OutboxRow[];
-      const lease = this.prepare('UPDATE alert_outbox SET lease_until = ? WHERE id = ?');
-      for (const row of rows) lease.run(now + leaseMs, row.id);
-      return rows.map(toOutboxAlert);
+  claim(now: number, leaseMs: number, limit: number): Promise<ClaimedAlert[]> {
+    for (const [id, until] of this.leases) if (until <= now) this.leases.delete(id);
+    // Each leased alert may be among the due ones: read that many more.
+    const rows = this.prepare(DUE).all(now, now, limit + this.leases.size) as OutboxRow[];
+    const claimed = rows.filter((row) => !this.leases.has(row.id)).slice(0, limit);
+    for (const row of claimed) this.leases.set(row.id, now + leaseMs);
+    return Promise.resolve(claimed.map(toClaimedAlert));
+  }
+
+  settle(alerts: readonly SettledAlert[]): Promise<void> {
+    if (alerts.length === 0) return Promise.resolve();
+    const write = this.db.transaction(() => {
+      this.log(alerts.flatMap((alert) => (alert.record ? [alert.record] : [])));
+      const done = this.prepare('DELETE FROM alert_outbox WHERE id = ?');
+      const retry = this.prepare(
+        `UPDATE alert_outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = 0,
+           progress = ? WHERE id = ?`,
+      );
+      const postpone = this.prepare(
+        'UPDATE alert_outbox SET next_attempt_at = ?, lease_until = 0 WHERE id = ?',
+      );
+      for (const { id, next } of alerts) {
+        if (next === null) done.run(id);
+        else if (next.attempted) retry.run(next.at, next.progress, id);
+        else postpone.run(next.at, id);
+      }
     });
-    return Promise.resolve(claim.immediate());
-  }
-
-  complete(id: number): Promise<void> {
-    this.prepare('DELETE FROM alert_outbox WHERE id = ?').run(id);
+    write.immediate();
+    for (const { id } of alerts) this.leases.delete(id);
     return Promise.resolve();
   }
 
-  retry(id: number, retry: { at: number; progress: string | null }): Promise<void> {
-    this.prepare(
-      `UPDATE alert_outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = 0,
-         progress = ? WHERE id = ?`,
-    ).run(retry.at, retry.progress, id);
-    return Promise.resolve();
-  }
-
-  postpone(id: number, at: number): Promise<void> {
-    this.prepare('UPDATE alert_outbox SET next_attempt_at = ?, lease_until = 0 WHERE id = ?').run(
-      at,
-      id,
+  /** Logs attempts, each destination keeping its newest ALERT_DELIVERY_LOG_LENGTH. */
+  private log(records: readonly DeliveryRecord[]): void {
+    if (records.length === 0) return;
+    const insert = this.prepare(
+      `INSERT INTO alert_deliveries (group_id, destination_id, at, type, test, outcome, status,
+         error, attempt, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    return Promise.resolve();
+    const trim = this.prepare(
+      `DELETE FROM alert_deliveries WHERE group_id = ? AND destination_id = ? AND id <= (
+         SELECT id FROM alert_deliveries WHERE group_id = ? AND destination_id = ?
+         ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+    );
+    const destinations = new Map<string, DeliveryRecord>();
+    for (const record of records) {
+      insert.run(
+        record.groupId,
+        record.destinationId,
+        record.at,
+        record.type,
+        record.test ? 1 : 0,
+        record.outcome,
+        record.status,
+        record.error,
+        record.attempt,
+        record.durationMs,
+      );
+      destinations.set(`${record.groupId}/${record.destinationId}`, record);
+    }
+    for (const { groupId, destinationId } of destinations.values()) {
+      trim.run(groupId, destinationId, groupId, destinationId, ALERT_DELIVERY_LOG_LENGTH);
+    }
   }
 
   pendingCount(groupId: string): Promise<number> {
@@ -186,35 +237,11 @@ export class SqliteAlerts implements AlertStore {
   }
 
   recordDelivery(record: DeliveryRecord): Promise<void> {
-    const write = this.db.transaction(() => {
-      this.prepare(
-        `INSERT INTO alert_deliveries (group_id, destination_id, at, type, test, outcome, status,
-           error, attempt, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        record.groupId,
-        record.destinationId,
-        record.at,
-        record.type,
-        record.test ? 1 : 0,
-        record.outcome,
-        record.status,
-        record.error,
-        record.attempt,
-        record.durationMs,
-      );
-      this.prepare(
-        `DELETE FROM alert_deliveries WHERE group_id = ? AND destination_id = ? AND id <= (
-           SELECT id FROM alert_deliveries WHERE group_id = ? AND destination_id = ?
-           ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-      ).run(
-        record.groupId,
-        record.destinationId,
-        record.groupId,
-        record.destinationId,
-        ALERT_DELIVERY_LOG_LENGTH,
-      );
-    });
-    write.immediate();
+    this.db
+      .transaction(() => {
+        this.log([record]);
+      })
+      .immediate();
     return Promise.resolve();
   }
 
@@ -223,6 +250,13 @@ export class SqliteAlerts implements AlertStore {
       'SELECT count(*) AS n FROM alert_deliveries WHERE group_id = ? AND at >= ?',
     ).get(groupId, since) as { n: number };
     return Promise.resolve(row.n);
+  }
+
+  deliveryTimesSince(since: number): Promise<{ groupId: string; at: number }[]> {
+    const rows = this.prepare(
+      'SELECT group_id, at FROM alert_deliveries WHERE at >= ? ORDER BY at, id',
+    ).all(since) as { group_id: string; at: number }[];
+    return Promise.resolve(rows.map((row) => ({ groupId: row.group_id, at: row.at })));
   }
 
   deliveries(groupId: string, destinationId: string, limit: number): Promise<LoggedDelivery[]> {
