@@ -19,6 +19,7 @@ import {
   type ReactNode,
 } from 'react';
 import type { ActivityEntry } from '../../shared/activity.js';
+import type { AccessLevel } from '../../shared/api.js';
 import {
   ACTIVITY_CATCH_UP,
   downloadExport,
@@ -26,7 +27,7 @@ import {
   type ExportKind,
 } from '../lib/activity.js';
 import { ApiRequestError } from '../lib/api.js';
-import { describeEntry, relativeTime, undoErrorMessage } from '../lib/describe.js';
+import { actorOf, describeEntry, relativeTime, undoErrorMessage } from '../lib/describe.js';
 import type { GroupStore } from '../live/groupStore.js';
 import {
   ArrowDownToLine,
@@ -88,13 +89,17 @@ function errorText(error: unknown, fallback: string): string {
 export function ActivityPanel({
   store,
   onClose,
-  readOnly = false,
+  access = 'full',
 }: {
   store: GroupStore;
   onClose: () => void;
-  /** View-only access: no Undo buttons. */
-  readOnly?: boolean;
+  /**
+   * View-only and tap links: no Undo buttons (a tap link undoes its own taps with the toast or
+   * Ctrl+Z); a tap link has no exports either.
+   */
+  access?: AccessLevel;
 }) {
+  const readOnly = access !== 'full';
   const titleId = useId();
   const [entries, setEntries] = useState<ActivityEntry[]>([]);
   /** The `before` of the next older page; null at the beginning; undefined until loaded. */
@@ -358,33 +363,35 @@ export function ActivityPanel({
         hidden={tab !== 'log'}
         className={tab === 'log' ? 'flex min-h-0 flex-1 flex-col' : 'hidden'}
       >
-        <div
-          role="group"
-          aria-label="Export"
-          className="flex flex-wrap items-center gap-1.5 border-b border-zinc-200 px-4 py-2.5 dark:border-zinc-800"
-        >
-          <span className="muted inline-flex w-full items-center gap-1 text-xs font-medium">
-            <ArrowDownToLine className="size-3.5" />
-            Export
-          </span>
-          {EXPORTS.map(({ kind, label }) => (
-            <button
-              key={kind}
-              type="button"
-              onClick={() => {
-                download(kind, label);
-              }}
-              className="chip-btn"
-            >
-              {label}
-            </button>
-          ))}
-          {notice !== null && (
-            <p role="status" className="muted w-full truncate text-xs">
-              {notice}
-            </p>
-          )}
-        </div>
+        {access !== 'tap' && (
+          <div
+            role="group"
+            aria-label="Export"
+            className="flex flex-wrap items-center gap-1.5 border-b border-zinc-200 px-4 py-2.5 dark:border-zinc-800"
+          >
+            <span className="muted inline-flex w-full items-center gap-1 text-xs font-medium">
+              <ArrowDownToLine className="size-3.5" />
+              Export
+            </span>
+            {EXPORTS.map(({ kind, label }) => (
+              <button
+                key={kind}
+                type="button"
+                onClick={() => {
+                  download(kind, label);
+                }}
+                className="chip-btn"
+              >
+                {label}
+              </button>
+            ))}
+            {notice !== null && (
+              <p role="status" className="muted w-full truncate text-xs">
+                {notice}
+              </p>
+            )}
+          </div>
+        )}
 
         {error !== null && (
           <ErrorBanner
@@ -500,7 +507,8 @@ function Entry({
   const { actor, text } = describeEntry(entry, byId);
   const undone = entry.undoneBy !== null;
   const at = Date.parse(entry.at);
-  const undoneByActor = entry.undoneBy === null ? undefined : byId.get(entry.undoneBy)?.actor;
+  const undoneBy = entry.undoneBy === null ? undefined : byId.get(entry.undoneBy);
+  const undoneByActor = undoneBy === undefined ? undefined : actorOf(undoneBy);
   return (
     <li className={`activity-entry ${undone ? 'activity-undone' : ''}`}>
       <KindBadge entry={entry} />

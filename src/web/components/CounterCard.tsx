@@ -34,6 +34,7 @@ import {
   periodFigures,
 } from '../lib/capacity.js';
 import { FOCUS_EVENT } from '../lib/keys.js';
+import { tapRights, type TapRights } from '../lib/tap-links.js';
 import { card } from '../lib/ui.js';
 import { InlineEdit } from './InlineEdit.js';
 import { MenuButton } from './Menu.js';
@@ -66,14 +67,17 @@ export const CounterCard = memo(function CounterCard({
   counter,
   store,
   readOnly = false,
+  rights = tapRights(readOnly ? 'view' : 'full', null),
   unsent = false,
   sectionMax = null,
   sectionTotal = 0,
 }: {
   counter: Counter;
   store: GroupStore;
-  /** View-only access: everything shown, nothing editable. */
+  /** View-only or tap link access: everything shown, nothing editable. */
   readOnly?: boolean;
+  /** The directions its −/+ buttons count in (a tap link may allow one); none: no buttons. */
+  rights?: TapRights;
   /** Changes to this counter are waiting for the connection (the offline queue). */
   unsent?: boolean;
   /**
@@ -104,6 +108,8 @@ export const CounterCard = memo(function CounterCard({
       if (next !== counter[field]) store.updateCounter(id, { [field]: next });
     };
   const section = sectionMax === null ? null : { max: sectionMax, total: sectionTotal };
+  /** This page taps (the access key, or a tap link): the −/+ buttons, focus mode. */
+  const counts = rights.increment || rights.decrement;
   const decrementBlocked = blockedReason(counter, 'decrement');
   const incrementBlocked = blockedReason(counter, 'increment', section);
   const capacity = capacityOf(counter);
@@ -166,18 +172,22 @@ export const CounterCard = memo(function CounterCard({
               </div>
             )}
           </div>
-          {!readOnly && (
+          {counts && (
             <MenuButton
               label="Counter actions"
               icon={<MoreVertical className="size-5" />}
               items={[
-                {
-                  label: 'Goal and limits',
-                  icon: <Sliders className="size-4" />,
-                  onSelect: () => {
-                    setEditingSettings(true);
-                  },
-                },
+                ...(readOnly
+                  ? []
+                  : [
+                      {
+                        label: 'Goal and limits',
+                        icon: <Sliders className="size-4" />,
+                        onSelect: () => {
+                          setEditingSettings(true);
+                        },
+                      },
+                    ]),
                 {
                   label: 'Focus mode',
                   icon: <Maximize className="size-4" />,
@@ -192,14 +202,18 @@ export const CounterCard = memo(function CounterCard({
                     setShowingHistory(true);
                   },
                 },
-                {
-                  label: 'Delete counter',
-                  icon: <Trash className="size-4" />,
-                  danger: true,
-                  onSelect: () => {
-                    setConfirmingDelete(true);
-                  },
-                },
+                ...(readOnly
+                  ? []
+                  : [
+                      {
+                        label: 'Delete counter',
+                        icon: <Trash className="size-4" />,
+                        danger: true,
+                        onSelect: () => {
+                          setConfirmingDelete(true);
+                        },
+                      },
+                    ]),
               ]}
             />
           )}
@@ -213,7 +227,7 @@ export const CounterCard = memo(function CounterCard({
 
       <div className="flex flex-col gap-4">
         <div className="flex items-center justify-between gap-2">
-          {!readOnly && (
+          {rights.decrement && (
             <AdjustButton
               label={`Decrement by ${counter.decrementStep}`}
               blocked={decrementBlocked !== null}
@@ -245,7 +259,7 @@ export const CounterCard = memo(function CounterCard({
               </p>
             )}
           </div>
-          {!readOnly && (
+          {rights.increment && (
             <AdjustButton
               label={`Increment by ${counter.incrementStep}`}
               blocked={incrementBlocked !== null}
@@ -260,20 +274,20 @@ export const CounterCard = memo(function CounterCard({
             </AdjustButton>
           )}
         </div>
-        {!readOnly && decrementBlocked !== null && (
+        {rights.decrement && decrementBlocked !== null && (
           <LimitNote
             id={decrementNoteId}
             reason={decrementBlocked}
-            room={-partialRoom(counter, 'decrement')}
+            room={readOnly ? 0 : -partialRoom(counter, 'decrement')}
             value={counter.value}
             onSet={setTo}
           />
         )}
-        {!readOnly && incrementBlocked !== null && (
+        {rights.increment && incrementBlocked !== null && (
           <LimitNote
             id={incrementNoteId}
             reason={incrementBlocked}
-            room={partialRoom(counter, 'increment', section)}
+            room={readOnly ? 0 : partialRoom(counter, 'increment', section)}
             value={counter.value}
             onSet={setTo}
           />

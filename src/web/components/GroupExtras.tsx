@@ -6,7 +6,7 @@
  */
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { HistoryPoint } from '../../shared/activity.js';
-import type { Counter } from '../../shared/api.js';
+import type { AccessLevel, Counter } from '../../shared/api.js';
 /** SPARKLINE_POINTS of shared/limits.ts, not imported (see the top of lib/activity.ts). */
 const SPARKLINE_POINTS = 30;
 import { fetchGroupHistory } from '../lib/activity.js';
@@ -158,7 +158,14 @@ export function Sparkline({
  * The header's Activity button (its panel beside it), and the undo toast with Ctrl/Cmd+Z. The
  * group screen reserves the button's place (.activity-btn) until this chunk arrives.
  */
-export function GroupTools({ store, readOnly = false }: { store: GroupStore; readOnly?: boolean }) {
+export function GroupTools({
+  store,
+  access = 'full',
+}: {
+  store: GroupStore;
+  /** A view-only link undoes nothing; a tap link undoes its own taps (the toast and Ctrl+Z). */
+  access?: AccessLevel;
+}) {
   const [open, setOpen] = useState(false);
 
   useEffect(() => {
@@ -181,12 +188,12 @@ export function GroupTools({ store, readOnly = false }: { store: GroupStore; rea
         <History className="size-4 shrink-0" />
         <span className="max-sm:sr-only">Activity</span>
       </button>
-      {!readOnly && <UndoToast store={store} />}
+      {access !== 'view' && <UndoToast store={store} />}
       {open && (
         <Suspense fallback={null}>
           <ActivityPanel
             store={store}
-            readOnly={readOnly}
+            access={access}
             onClose={() => {
               setOpen(false);
             }}

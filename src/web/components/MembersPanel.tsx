@@ -17,7 +17,7 @@ import {
   timeOfDay,
   type PeriodKind,
 } from '../lib/periods.js';
-import { leaderboard, signedNet } from '../lib/tallies.js';
+import { leaderboard, leaderName, signedNet, type TallyGrouping } from '../lib/tallies.js';
 import type { GroupStore } from '../live/groupStore.js';
 import { ErrorBanner } from './ErrorBanner.js';
 import { Check, Loader } from './icons/index.js';
@@ -47,6 +47,11 @@ const COUNTER_RANGES: { range: Range; label: string }[] = [
 ];
 
 const ALL = '';
+
+const GROUPINGS: { by: TallyGrouping; label: string }[] = [
+  { by: 'member', label: 'Member' },
+  { by: 'link', label: 'Tap link' },
+];
 
 /** The number columns take what their content needs; the member's name gets the rest. */
 const NUMBER_HEAD = 'w-px py-2 pl-3 text-right font-medium whitespace-nowrap';
@@ -78,6 +83,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
   const captionId = useId();
   const [counterId, setCounterId] = useState<string>(ALL);
   const [range, setRange] = useState<Range>('all');
+  const [by, setBy] = useState<TallyGrouping>('member');
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [retry, setRetry] = useState(0);
@@ -101,7 +107,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
     return startOfPeriod(now, effectiveRange, group);
   };
   const since = sinceOf(Date.now());
-  const query = `${chosen ?? ALL}|${effectiveRange}|${since ?? ''}`;
+  const query = `${chosen ?? ALL}|${effectiveRange}|${since ?? ''}|${by}`;
   const mark = changeMark(state.counters);
 
   // Asked at once when what is shown changes; after a live change, TALLIES_REFRESH_MS after the
@@ -113,7 +119,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   ask.current = () => {
     const number = ++asked.current;
-    fetchTallies(store, { counterId: chosen, since: sinceOf(Date.now()) }).then(
+    fetchTallies(store, { counterId: chosen, since: sinceOf(Date.now()), by }).then(
       (rows) => {
         if (number < shown.current || !mounted.current) return;
         shown.current = number;
@@ -191,6 +197,27 @@ export function MembersPanel({ store }: { store: GroupStore }) {
           </select>
         </div>
         <fieldset className="min-w-0">
+          <legend className="muted mb-1 text-xs font-medium">By</legend>
+          <div className="flex flex-wrap gap-1">
+            {GROUPINGS.map((option) => (
+              <label key={option.by} className={RANGE_CHIP}>
+                <input
+                  type="radio"
+                  name={`${selectId}-by`}
+                  value={option.by}
+                  checked={by === option.by}
+                  onChange={() => {
+                    setBy(option.by);
+                  }}
+                  className="sr-only"
+                />
+                {by === option.by && <Check className="size-3.5" />}
+                {option.label}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <fieldset className="min-w-0">
           <legend className="muted mb-1 text-xs font-medium">Range</legend>
           <div className="flex flex-wrap gap-1">
             {ranges.map((option) => (
@@ -267,7 +294,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
                   <span className="sr-only">Rank</span>
                 </th>
                 <th scope="col" className="w-full py-2 pr-2 text-left font-medium">
-                  Member
+                  {by === 'link' ? 'Tap link' : 'Member'}
                 </th>
                 <th scope="col" className={NUMBER_HEAD}>
                   Added
@@ -288,27 +315,31 @@ export function MembersPanel({ store }: { store: GroupStore }) {
                   </td>
                 </tr>
               ) : (
-                board.map((row) => (
-                  <tr
-                    key={row.member}
-                    className={row.member === me ? 'bg-indigo-50 dark:bg-indigo-950/40' : undefined}
-                  >
-                    <td className="py-2 pr-3 font-semibold">{row.rank}</td>
-                    <th scope="row" className="max-w-0 py-2 pr-2 text-left font-medium">
-                      <span className="block truncate" title={row.member}>
-                        {row.member || 'Guest'}
-                        {row.member === me && <span className="muted font-normal"> (you)</span>}
-                      </span>
-                    </th>
-                    <td className="py-2 pl-3 text-right">
-                      {row.increments.toLocaleString('en-US')}
-                    </td>
-                    <td className="py-2 pl-3 text-right">
-                      {row.decrements.toLocaleString('en-US')}
-                    </td>
-                    <td className="py-2 pl-3 text-right font-semibold">{signedNet(row.net)}</td>
-                  </tr>
-                ))
+                board.map((row) => {
+                  const name = leaderName(row, by);
+                  const mine = by === 'member' && row.member === me;
+                  return (
+                    <tr
+                      key={`${row.member}\n${row.link ?? ''}`}
+                      className={mine ? 'bg-indigo-50 dark:bg-indigo-950/40' : undefined}
+                    >
+                      <td className="py-2 pr-3 font-semibold">{row.rank}</td>
+                      <th scope="row" className="max-w-0 py-2 pr-2 text-left font-medium">
+                        <span className="block truncate" title={name}>
+                          {name}
+                          {mine && <span className="muted font-normal"> (you)</span>}
+                        </span>
+                      </th>
+                      <td className="py-2 pl-3 text-right">
+                        {row.increments.toLocaleString('en-US')}
+                      </td>
+                      <td className="py-2 pl-3 text-right">
+                        {row.decrements.toLocaleString('en-US')}
+                      </td>
+                      <td className="py-2 pl-3 text-right font-semibold">{signedNet(row.net)}</td>
+                    </tr>
+                  );
+                })
               )}
             </tbody>
           </table>

@@ -6,11 +6,24 @@
  * buttons in one row, Copy first. With full access the dialog also changes the access key (after
  * a confirm step: a new 64-hex key made here, POST /key, and the tab moves to the new link).
  *
+ * A fourth tab, Tap links (./TapLinksPanel.tsx, its own chunk loaded when chosen), makes, lists
+ * and revokes the group's tap links.
+ *
  * The QR encoder (uqr) is imported only when the dialog opens: it is not part of any screen's
  * initial JavaScript (test/e2e/bundle.spec.ts).
  */
-import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
-import type { AccessLevel } from '../../shared/api.js';
+import {
+  lazy,
+  Suspense,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type ReactNode,
+  type Ref,
+} from 'react';
+import type { AccessLevel, Counter } from '../../shared/api.js';
 import { ApiRequestError, groupPath, request } from '../lib/api.js';
 import { generateAccessKey } from '../lib/ids.js';
 import { displayUrl, groupUrl } from '../lib/router.js';
@@ -34,7 +47,10 @@ interface ShareLink {
 /** Modules of quiet zone around the code: the QR standard asks for 4, scanners rely on it. */
 const QUIET_ZONE = 4;
 
-type TabId = 'own' | 'view' | 'display';
+type TabId = 'own' | 'view' | 'display' | 'tap';
+
+const loadTapLinksPanel = () => import('./TapLinksPanel.js');
+const TapLinksPanel = lazy(() => loadTapLinksPanel().then((m) => ({ default: m.TapLinksPanel })));
 
 /** The link this tab can share itself: its own key's. */
 function ownLink(slug: string, key: string, access: AccessLevel): ShareLink {
@@ -55,6 +71,7 @@ export function ShareDialog({
   slug,
   accessKey,
   access = 'full',
+  counters = [],
   notice = null,
   onKeyChanging,
   onKeyChanged,
@@ -63,6 +80,8 @@ export function ShareDialog({
   slug: string;
   accessKey: string;
   access?: AccessLevel;
+  /** The group's counters: a tap link may be made for some of them. */
+  counters?: readonly Counter[];
   /** Shown above the links (e.g. after a key change). */
   notice?: string | null;
   /** This tab is about to change the key (true), or gave up (false). */
@@ -82,6 +101,7 @@ export function ShareDialog({
           { id: 'own', label: 'Full access' },
           { id: 'view', label: 'View only' },
           { id: 'display', label: 'Display' },
+          { id: 'tap', label: 'Tap links' },
         ]
       : [
           { id: 'own', label: 'View only' },
@@ -151,6 +171,7 @@ export function ShareDialog({
                 onClick={() => {
                   setTab(entry.id);
                 }}
+                onPointerEnter={entry.id === 'tap' ? () => void loadTapLinksPanel() : undefined}
                 className="share-tab"
               >
                 {entry.label}
@@ -167,6 +188,18 @@ export function ShareDialog({
             {tab === 'view' && <ViewLinkSection slug={slug} state={viewKeyState} />}
             {tab === 'display' && (
               <LinkSection link={displayLink(slug, accessKey, viewKeyState.viewKey)} />
+            )}
+            {tab === 'tap' && (
+              <Suspense
+                fallback={
+                  <p role="status" className={`mt-4 flex items-center gap-2 text-sm ${mutedText}`}>
+                    <Loader className="size-4 animate-spin" />
+                    Loading tap links…
+                  </p>
+                }
+              >
+                <TapLinksPanel slug={slug} accessKey={accessKey} counters={counters} />
+              </Suspense>
             )}
           </div>
           {access === 'full' ? (
@@ -415,6 +448,7 @@ function ChangeKeySection({
   done: ReactNode;
 }) {
   const [confirming, setConfirming] = useState(false);
+  const [revokeTapLinks, setRevokeTapLinks] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const headingId = useId();
@@ -424,7 +458,8 @@ function ChangeKeySection({
     setBusy(true);
     setError(null);
     onChanging(true);
-    request<unknown>('POST', `${groupPath(slug)}/key`, { key: accessKey, body: { key } }).then(
+    const body = revokeTapLinks ? { key, revokeTapLinks } : { key };
+    request<unknown>('POST', `${groupPath(slug)}/key`, { key: accessKey, body }).then(
       () => {
         onChanged(key);
       },
@@ -449,25 +484,30 @@ function ChangeKeySection({
           <p role="alert" className="mt-1 text-sm text-amber-800 dark:text-amber-200">
             A new key replaces the current one. The current link and the view-only link stop working
             for everyone, and open pages using them are closed. Only people you send the new link to
-            can get back in.
+            can get back in. Tap links keep working unless you revoke them too.
           </p>
-          <div className="share-actions">
-            <button type="button" disabled={busy} onClick={change} className={dangerButton}>
-              {busy && <Loader className="size-4 animate-spin" />}
-              Change key now
-            </button>
-            <button
-              type="button"
+          <label className="mt-3 flex items-start gap-2 text-sm">
+            <input
+              type="checkbox"
+              checked={revokeTapLinks}
               disabled={busy}
-              onClick={() => {
-                setConfirming(false);
+              onChange={(event) => {
+                setRevokeTapLinks(event.currentTarget.checked);
               }}
-              className={secondaryButton}
-            >
-              Cancel
-            </button>
+              className="mt-0.5 size-4 shrink-0 accent-indigo-600"
+            />
+            <span>Also revoke every tap link</span>
+          </label>
+          <ConfirmButtons
+            label="Change key now"
+            busy={busy}
+            onConfirm={change}
+            onCancel={() => {
+              setConfirming(false);
+            }}
+          >
             {done}
-          </div>
+          </ConfirmButtons>
         </>
       ) : (
         <>
@@ -497,6 +537,42 @@ function ChangeKeySection({
   );
 }
 
+/** The confirm step's row: the dangerous action, Cancel, and what else the row holds. */
+export function ConfirmButtons({
+  label,
+  busy,
+  onConfirm,
+  onCancel,
+  confirmRef,
+  children,
+}: {
+  label: string;
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+  confirmRef?: Ref<HTMLButtonElement>;
+  children?: ReactNode;
+}) {
+  return (
+    <div className="share-actions">
+      <button
+        ref={confirmRef}
+        type="button"
+        disabled={busy}
+        onClick={onConfirm}
+        className={dangerButton}
+      >
+        {busy && <Loader className="size-4 animate-spin" />}
+        {label}
+      </button>
+      <button type="button" disabled={busy} onClick={onCancel} className={secondaryButton}>
+        Cancel
+      </button>
+      {children}
+    </div>
+  );
+}
+
 type Matrix = { size: number; path: string };
 
 /**
@@ -504,7 +580,7 @@ type Matrix = { size: number; path: string };
  * square with its quiet zone. Always dark on white, in both themes: inverted codes fail in many
  * scanners.
  */
-function QrCode({ text, label }: { text: string; label: string }) {
+export function QrCode({ text, label }: { text: string; label: string }) {
   const [matrix, setMatrix] = useState<Matrix | null>(null);
   const [failed, setFailed] = useState(false);
 

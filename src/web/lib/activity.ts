@@ -53,17 +53,19 @@ export function fetchCounterHistory({ slug, key }: GroupAuth, id: string, points
 }
 
 /**
- * Who counted how much (GET …/tallies), from the activity log: one row per member and counter; of
- * one counter with `counterId`, of the changes at or after `since` (epoch ms) with it.
+ * Who counted how much (GET …/tallies), from the activity log: one row per member, tap link and
+ * counter (per link and counter with `by: 'link'`); of one counter with `counterId`, of the
+ * changes at or after `since` (epoch ms) with it.
  */
 export function fetchTallies(
   { slug, key }: GroupAuth,
-  filter: { counterId?: string | null; since?: number | null },
+  filter: { counterId?: string | null; since?: number | null; by?: 'member' | 'link' },
   signal?: AbortSignal,
 ): Promise<Tally[]> {
   const query = new URLSearchParams();
   if (filter.counterId != null) query.set('counterId', filter.counterId);
   if (filter.since != null) query.set('since', new Date(filter.since).toISOString());
+  if (filter.by === 'link') query.set('by', 'link');
   const search = query.toString() === '' ? '' : `?${query.toString()}`;
   return request<Tally[]>('GET', `${groupPath(slug)}/tallies${search}`, {
     key,

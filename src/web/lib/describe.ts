@@ -169,7 +169,13 @@ export function originalOf(undo: ActivityEntry): ActivityEntry {
   }
 }
 
+/** Who made an entry: the member, and beside them the tap link they used ("Ada · Gate B"). */
+export function actorOf(entry: Pick<ActivityEntry, 'actor' | 'link'>): string {
+  return entry.link === undefined ? entry.actor : `${entry.actor} · ${entry.link.label}`;
+}
+
 export interface EntryText {
+  /** The member, with the tap link they used ("Ada · Gate B"). */
   actor: string;
   /** The rest of the sentence after the actor's name. */
   text: string;
@@ -183,12 +189,12 @@ export function describeEntry(
   entry: ActivityEntry,
   byId: ReadonlyMap<number, ActivityEntry>,
 ): EntryText {
-  if (entry.undoOf === null) return { actor: entry.actor, text: action(entry) };
+  if (entry.undoOf === null) return { actor: actorOf(entry), text: action(entry) };
   const original = byId.get(entry.undoOf);
   return {
-    actor: entry.actor,
+    actor: actorOf(entry),
     text: original
-      ? `undid ${original.actor} ${action(original)}`
+      ? `undid ${actorOf(original)} ${action(original)}`
       : `undid ${action(originalOf(entry))}`,
   };
 }

@@ -24,9 +24,11 @@ import type {
   GroupSnapshot,
   MutationResult,
 } from '../../shared/api.js';
+import type { TapGrant } from '../../shared/links.js';
 import type { PresenceMember } from '../../shared/protocol.js';
 import { CLOSE_CODES } from '../../shared/live.js';
 import { MESSAGES } from '../../shared/messages.js';
+import { sectionMaxOf } from '../../shared/rules.js';
 import {
   ApiRequestError,
   fetchCounters,
@@ -74,8 +76,10 @@ export interface GroupViewState {
   pendingCounters: ReadonlySet<string>;
   /** Pending changes survive closing the tab (the outbox could be written). */
   pendingDurable: boolean;
-  /** What this key allows: 'view' hides every editing control. */
+  /** What this key allows: 'view' hides every editing control, 'tap' all but the taps. */
   access: AccessLevel;
+  /** With a tap link's key: its label, scope and rights; null with any other key. */
+  link: TapGrant | null;
   /** Who has the group open now (presence), one entry per browser. */
   members: readonly PresenceMember[];
   /** Goals just reached, live: each shown for GOAL_NOTICE_MS, oldest first. */
@@ -117,7 +121,7 @@ const browserClock: LaneClock = {
 /** What a store opens a group with (routes/group/useGroupAccess.ts). */
 export interface GroupOpening {
   /** The join answer: the group at change number `seq`, and what the key allows. */
-  snapshot: Pick<GroupSnapshot, 'group' | 'seq' | 'access'>;
+  snapshot: Pick<GroupSnapshot, 'group' | 'seq' | 'access' | 'link'>;
   /** The key the group was opened with. */
   key: string;
   /** The counters' first load, already under way (lib/opening.ts). */
@@ -150,6 +154,7 @@ export class GroupStore implements GroupAuth {
   private loadError: string | null = null;
   private disposed = false;
   private access: AccessLevel;
+  private link: TapGrant | null;
   private members: readonly PresenceMember[] = [];
   private readonly member: PresenceMember | null;
   private readonly outbox: Outbox;
@@ -169,6 +174,7 @@ export class GroupStore implements GroupAuth {
     this.key = key;
     this.counterList = counterList;
     this.access = snapshot.access;
+    this.link = snapshot.link ?? null;
     this.member = member;
     this.server = initialServerState(snapshot.group, snapshot.seq);
     this.lanes = new Lanes(this.laneHandlers, browserClock);
@@ -211,6 +217,7 @@ export class GroupStore implements GroupAuth {
   private readonly liveHandlers: LiveHandlers = {
     onReady: (message) => {
       this.access = message.access;
+      this.link = message.link ?? null;
       // A `ready` means saving; the server follows it with `storage` while its database is away.
       this.saving = true;
       this.dispatch({
@@ -251,6 +258,14 @@ export class GroupStore implements GroupAuth {
       // This tab is changing the key itself: it moves to the new one, not to Access Denied.
       if ((code === CLOSE_CODES.keyChanged || code === CLOSE_CODES.forbidden) && this.changingKey)
         return;
+      // A tap link's key refused: the link was revoked (the reason says so).
+      if (
+        (code === CLOSE_CODES.keyChanged || code === CLOSE_CODES.forbidden) &&
+        this.access === 'tap'
+      ) {
+        this.linkGone(reason);
+        return;
+      }
       // The key opened this group when the page did: refused now, it was replaced meanwhile
       // (e.g. while this page was offline and missed the 4410).
       if (code === CLOSE_CODES.keyChanged || code === CLOSE_CODES.forbidden) {
@@ -327,6 +342,7 @@ export class GroupStore implements GroupAuth {
       pendingCounters: pending.counters,
       pendingDurable: this.outbox.durable,
       access: this.access,
+      link: this.link,
       members: this.members,
       goalNotices: this.goalNotices,
       saving: this.saving,
@@ -416,7 +432,7 @@ export class GroupStore implements GroupAuth {
 
   /** Sets (a number ≥ 0) or clears (null) the maximum of the counters of one section together. */
   updateSection(section: string, max: number | null): void {
-    if ((this.state.group.sectionLimits[section] ?? null) === max) return;
+    if (sectionMaxOf(this.state.group.sectionLimits, section) === max) return;
     this.lanes.enqueue({ kind: 'section', section, max });
     this.emit();
   }
@@ -569,13 +585,30 @@ export class GroupStore implements GroupAuth {
       this.failed(op, error);
       this.emit();
     },
-    halted: () => {
+    halted: (_op, error) => {
+      if (this.access === 'tap') {
+        this.linkGone(error.serverMessage ?? '');
+        return;
+      }
       // The group's key was replaced meanwhile: these changes stay kept (the outbox) and go out
       // once this browser opens the group with the new link. Nothing is sent until then.
       this.fatal = this.keyReplacedMessage();
       this.emit();
     },
   };
+
+  /**
+   * A tap link's key no longer opens the group (revoked, or every link revoked with a new access
+   * key): unlike a replaced access key, no new link of the same kind will ever take its waiting
+   * taps, so they are dropped, and the page says so in the server's words (LINK_MESSAGES.revoked).
+   */
+  private linkGone(reason: string): void {
+    if (this.fatal !== null) return;
+    const dropped = this.lanes.dropAll();
+    this.connection?.stop();
+    this.fatal = [reason || MESSAGES.accessDenied, droppedTaps(dropped)].join(' ').trim();
+    this.emit();
+  }
 
   private keyReplacedMessage(): string {
     return this.access === 'view' ? MESSAGES.viewLinkChanged : MESSAGES.keyChanged;
@@ -633,4 +666,12 @@ export class GroupStore implements GroupAuth {
         return;
     }
   }
+}
+
+/** What became of the taps that waited when a tap link stopped working. */
+export function droppedTaps(count: number): string {
+  if (count === 0) return '';
+  return count === 1
+    ? 'The tap waiting on this device was not counted.'
+    : `The ${count.toLocaleString('en-US')} taps waiting on this device were not counted.`;
 }

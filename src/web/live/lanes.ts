@@ -182,6 +182,13 @@ export class Lanes {
     this.bump(key);
   }
 
+  /** Forgets every lane (the key that would send them is gone for good); the changes dropped. */
+  dropAll(): number {
+    const dropped = this.pending().count;
+    for (const key of [...this.lanes.keys()]) this.drop(key);
+    return dropped;
+  }
+
   /** The server is reachable again: what waits for a retry goes now. */
   retryNow(): void {
     for (const lane of this.lanes.values()) {

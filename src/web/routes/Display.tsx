@@ -108,6 +108,9 @@ function DisplayView({ store }: { store: GroupStore }) {
     height: tileHeight(layout, viewport.height, { rows, headings, lines }),
   };
 
+  // The key stopped working (replaced, turned off, a tap link revoked): say so, in its words.
+  if (state.fatal !== null) return <AccessDenied message={state.fatal} />;
+
   return (
     <div className="flex min-h-dvh flex-col bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-50">
       <TopBar wide label={false}>

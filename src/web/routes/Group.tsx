@@ -4,6 +4,7 @@ import { MESSAGES } from '../../shared/messages.js';
 import { prefetchCardEditors } from '../components/CounterCard.js';
 import { ErrorBanner } from '../components/ErrorBanner.js';
 import { whenIdle } from '../lib/idle.js';
+import { tapLinkSentence, tapRights } from '../lib/tap-links.js';
 import { groupUrl, navigate } from '../lib/router.js';
 import { ensureGuestName, ensureMemberId } from '../lib/storage.js';
 import type { GroupStore } from '../live/groupStore.js';
@@ -74,7 +75,9 @@ function GroupView({ store }: { store: GroupStore }) {
     return rotated;
   });
   const [rotatedNotice] = useState(sharing);
-  const readOnly = state.access === 'view';
+  // A view-only link changes nothing; a tap link only taps (the rights say which way).
+  const readOnly = state.access !== 'full';
+  const rights = tapRights(state.access, state.link);
 
   useEffect(() => {
     document.title = `${group.displayName} · Tally`;
@@ -137,6 +140,13 @@ function GroupView({ store }: { store: GroupStore }) {
         onAddCounter={addCounter}
       />
 
+      {state.access === 'tap' && state.link !== null && (
+        <p className="tap-link-line" data-testid="tap-link-line">
+          <strong className="font-semibold">Tap link · {state.link.label}</strong> —{' '}
+          {tapLinkSentence(state.link, state.counters?.length ?? 0)}
+        </p>
+      )}
+
       {state.status === 'live' && !state.saving && <SavingPaused waiting={state.pendingCount} />}
 
       {state.error !== null && (
@@ -152,10 +162,11 @@ function GroupView({ store }: { store: GroupStore }) {
         store={store}
         state={state}
         readOnly={readOnly}
+        rights={rights}
         showPending={showPending}
         onAddCounter={addCounter}
       />
-      <KeyboardCounting store={store} state={state} readOnly={readOnly} />
+      <KeyboardCounting store={store} state={state} rights={rights} />
 
       {editingPicture && (
         <Suspense fallback={null}>
@@ -177,6 +188,7 @@ function GroupView({ store }: { store: GroupStore }) {
             slug={store.slug}
             accessKey={store.key}
             access={state.access}
+            counters={state.counters ?? []}
             notice={
               rotatedNotice
                 ? 'The access key was changed. Old links no longer work: share this new one.'

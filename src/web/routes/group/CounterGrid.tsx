@@ -10,6 +10,7 @@ import { CounterCard } from '../../components/CounterCard.js';
 import { ArrowsUpDown, Check, Plus } from '../../components/icons/index.js';
 import { SectionHeader } from '../../components/SectionHeader.js';
 import { hasSections, layoutBlocks, type SectionBlock } from '../../lib/sections.js';
+import type { TapRights } from '../../lib/tap-links.js';
 import { mutedText, primaryButton, secondaryButton } from '../../lib/ui.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
 import { GoalNotices } from './GoalNotices.js';
@@ -29,13 +30,23 @@ const CARD_CELL = 'row-span-3 grid min-w-0 grid-rows-subgrid';
 interface GridProps {
   store: GroupStore;
   state: GroupViewState;
+  /** Nothing but taps (a view-only or tap link): no editing, no reordering. */
   readOnly: boolean;
+  /** The directions this page may count in. */
+  rights: TapRights;
   /** Waiting changes are announced: cards with some say so. */
   showPending: boolean;
   onAddCounter: () => void;
 }
 
-export function CounterGrid({ store, state, readOnly, showPending, onAddCounter }: GridProps) {
+export function CounterGrid({
+  store,
+  state,
+  readOnly,
+  rights,
+  showPending,
+  onAddCounter,
+}: GridProps) {
   const { counters } = state;
   const [reordering, setReordering] = useState(false);
   const canReorder = !readOnly && counters !== null && counters.length > 1;
@@ -81,6 +92,7 @@ export function CounterGrid({ store, state, readOnly, showPending, onAddCounter 
           store={store}
           state={state}
           readOnly={readOnly}
+          rights={rights}
           showPending={showPending}
           onAddCounter={onAddCounter}
         />
@@ -89,7 +101,7 @@ export function CounterGrid({ store, state, readOnly, showPending, onAddCounter 
   );
 }
 
-function Counters({ store, state, readOnly, showPending, onAddCounter }: GridProps) {
+function Counters({ store, state, readOnly, rights, showPending, onAddCounter }: GridProps) {
   const { counters } = state;
   const idPrefix = useId();
   if (counters === null) {
@@ -105,7 +117,9 @@ function Counters({ store, state, readOnly, showPending, onAddCounter }: GridPro
       <Pending tall>{MESSAGES.loadingCounters}</Pending>
     );
   }
-  if (counters.length === 0) return <EmptyState onCreate={readOnly ? null : onAddCounter} />;
+  if (counters.length === 0) {
+    return <EmptyState onCreate={readOnly ? null : onAddCounter} tap={state.access === 'tap'} />;
+  }
   /** The cards of a run or a section; a section's cards block taps past its maximum too. */
   const cards = (list: readonly Counter[], section?: SectionBlock) =>
     list.map((counter) => (
@@ -114,6 +128,7 @@ function Counters({ store, state, readOnly, showPending, onAddCounter }: GridPro
           counter={counter}
           store={store}
           readOnly={readOnly}
+          rights={rights}
           unsent={showPending && state.pendingCounters.has(counter.id)}
           sectionMax={section?.max ?? null}
           sectionTotal={section?.total ?? 0}
@@ -179,14 +194,18 @@ function LoadFailed({ onRetry }: { onRetry: () => void }) {
   );
 }
 
-function EmptyState({ onCreate }: { onCreate: (() => void) | null }) {
+function EmptyState({ onCreate, tap }: { onCreate: (() => void) | null; tap: boolean }) {
   return (
     <div className="empty-state">
       <div className="badge-icon badge-icon-indigo">
         <Plus className="size-6" />
       </div>
       <h2 className="mt-4 text-lg font-semibold">{MESSAGES.noCountersTitle}</h2>
-      <p className={`mt-1 ${mutedText}`}>{MESSAGES.noCountersBody}</p>
+      <p className={`mt-1 ${mutedText}`}>
+        {tap
+          ? 'The counters this tap link may count show up here as soon as the group has them.'
+          : MESSAGES.noCountersBody}
+      </p>
       {onCreate && (
         <button type="button" onClick={onCreate} className={`${primaryButton} mt-6`}>
           <Plus className="size-4" />

@@ -8,6 +8,7 @@ import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } fr
 import { Minus, X } from '../../components/icons/index.js';
 import { PaceLine } from '../../components/PaceLine.js';
 import { blockedReason } from '../../lib/capacity.js';
+import { directionRefused, type TapRights } from '../../lib/tap-links.js';
 import type { GroupStore } from '../../live/groupStore.js';
 
 interface Sentinel {
@@ -70,10 +71,13 @@ function click(): void {
 export function FocusMode({
   store,
   counterId,
+  rights,
   onClose,
 }: {
   store: GroupStore;
   counterId: string;
+  /** The directions this page may count in (a tap link may allow only one). */
+  rights: TapRights;
   onClose: () => void;
 }) {
   const state = useSyncExternalStore(store.subscribe, store.getState);
@@ -100,12 +104,14 @@ export function FocusMode({
   if (!counter) return null;
 
   const tap = (direction: 'increment' | 'decrement') => {
-    if (blockedReason(counter, direction) !== null) return;
+    if (!rights[direction] || blockedReason(counter, direction) !== null) return;
     store.adjust(counter.id, direction);
     if ('vibrate' in navigator) navigator.vibrate(10);
     if (sound) click();
   };
-  const incBlocked = blockedReason(counter, 'increment');
+  const incBlocked = rights.increment
+    ? blockedReason(counter, 'increment')
+    : directionRefused('increment');
   const decBlocked = blockedReason(counter, 'decrement');
   const name = counter.name === '' ? 'Counter Name' : counter.name;
 
@@ -169,19 +175,25 @@ export function FocusMode({
         {`${name}, ${counter.value}`}
       </p>
       <div className="flex justify-center p-4 pb-[max(1rem,env(safe-area-inset-bottom))]">
-        <button
-          type="button"
-          aria-label={`Decrement ${name} by ${counter.decrementStep}`}
-          aria-disabled={decBlocked !== null || undefined}
-          title={decBlocked ?? undefined}
-          onClick={() => {
-            tap('decrement');
-          }}
-          className="btn btn-secondary min-h-12 min-w-32 touch-manipulation text-lg tabular-nums"
-        >
-          <Minus className="size-5" />
-          {counter.decrementStep}
-        </button>
+        {rights.decrement ? (
+          <button
+            type="button"
+            aria-label={`Decrement ${name} by ${counter.decrementStep}`}
+            aria-disabled={decBlocked !== null || undefined}
+            title={decBlocked ?? undefined}
+            onClick={() => {
+              tap('decrement');
+            }}
+            className="btn btn-secondary min-h-12 min-w-32 touch-manipulation text-lg tabular-nums"
+          >
+            <Minus className="size-5" />
+            {counter.decrementStep}
+          </button>
+        ) : (
+          <p className="min-h-12 text-base text-zinc-600 dark:text-zinc-300">
+            {directionRefused('decrement')}
+          </p>
+        )}
       </div>
     </dialog>
   );

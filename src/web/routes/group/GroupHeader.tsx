@@ -96,35 +96,41 @@ export function GroupHeader({
                 {MESSAGES.changesWaiting(state.pendingCount)}
               </span>
             )}
-            {readOnly && (
+            {state.access === 'view' && (
               <span className="view-only-badge" title={MESSAGES.readOnly}>
                 View only
               </span>
             )}
+            {state.access === 'tap' && <span className="view-only-badge">Tap link</span>}
             <HereNow members={state.members} />
           </div>
         </div>
       </div>
       <div className="group-actions">
         <Suspense fallback={<span className="activity-btn" />}>
-          <GroupTools store={store} readOnly={readOnly} />
+          <GroupTools store={store} access={state.access} />
         </Suspense>
-        <CopyButton
-          text={shareUrl}
-          label="Share URL"
-          Icon={Share}
-          className="flex-auto sm:flex-none"
-        />
-        <button
-          type="button"
-          aria-label="Show QR code"
-          title="Show QR code"
-          aria-haspopup="dialog"
-          onClick={onShowQrCode}
-          className={`${secondaryButton} px-3`}
-        >
-          <QrCode className="size-4" />
-        </button>
+        {/* A tap link is for its holder alone: it shares nothing. */}
+        {state.access !== 'tap' && (
+          <>
+            <CopyButton
+              text={shareUrl}
+              label="Share URL"
+              Icon={Share}
+              className="flex-auto sm:flex-none"
+            />
+            <button
+              type="button"
+              aria-label="Show QR code"
+              title="Show QR code"
+              aria-haspopup="dialog"
+              onClick={onShowQrCode}
+              className={`${secondaryButton} px-3`}
+            >
+              <QrCode className="size-4" />
+            </button>
+          </>
+        )}
         {!readOnly && (
           <button
             type="button"

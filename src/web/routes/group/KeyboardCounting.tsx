@@ -11,6 +11,7 @@ import { MESSAGES } from '../../../shared/messages.js';
 import { blockedReason } from '../../lib/capacity.js';
 import { FOCUS_EVENT, keyAction, selectionAnnouncement } from '../../lib/keys.js';
 import { hasSections, layoutBlocks } from '../../lib/sections.js';
+import { directionRefused, type TapRights } from '../../lib/tap-links.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
 
 const KeysHelp = lazy(() =>
@@ -34,21 +35,25 @@ function shownOrder(state: GroupViewState): readonly Counter[] {
 export function KeyboardCounting({
   store,
   state,
-  readOnly,
+  rights,
 }: {
   store: GroupStore;
   state: GroupViewState;
-  readOnly: boolean;
+  /** The directions this page may count in: none on a view-only link, maybe one on a tap link. */
+  rights: TapRights;
 }) {
+  const readOnly = !rights.increment && !rights.decrement;
   const [selected, setSelected] = useState<string | null>(null);
   const [announcement, setAnnouncement] = useState('');
   const [helpOpen, setHelpOpen] = useState(false);
   const [focusId, setFocusId] = useState<string | null>(null);
-  /** Bumped by each counting key pressed on a view-only link; 0 while no notice shows. */
+  /** Bumped by each counting key this page may not use; 0 while no notice shows. */
   const [viewOnlyNotice, setViewOnlyNotice] = useState(0);
+  /** What the notice says: view-only, or the one direction a tap link has. */
+  const [noticeText, setNoticeText] = useState<string>(MESSAGES.viewOnlyKeys);
   // The handler reads the latest of these without being added again on every change.
-  const latest = useRef({ state, readOnly, selected, focusId, helpOpen });
-  latest.current = { state, readOnly, selected, focusId, helpOpen };
+  const latest = useRef({ state, rights, readOnly, selected, focusId, helpOpen });
+  latest.current = { state, rights, readOnly, selected, focusId, helpOpen };
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -79,10 +84,13 @@ export function KeyboardCounting({
           return;
         }
         case 'adjust': {
-          if (now.readOnly) {
+          if (!now.rights[action.direction]) {
             // The arrows and Page keys scroll the page until a counter is selected; + and − do not.
             if (current === null && event.key.length > 1) return;
             if (current !== null) event.preventDefault();
+            setNoticeText(
+              now.readOnly ? MESSAGES.viewOnlyKeys : directionRefused(action.direction),
+            );
             setViewOnlyNotice((n) => n + 1);
             return;
           }
@@ -103,8 +111,10 @@ export function KeyboardCounting({
         case 'focus':
           if (current === null) return;
           event.preventDefault();
-          if (now.readOnly) setViewOnlyNotice((n) => n + 1);
-          else setFocusId(current.id);
+          if (now.readOnly) {
+            setNoticeText(MESSAGES.viewOnlyKeys);
+            setViewOnlyNotice((n) => n + 1);
+          } else setFocusId(current.id);
           return;
       }
     };
@@ -154,7 +164,7 @@ export function KeyboardCounting({
         {viewOnlyNotice > 0 && (
           <div className="fixed inset-x-4 bottom-4 z-40 mx-auto flex max-w-md items-start gap-3 rounded-xl border border-sky-200 bg-sky-50 py-3 pr-2 pl-4 text-sm text-sky-950 shadow-lg dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50">
             <Eye className="mt-0.5 size-4 shrink-0" />
-            <p className="min-w-0 flex-1">{MESSAGES.viewOnlyKeys}</p>
+            <p className="min-w-0 flex-1">{noticeText}</p>
             <DismissButton
               label="Close this notice"
               onClick={() => {
@@ -180,6 +190,7 @@ export function KeyboardCounting({
           <FocusMode
             store={store}
             counterId={focusId}
+            rights={rights}
             onClose={() => {
               setFocusId(null);
             }}

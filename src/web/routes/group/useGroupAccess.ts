@@ -117,7 +117,8 @@ export function accessError(error: unknown): string {
       case 'invalid_key_format':
         return MESSAGES.invalidKeyFormat;
       case 'wrong_key':
-        return MESSAGES.wrongKey;
+        // A revoked tap link's key is a wrong key that the server explains (LINK_MESSAGES.revoked).
+        return error.serverMessage || MESSAGES.wrongKey;
       case 'network_error':
         return error.message || MESSAGES.accessDenied;
       default:

@@ -1,0 +1,550 @@
+/**
+ * The share dialog's Tap links tab (docs/product.md#tap-links), for the group's access key: a form
+ * that makes a link (a label, which counters, which directions), the new link with its QR code
+ * shown this once (the server keeps only its hash), and the group's links with what each may do,
+ * when it was made and last used, its taps, and Revoke (after a confirm step).
+ *
+ * Its own chunk, loaded when the tab is chosen: most members never open it.
+ */
+import { useEffect, useId, useRef, useState } from 'react';
+import type { Counter } from '../../shared/api.js';
+import type {
+  TapLinkBodyInput,
+  TapLinkCreated,
+  TapLinkList,
+  TapLinkScope,
+  TapLinkView,
+  TapRight,
+} from '../../shared/links.js';
+import { ApiRequestError, groupPath, request } from '../lib/api.js';
+import { sectionNames } from '../lib/counter-settings.js';
+import { relativeTime } from '../lib/describe.js';
+import { newOperationId } from '../lib/ids.js';
+import { groupUrl } from '../lib/router.js';
+import { rightsSummary, scopeSummary } from '../lib/tap-links.js';
+import { errorText, mutedText, primaryButton, secondaryButton, textInput } from '../lib/ui.js';
+import { CopyButton } from './CopyButton.js';
+import { Copy, Loader } from './icons/index.js';
+import { ConfirmButtons, QrCode } from './ShareDialog.js';
+
+/** TAP_LINK_LABEL_MAX_LENGTH and MAX_TAP_LINKS_PER_GROUP of shared/links.ts (its runtime is zod). */
+const LABEL_MAX = 40;
+const LINKS_MAX = 50;
+
+type ScopeChoice = 'all' | 'counters' | 'section';
+type RightsChoice = 'both' | 'increment' | 'decrement';
+
+const RIGHTS: { value: RightsChoice; can: TapRight[] }[] = [
+  { value: 'both', can: ['increment', 'decrement'] },
+  { value: 'increment', can: ['increment'] },
+  { value: 'decrement', can: ['decrement'] },
+];
+
+const counterName = (counter: Counter) => (counter.name === '' ? 'Counter Name' : counter.name);
+
+function problem(error: unknown, fallback: string): string {
+  return error instanceof ApiRequestError && error.serverMessage ? error.serverMessage : fallback;
+}
+
+/** A scope in words, counting only the chosen counters the group still has. */
+function scopeWords(scope: TapLinkScope, counters: readonly Counter[]): string {
+  if (!('counterIds' in scope)) return scopeSummary(scope);
+  const ids = new Set(counters.map((counter) => counter.id));
+  return scopeSummary(scope, scope.counterIds.filter((id) => ids.has(id)).length);
+}
+
+export function TapLinksPanel({
+  slug,
+  accessKey,
+  counters,
+}: {
+  slug: string;
+  accessKey: string;
+  counters: readonly Counter[];
+}) {
+  const path = `${groupPath(slug)}/links`;
+  const [list, setList] = useState<TapLinkList | null>(null);
+  const [listError, setListError] = useState<string | null>(null);
+  const [created, setCreated] = useState<TapLinkCreated | null>(null);
+  const [reload, setReload] = useState(0);
+  const listHeading = useRef<HTMLHeadingElement>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    request<TapLinkList>('GET', path, { key: accessKey }).then(
+      (answer) => {
+        if (cancelled) return;
+        setList(answer);
+        setListError(null);
+      },
+      (reason: unknown) => {
+        if (!cancelled) setListError(problem(reason, 'The tap links could not be loaded.'));
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [path, accessKey, reload]);
+
+  const limit = list?.limits.links ?? LINKS_MAX;
+  const full = list !== null && list.links.length >= limit;
+
+  return (
+    <div className="mt-4">
+      <h3 className="text-sm font-semibold">Tap links</h3>
+      <p className={`mt-0.5 text-sm ${mutedText}`}>
+        A tap link lets a volunteer count the counters you choose, and nothing else: no editing, no
+        settings, no sharing. Each change it makes shows its label beside the member’s name in the
+        activity log.
+      </p>
+      {created !== null ? (
+        <CreatedLink
+          slug={slug}
+          link={created}
+          counters={counters}
+          onDone={() => {
+            setCreated(null);
+          }}
+        />
+      ) : (
+        <LinkForm
+          path={path}
+          accessKey={accessKey}
+          counters={counters}
+          full={full}
+          limit={limit}
+          onCreated={(link) => {
+            setCreated(link);
+            setReload((n) => n + 1);
+          }}
+        />
+      )}
+
+      <section className="mt-5 border-t border-zinc-200 pt-4 dark:border-zinc-800">
+        <h3 ref={listHeading} tabIndex={-1} className="text-sm font-semibold">
+          Links of this group
+        </h3>
+        <p className={`mt-0.5 text-sm ${mutedText}`}>
+          {list === null ? '' : `${String(list.links.length)} of ${String(limit)}. `}A group can
+          have up to {limit} tap links at once; revoke one to make another.
+        </p>
+        {listError !== null && (
+          <p role="alert" className={`mt-2 text-sm ${errorText}`}>
+            {listError}
+          </p>
+        )}
+        {list === null ? (
+          listError === null && (
+            <p role="status" className={`mt-3 flex items-center gap-2 text-sm ${mutedText}`}>
+              <Loader className="size-4 animate-spin" />
+              Loading tap links…
+            </p>
+          )
+        ) : list.links.length === 0 ? (
+          <p className={`mt-3 text-sm ${mutedText}`}>No tap links yet.</p>
+        ) : (
+          <ul aria-label="Tap links" className="tap-link-list">
+            {list.links.map((link) => (
+              <LinkRow
+                key={link.id}
+                link={link}
+                path={path}
+                accessKey={accessKey}
+                counters={counters}
+                onRevoked={() => {
+                  setList((current) =>
+                    current === null
+                      ? current
+                      : { ...current, links: current.links.filter((l) => l.id !== link.id) },
+                  );
+                  listHeading.current?.focus();
+                }}
+              />
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}
+
+/** The form that makes a link: its label, which counters, which directions. */
+function LinkForm({
+  path,
+  accessKey,
+  counters,
+  full,
+  limit,
+  onCreated,
+}: {
+  path: string;
+  accessKey: string;
+  counters: readonly Counter[];
+  /** The group has as many links as it may: the form says so instead of sending. */
+  full: boolean;
+  limit: number;
+  onCreated: (link: TapLinkCreated) => void;
+}) {
+  const id = useId();
+  const [label, setLabel] = useState('');
+  const [scope, setScope] = useState<ScopeChoice>('all');
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
+  const [sections] = useState(() => sectionNames(counters));
+  const [section, setSection] = useState(() => sections[0] ?? '');
+  const [rights, setRights] = useState<RightsChoice>('both');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const submit = () => {
+    if (scope === 'counters' && chosen.size === 0) {
+      setError('Choose at least one counter for this link.');
+      return;
+    }
+    const body: TapLinkBodyInput = {
+      label,
+      scope:
+        scope === 'all'
+          ? { all: true }
+          : scope === 'section'
+            ? { section }
+            : { counterIds: counters.filter((c) => chosen.has(c.id)).map((c) => c.id) },
+      can: RIGHTS.find((choice) => choice.value === rights)?.can ?? ['increment', 'decrement'],
+    };
+    setBusy(true);
+    setError(null);
+    request<TapLinkCreated>('POST', path, {
+      key: accessKey,
+      body,
+      opId: newOperationId(),
+    }).then(
+      (link) => {
+        setBusy(false);
+        onCreated(link);
+      },
+      (reason: unknown) => {
+        setBusy(false);
+        setError(problem(reason, 'The tap link could not be made. Please try again.'));
+      },
+    );
+  };
+
+  const radio = 'mt-0.5 size-4 shrink-0 accent-indigo-600';
+  return (
+    <form
+      noValidate
+      aria-labelledby={`${id}-title`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+      className="mt-3 rounded-2xl border border-zinc-200 p-4 dark:border-zinc-800"
+    >
+      <h4 id={`${id}-title`} className="text-sm font-semibold">
+        Make a tap link
+      </h4>
+      <label htmlFor={`${id}-label`} className="mt-3 block text-sm font-medium">
+        Label
+      </label>
+      <input
+        id={`${id}-label`}
+        type="text"
+        autoComplete="off"
+        maxLength={LABEL_MAX}
+        value={label}
+        placeholder="Gate B"
+        onInput={(event) => {
+          setLabel(event.currentTarget.value);
+        }}
+        aria-describedby={`${id}-label-hint`}
+        className={`mt-1.5 ${textInput}`}
+      />
+      <p id={`${id}-label-hint`} className="hint mt-1.5">
+        The door or desk it is for, up to {LABEL_MAX} characters: it stands beside the member’s name
+        in the log.
+      </p>
+
+      <fieldset className="mt-4 min-w-0">
+        <legend className="text-sm font-medium">Counters it may count</legend>
+        <div className="mt-1.5 flex flex-col gap-2">
+          <label className="flex items-start gap-2 text-sm">
+            <input
+              type="radio"
+              name={`${id}-scope`}
+              checked={scope === 'all'}
+              onChange={() => {
+                setScope('all');
+              }}
+              className={radio}
+            />
+            <span>Every counter, also those added later</span>
+          </label>
+          <label className="flex items-start gap-2 text-sm">
+            <input
+              type="radio"
+              name={`${id}-scope`}
+              checked={scope === 'counters'}
+              onChange={() => {
+                setScope('counters');
+              }}
+              className={radio}
+            />
+            <span>Chosen counters</span>
+          </label>
+          {scope === 'counters' && (
+            <ul aria-label="Chosen counters" className="tap-link-choices">
+              {counters.map((counter) => (
+                <li key={counter.id}>
+                  <label className="flex items-start gap-2 text-sm">
+                    <input
+                      type="checkbox"
+                      checked={chosen.has(counter.id)}
+                      onChange={(event) => {
+                        const on = event.currentTarget.checked;
+                        setChosen((current) => {
+                          const next = new Set(current);
+                          if (on) next.add(counter.id);
+                          else next.delete(counter.id);
+                          return next;
+                        });
+                      }}
+                      className={radio}
+                    />
+                    <span className="min-w-0 break-words">{counterName(counter)}</span>
+                  </label>
+                </li>
+              ))}
+            </ul>
+          )}
+          <label className="flex items-start gap-2 text-sm">
+            <input
+              type="radio"
+              name={`${id}-scope`}
+              checked={scope === 'section'}
+              disabled={sections.length === 0}
+              aria-describedby={sections.length === 0 ? `${id}-no-sections` : undefined}
+              onChange={() => {
+                setScope('section');
+              }}
+              className={radio}
+            />
+            <span>
+              One section, also counters moved into it later
+              {sections.length === 0 && (
+                <span id={`${id}-no-sections`} className={`block ${mutedText}`}>
+                  This group has no sections yet.
+                </span>
+              )}
+            </span>
+          </label>
+          {scope === 'section' && (
+            <div className="pl-6">
+              <label htmlFor={`${id}-section`} className="sr-only">
+                Section
+              </label>
+              <select
+                id={`${id}-section`}
+                value={section}
+                onChange={(event) => {
+                  setSection(event.currentTarget.value);
+                }}
+                className={textInput}
+              >
+                {sections.map((name) => (
+                  <option key={name} value={name}>
+                    {name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+        </div>
+      </fieldset>
+
+      <fieldset className="mt-4 min-w-0">
+        <legend className="text-sm font-medium">It may</legend>
+        <div className="mt-1.5 flex flex-wrap gap-x-5 gap-y-2">
+          {RIGHTS.map((choice) => (
+            <label key={choice.value} className="flex items-start gap-2 text-sm">
+              <input
+                type="radio"
+                name={`${id}-rights`}
+                checked={rights === choice.value}
+                onChange={() => {
+                  setRights(choice.value);
+                }}
+                className={radio}
+              />
+              <span>{rightsSummary(choice.can)}</span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+
+      {full && (
+        <p role="status" className={`mt-4 text-sm ${mutedText}`}>
+          This group has {limit} tap links, as many as it may have. Revoke one below to make
+          another.
+        </p>
+      )}
+      {error !== null && (
+        <p role="alert" className="alert-error mt-4 px-3 py-2 break-words">
+          {error}
+        </p>
+      )}
+      <div className="share-actions">
+        <button type="submit" disabled={busy || full} className={primaryButton}>
+          {busy && <Loader className="size-4 animate-spin" />}
+          {busy ? 'Making the link…' : 'Make tap link'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The link just made: its address and QR code, this once. */
+function CreatedLink({
+  slug,
+  link,
+  counters,
+  onDone,
+}: {
+  slug: string;
+  link: TapLinkCreated;
+  counters: readonly Counter[];
+  onDone: () => void;
+}) {
+  const headingId = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus();
+  }, []);
+  const url = link.key === undefined ? null : window.location.origin + groupUrl(slug, link.key);
+  return (
+    <section
+      aria-labelledby={headingId}
+      data-testid="tap-link-created"
+      className="mt-3 rounded-2xl border border-emerald-300 p-4 dark:border-emerald-800"
+    >
+      <h4 ref={heading} id={headingId} tabIndex={-1} className="text-sm font-semibold break-words">
+        Tap link “{link.label}” is ready
+      </h4>
+      <p className={`mt-0.5 text-sm ${mutedText}`}>
+        {scopeWords(link.scope, counters)} · {rightsSummary(link.can)}
+      </p>
+      {url === null ? (
+        <p role="alert" className={`mt-3 text-sm ${errorText}`}>
+          This link was made before, and its address can be shown only once. Revoke it below and
+          make a new one.
+        </p>
+      ) : (
+        <>
+          <QrCode text={url} label={`QR code of the tap link ${link.label}`} />
+          <p className="share-url">{url}</p>
+          <p className="mt-3 rounded-xl bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950/50 dark:text-amber-100">
+            This link is shown only this once: Tally keeps no copy of it. Copy it or let the
+            volunteer scan the code now.
+          </p>
+        </>
+      )}
+      <div className="share-actions">
+        {url !== null && <CopyButton text={url} label="Copy link" Icon={Copy} />}
+        <button type="button" onClick={onDone} className={secondaryButton}>
+          Make another
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** One of the group's links, with Revoke and its confirm step. */
+function LinkRow({
+  link,
+  path,
+  accessKey,
+  counters,
+  onRevoked,
+}: {
+  link: TapLinkView;
+  path: string;
+  accessKey: string;
+  counters: readonly Counter[];
+  onRevoked: () => void;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  const now = Date.now();
+  useEffect(() => {
+    if (confirming) confirmButton.current?.focus();
+  }, [confirming]);
+
+  const revoke = () => {
+    setBusy(true);
+    setError(null);
+    request<undefined>('DELETE', `${path}/${encodeURIComponent(link.id)}`, {
+      key: accessKey,
+    }).then(onRevoked, (reason: unknown) => {
+      // Already gone (revoked in another tab): it leaves the list all the same.
+      if (reason instanceof ApiRequestError && reason.code === 'link_not_found') {
+        onRevoked();
+        return;
+      }
+      setBusy(false);
+      setError(problem(reason, 'The tap link could not be revoked. Please try again.'));
+    });
+  };
+
+  const taps = link.taps === 1 ? '1 tap' : `${link.taps.toLocaleString('en-US')} taps`;
+  return (
+    <li className="tap-link-row">
+      <div className="flex flex-wrap items-start gap-x-3 gap-y-2">
+        <div className="min-w-0 flex-1">
+          <p className="text-sm font-semibold break-words">{link.label}</p>
+          <p className={`text-xs ${mutedText}`}>
+            {scopeWords(link.scope, counters)} · {rightsSummary(link.can)}
+          </p>
+          <p className={`text-xs ${mutedText}`}>
+            Made {relativeTime(Date.parse(link.createdAt), now)} · last used{' '}
+            {link.lastUsedAt === null ? 'never' : relativeTime(Date.parse(link.lastUsedAt), now)} ·{' '}
+            {taps}
+          </p>
+        </div>
+        {!confirming && (
+          <button
+            type="button"
+            aria-label={`Revoke ${link.label}`}
+            onClick={() => {
+              setConfirming(true);
+            }}
+            className={`${secondaryButton} shrink-0 py-1.5`}
+          >
+            Revoke
+          </button>
+        )}
+      </div>
+      {confirming && (
+        <div className="mt-2">
+          <p className="text-sm text-amber-800 dark:text-amber-200">
+            Revoke “{link.label}”? It stops working at once: pages open with it are closed, and taps
+            waiting on its devices are not counted. Its taps stay in the log.
+          </p>
+          <ConfirmButtons
+            label="Revoke now"
+            busy={busy}
+            confirmRef={confirmButton}
+            onConfirm={revoke}
+            onCancel={() => {
+              setConfirming(false);
+            }}
+          />
+        </div>
+      )}
+      {error !== null && (
+        <p role="alert" className={`mt-2 text-sm ${errorText}`}>
+          {error}
+        </p>
+      )}
+    </li>
+  );
+}
