@@ -18,6 +18,8 @@ import { newVapidKeys, type VapidKeys } from './alerts/push.js';
 import { AlertSender } from './alerts/sender.js';
 import { AlertService } from './core/alerts.js';
 import { registerAlertRoutes } from './routes/alerts.js';
+import { registerLinkRoutes } from './routes/links.js';
+import { TapLinkService } from './core/tap-links.js';
 import { GroupAccessCache } from './core/access-cache.js';
 import { TallyService } from './core/service.js';
 import { LiveHub } from './live/hub.js';
@@ -186,6 +188,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerActivityRoutes(app, service, async (group) => (await alerts.list(group)).rules);
   registerAccessRoutes(app, service);
   registerAlertRoutes(app, { service, alerts });
+  registerLinkRoutes(app, { service, links: new TapLinkService(store, service) });
   registerApiDocs(app);
 
   const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;

@@ -60,6 +60,11 @@ const entryBase = {
   at: z.string(),
   /** The member's display name, as their browser sent it with the change. */
   actor: z.string(),
+  /**
+   * The tap link the change was made through ("Ada · Gate B"); absent for changes made with the
+   * group's own link (so entries from before tap links read, and hash, as they always did).
+   */
+  link: z.object({ id: z.string(), label: z.string() }).optional(),
   /** The entry this one took back, when it is an undo. */
   undoOf: z.number().int().nullable(),
   /** The entry that took this one back, if any: an entry is undone at most once. */

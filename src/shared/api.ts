@@ -21,6 +21,8 @@ import {
 import { MESSAGES } from './messages.js';
 import { OPERATION_ID_PATTERN } from './operation-ids.js';
 import { canonicalTimeZone, isValidKeyFormat, normaliseUrl, sanitizeText } from './rules.js';
+import { TapGrantSchema } from './links.js';
+import { SectionNameSchema } from './section-name.js';
 
 // ---- Resources -------------------------------------------------------------------------------
 
@@ -87,10 +89,11 @@ export const GroupPreviewSchema = z.object({
 export type GroupPreview = z.infer<typeof GroupPreviewSchema>;
 
 /**
- * What a key lets its holder do: `full` (the group's access key) or `view` (its view-only link:
- * see everything live, change nothing).
+ * What a key lets its holder do: `full` (the group's access key), `view` (its view-only link:
+ * see everything live, change nothing) or `tap` (a tap link: see and tap the counters of its
+ * scope, nothing else; src/shared/links.ts).
  */
-export const AccessLevelSchema = z.enum(['full', 'view']);
+export const AccessLevelSchema = z.enum(['full', 'view', 'tap']);
 export type AccessLevel = z.infer<typeof AccessLevelSchema>;
 
 /** POST /api/groups/{name}/join answer. `seq` is the group's latest change number. */
@@ -99,10 +102,12 @@ export const GroupSnapshotSchema = z.object({
   counters: z.array(CounterSchema),
   seq: z.number().int(),
   access: AccessLevelSchema,
+  /** With a tap link's key: the link (its label, scope and rights); the counters are its scope's. */
+  link: TapGrantSchema.optional(),
 });
 export type GroupSnapshot = z.infer<typeof GroupSnapshotSchema>;
 /** A group's state, the same for every member (the live channel adds each socket's access). */
-export type GroupView = Omit<GroupSnapshot, 'access'>;
+export type GroupView = Omit<GroupSnapshot, 'access' | 'link'>;
 
 export const ErrorCodeSchema = z.enum([
   'invalid_group_name',
@@ -144,6 +149,11 @@ export const ErrorCodeSchema = z.enum([
   'alert_not_found',
   'too_many_alerts',
   'destination_refused',
+  // Tap links (src/shared/links.ts): a change a tap link may not make, a link that is not there,
+  // a group at its bound of links.
+  'tap_only',
+  'link_not_found',
+  'too_many_links',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
@@ -209,12 +219,7 @@ const sectionName = sanitizedText.transform((text) =>
 );
 
 /** A section named in a path or a body: blank is refused. */
-export const SectionNameSchema = z
-  .string()
-  .max(RAW_TEXT_MAX)
-  .transform(sanitizeText)
-  .transform((text) => Array.from(text).slice(0, SECTION_NAME_MAX_LENGTH).join(''))
-  .refine((text) => text !== '', { error: MESSAGES.sectionNameEmpty });
+export { SectionNameSchema };
 
 /** An IANA time zone the runtime knows, stored under its canonical name ('utc' → 'UTC'). */
 const timeZone = z
@@ -251,7 +256,14 @@ const NOTHING_TO_UPDATE = 'Nothing to update';
 export const JoinBodySchema = z.strictObject({ key: AccessKeySchema });
 
 /** POST /api/groups/{name}/key: the group's new access key (made in the browser, like any key). */
-export const RotateKeyBodySchema = z.strictObject({ key: AccessKeySchema });
+/**
+ * POST …/key body. Tap links keep working across a rotation unless `revokeTapLinks` is true
+ * (the owner suspects a leak of every link, not only of the access key).
+ */
+export const RotateKeyBodySchema = z.strictObject({
+  key: AccessKeySchema,
+  revokeTapLinks: z.boolean().default(false),
+});
 
 /** GET/POST /api/groups/{name}/view-key answer: the view-only link's key, null when off. */
 export const ViewKeySchema = z.object({ viewKey: z.string().nullable() });
@@ -352,6 +364,12 @@ export type SectionInput = z.input<typeof SectionBodySchema>;
 /** GET …/tallies query: one counter's or every counter's, since a time or over the whole log. */
 export const TalliesQuerySchema = z.strictObject({
   counterId: z.string().max(64).optional(),
+  /**
+   * `member` (one row per member, tap link and counter) or `link` (one row per tap link and
+   * counter, every member's taps through it together; taps made with the group's own link make
+   * the row whose `link` is null).
+   */
+  by: z.enum(['member', 'link']).default('member'),
   /** ISO 8601 time or epoch ms: only changes at or after it count. */
   since: z
     .string()
@@ -373,7 +391,10 @@ export type TalliesQuery = z.output<typeof TalliesQuerySchema>;
  * (amounts, steps included). Undone taps and undos do not count.
  */
 export const TallySchema = z.object({
+  /** The member's name; empty in rows grouped by link. */
   member: z.string(),
+  /** The label of the tap link the taps were made through; null: the group's own link. */
+  link: z.string().nullable(),
   counterId: z.string(),
   increments: z.number().int(),
   decrements: z.number().int(),

@@ -8,6 +8,7 @@
  * Garbage, a wrong key or a too-old protocol closes the socket with one of CLOSE_CODES (live.ts).
  */
 import { z } from 'zod';
+import { TapGrantSchema } from './links.js';
 import {
   AccessLevelSchema,
   CounterSchema,
@@ -99,6 +100,8 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
     counters: z.array(CounterSchema),
     seq: z.number().int(),
     access: AccessLevelSchema,
+    /** With a tap link's key: the link; `counters` and every later change are its scope's. */
+    link: TapGrantSchema.optional(),
   }),
   z.object({ type: z.literal('changes'), changes: z.array(ChangeSchema) }),
   /** The outcome of a `mutate`, like the REST answer; sent after the change itself. */

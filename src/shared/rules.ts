@@ -157,3 +157,24 @@ export function canonicalTimeZone(input: string): string | null {
     return null;
   }
 }
+
+/**
+ * A section's maximum in a group's `sectionLimits`, or null. Section names are members' text:
+ * "toString" or "__proto__" must read as a section without a maximum, not as the object's own
+ * machinery, so only own properties count.
+ */
+export function sectionMaxOf(limits: Record<string, number>, section: string): number | null {
+  return Object.hasOwn(limits, section) ? (limits[section] ?? null) : null;
+}
+
+/** `limits` with `section`'s maximum set (a data property, whatever the section's name). */
+export function withSectionMax(
+  limits: Record<string, number>,
+  section: string,
+  max: number,
+): Record<string, number> {
+  return Object.fromEntries([
+    ...Object.entries(limits).filter(([name]) => name !== section),
+    [section, max],
+  ]);
+}

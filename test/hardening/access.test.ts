@@ -153,10 +153,13 @@ describe('every keyed API route', () => {
         'B’s key on A spelled otherwise',
       );
       if (route.url.includes(':id')) {
-        // An alert route's id names a rule: another group's id is no rule of this one either.
+        // An alert route's id names a rule, a link route's a tap link: another group's id is
+        // none of this one's either.
         const missing = route.url.includes('/alerts/')
           ? ({ status: 404, code: 'alert_not_found' } as const)
-          : ({ status: 404, code: 'counter_not_found' } as const);
+          : route.url.includes('/links/')
+            ? ({ status: 404, code: 'link_not_found' } as const)
+            : ({ status: 404, code: 'counter_not_found' } as const);
         await attempt(b.group.name, aCounter.id, b.key, missing, 'B’s key on B with A’s id');
         await attempt(name, bCounter.id, a.key, missing, 'A’s key on A with B’s id');
       }
@@ -192,12 +195,14 @@ describe('a view-only key', () => {
     const viewKey = turnedOn.body.viewKey;
     const before = await state();
     const keyed = routes.filter((route) => !PUBLIC.has(`${route.method} ${route.url}`));
-    // Only the access key may see or change the view-only link itself, or see the alerts.
+    // Only the access key may see or change the view-only link itself, or see the alerts and
+    // the tap links.
     const fullOnly = new Set(
       [
         '/api/groups/:name/view-key',
         '/api/groups/:name/alerts',
         '/api/groups/:name/alerts/:id/deliveries',
+        '/api/groups/:name/links',
       ].flatMap((url) => [`GET ${url}`, `HEAD ${url}`]),
     );
     for (const route of keyed) {

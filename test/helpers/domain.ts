@@ -44,6 +44,7 @@ export function groupRow(id: string, fields: Partial<GroupRecord> = {}, seq = 10
       ...GROUP_CALENDAR_DEFAULTS,
       keyHash: 'key-hash',
       viewKeyHash: null,
+      tapLinks: [],
       ...fields,
     },
     seq,

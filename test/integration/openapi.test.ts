@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../src/server/routes/openapi.js';
 import type { ActivityPage } from '../../src/shared/activity.js';
 import type { AlertCreated } from '../../src/shared/alerts.js';
+import { MAX_TAP_LINKS_PER_GROUP, type TapLinkCreated } from '../../src/shared/links.js';
 import type { Counter, GroupSnapshot, ViewKey } from '../../src/shared/api.js';
 import { MAX_VALUE } from '../../src/shared/limits.js';
 import { newKey, uniqueGroupName } from '../helpers/client.js';
@@ -557,6 +558,30 @@ describe.each(backends)('real answers match the document on %s', (_label, databa
       );
     }
     await refused({ when: goal, to: push }, 409, 'too_many_alerts');
+  });
+
+  it('tap links: every operation’s answers, what a tap key is refused, and the bound', async () => {
+    const { name, key, counterId } = await groupWithEverything();
+    const body = { label: 'Gate B', scope: { counterIds: [counterId] }, can: ['increment'] };
+    const headers = { 'idempotency-key': 'tap-link-1' };
+    const created = (await call('createTapLink', { params: { name }, key, body, headers }, 201))
+      .json as TapLinkCreated;
+    await call('createTapLink', { params: { name }, key, body, headers }, 200);
+    await call('listTapLinks', { params: { name }, key }, 200);
+    const tapKey = created.key ?? '';
+    await call('incrementCounter', { params: { name, id: counterId }, key: tapKey }, 200);
+    await call('listTapLinks', { params: { name }, key: tapKey }, 403, 'tap_only');
+    await call('exportGroup', { params: { name }, key: tapKey }, 403, 'tap_only');
+    await call('revokeTapLink', { params: { name, id: created.id }, key }, 204);
+    await call('revokeTapLink', { params: { name, id: created.id }, key }, 404, 'link_not_found');
+    for (let count = 1; count <= MAX_TAP_LINKS_PER_GROUP; count += 1) {
+      await call(
+        'createTapLink',
+        { params: { name }, key, body: { label: `Door ${String(count)}`, scope: { all: true } } },
+        201,
+      );
+    }
+    await call('createTapLink', { params: { name }, key, body }, 409, 'too_many_links');
   });
 
   it('exercised every documented success answer, and each kind of error', () => {

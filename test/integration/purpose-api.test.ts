@@ -180,8 +180,8 @@ describe.each(storeBackends())(
         key: group.key,
       });
       expect(tallies.body).toEqual([
-        { member: 'Ada', counterId: counter.id, increments: 3, decrements: 1, net: 2 },
-        { member: 'Bob', counterId: counter.id, increments: 1, decrements: 0, net: 1 },
+        { member: 'Ada', link: null, counterId: counter.id, increments: 3, decrements: 1, net: 2 },
+        { member: 'Bob', link: null, counterId: counter.id, increments: 1, decrements: 0, net: 1 },
       ]);
       const since = await call<Tally[]>(
         server.url,

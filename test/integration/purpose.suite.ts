@@ -456,9 +456,23 @@ export function describePurposeContract(label: string, createStore: PurposeStore
 
         expect(await store.tallies(group.id, { limit: 100 })).toEqual([
           // Largest net first; a tie goes by name.
-          { member: 'Ada', counterId: coffees.id, increments: 6, decrements: 1, net: 5 },
-          { member: 'Bob', counterId: teas.id, increments: 5, decrements: 0, net: 5 },
-          { member: 'Bob', counterId: coffees.id, increments: 2, decrements: 0, net: 2 },
+          {
+            member: 'Ada',
+            link: null,
+            counterId: coffees.id,
+            increments: 6,
+            decrements: 1,
+            net: 5,
+          },
+          { member: 'Bob', link: null, counterId: teas.id, increments: 5, decrements: 0, net: 5 },
+          {
+            member: 'Bob',
+            link: null,
+            counterId: coffees.id,
+            increments: 2,
+            decrements: 0,
+            net: 2,
+          },
         ]);
         expect(await store.tallies(group.id, { limit: 100, counterId: coffees.id })).toHaveLength(
           2,
@@ -466,7 +480,7 @@ export function describePurposeContract(label: string, createStore: PurposeStore
         clock.now += 60_000;
         await commit(tap(coffees.id, 'increment'), 'Cy');
         expect(await store.tallies(group.id, { limit: 100, since: clock.now })).toEqual([
-          { member: 'Cy', counterId: coffees.id, increments: 2, decrements: 0, net: 2 },
+          { member: 'Cy', link: null, counterId: coffees.id, increments: 2, decrements: 0, net: 2 },
         ]);
       });
     });

@@ -18,6 +18,7 @@ function record(slug: string, keyHash = 'a'.repeat(64)): GroupRecord {
     ...GROUP_CALENDAR_DEFAULTS,
     keyHash,
     viewKeyHash: null,
+    tapLinks: [],
   };
 }
 
@@ -81,6 +82,7 @@ describe('group access cache', () => {
       name: 'team',
       keyHash: 'a'.repeat(64),
       viewKeyHash: null,
+      tapLinks: [],
     });
   });
 

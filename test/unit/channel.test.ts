@@ -54,6 +54,7 @@ const groupRecord = (): GroupRecord => ({
   ...GROUP_CALENDAR_DEFAULTS,
   keyHash: storedKeyHash,
   viewKeyHash: null,
+  tapLinks: [],
 });
 
 class RecordingMember implements ChannelMember {

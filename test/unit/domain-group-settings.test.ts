@@ -48,6 +48,29 @@ describe('domain: group settings', () => {
     expect(result.writes.groups).toEqual([]);
   });
 
+  it('takes section names that are also names of object machinery as any other name', () => {
+    const names = ['toString', 'constructor', '__proto__', 'hasOwnProperty'];
+    const result = commit(world(), [
+      ...names.map((section) => op({ kind: 'createCounter', fields: { section } })),
+      op({ kind: 'updateSection', section: '__proto__', max: 3 }),
+      op({ kind: 'updateSection', section: 'toString', max: 2 }),
+    ]);
+    expect(result.outcomes.map((outcome) => outcome.ok)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    const limits = result.writes.groups[0]?.record.sectionLimits ?? {};
+    expect(Object.entries(limits)).toEqual([
+      ['__proto__', 3],
+      ['toString', 2],
+    ]);
+    expect(Object.getPrototypeOf(limits)).toBe(Object.prototype);
+  });
+
   it("sets a section's maximum, never below its total, and clears it", () => {
     const set = commit(world(), [
       op({ kind: 'updateSection', section: 'Bar', max: 8 }),
@@ -88,6 +111,7 @@ describe('domain: group settings', () => {
     const {
       keyHash: _key,
       viewKeyHash: _view,
+      tapLinks: _links,
       ...group
     } = groupRow('g', {
       displayName: 'The Bar',

@@ -8,6 +8,7 @@ import { leaderboard, signedNet } from '../../src/web/lib/tallies.js';
 
 const row = (member: string, counterId: string, increments: number, decrements: number): Tally => ({
   member,
+  link: null,
   counterId,
   increments,
   decrements,

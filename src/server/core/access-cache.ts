@@ -1,7 +1,7 @@
 /**
  * Who may open a group, kept in memory: every REST call checks a key, and reading the group's
  * row for each one was a large share of the increment route's time (ADR 18). An entry
- * holds only what a key check needs (id, name and the two key hashes); nothing else of the group
+ * holds only what a key check needs (id, name, the two key hashes and the tap links' hashes); nothing else of the group
  * is read from it, so an edited display name can never be served stale from here.
  *
  * It is dropped when the group's access changes, on every instance: a key rotation or a view-link
@@ -16,10 +16,10 @@ import type { Bus } from '../bus/types.js';
 import type { GroupRecord } from '../store/types.js';
 
 /** What a key check reads of a group. */
-export type GroupAccess = Pick<GroupRecord, 'id' | 'name' | 'keyHash' | 'viewKeyHash'>;
+export type GroupAccess = Pick<GroupRecord, 'id' | 'name' | 'keyHash' | 'viewKeyHash' | 'tapLinks'>;
 
 export interface AccessCacheOptions {
-  /** Most groups kept (least recently used dropped first): ~250 bytes each. */
+  /** Most groups kept (least recently used dropped first): ~250 bytes each, ~300 more per tap link. */
   maxEntries: number;
   /** Longest an entry is trusted without reading the row again, ms. */
   maxAgeMs: number;
@@ -123,6 +123,7 @@ export class GroupAccessCache {
           name: group.name,
           keyHash: group.keyHash,
           viewKeyHash: group.viewKeyHash,
+          tapLinks: group.tapLinks,
         };
         if (this.changesSeen === changesBefore) this.keep(slug, access);
         else this.drop(slug);

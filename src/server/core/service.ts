@@ -26,7 +26,9 @@ import type {
 import { TALLIES_MAX_ROWS } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
+import { LINK_MESSAGES, type TapGrant } from '../../shared/links.js';
 import type { Batcher } from '../batcher.js';
+import { grantOf } from '../domain/tap-links.js';
 import { DomainError, errors } from '../errors.js';
 import { GroupCreationQuota } from '../security/group-quota.js';
 import { KeyGuard } from '../security/key-guard.js';
@@ -43,6 +45,7 @@ import type {
 } from '../store/types.js';
 import { digestMatches, hashKey, keyDigest, keyMatches, viewKeyOf } from './access.js';
 import type { GroupAccess, GroupAccessCache } from './access-cache.js';
+import { scopedEntries, scopedHistory, scopedTallies, scopedView, visibleIds } from './scope.js';
 import { SnapshotCache } from './snapshots.js';
 
 /** Where a mutation comes from: its client operation id and the member who made it. */
@@ -51,6 +54,8 @@ export interface MutationOrigin {
   opId?: string | undefined;
   /** The member's display name for the activity log (cleaned by memberName). */
   actor?: string | undefined;
+  /** The tap link whose key made it: the commit holds it to the link's scope and rights. */
+  link?: TapGrant | null | undefined;
 }
 
 export interface TallyServiceOptions {
@@ -113,7 +118,7 @@ export class TallyService {
     rawName: string,
     key: string,
     client?: string,
-  ): Promise<{ view: GroupView; access: AccessLevel; created: boolean }> {
+  ): Promise<{ view: GroupView; created: boolean } & KeyAccess> {
     const slug = this.slugOf(rawName);
     return this.guard.check(client, slug, () => this.joinGroup(slug, key, client));
   }
@@ -122,7 +127,7 @@ export class TallyService {
     slug: string,
     key: string,
     client: string | undefined,
-  ): Promise<{ view: GroupView; access: AccessLevel; created: boolean }> {
+  ): Promise<{ view: GroupView; created: boolean } & KeyAccess> {
     if (!isValidKeyFormat(key))
       throw new DomainError('invalid_key_format', MESSAGES.invalidKeyFormat);
     let group = await this.store.findGroup(slug);
@@ -132,15 +137,17 @@ export class TallyService {
         this.store.createGroup(slug, hashKey(key)),
       ));
     }
-    const access = created ? 'full' : accessOf(group, key);
-    return { view: await this.snapshot(group.id), access, created };
+    const access = created ? FULL : accessOf(group, key);
+    const view = await this.snapshot(group.id);
+    return { view: access.link ? scopedView(view, access.link) : view, created, ...access };
   }
 
   /**
    * Checks a key against a group, in the order a caller can act on each answer, and returns the
    * group. `need` is what the call does: a view-only key may `read` but not `write`
-   * (read_only). `client` is the caller's address: too many failures from it or on this group
-   * answer rate_limited.
+   * (read_only); a tap link's key may do neither (tap_only: the calls it may make check their
+   * scope, authorizeScoped). `client` is the caller's address: too many failures from it or on
+   * this group answer rate_limited.
    */
   async authorize(
     rawName: string,
@@ -148,9 +155,25 @@ export class TallyService {
     { client, need = 'write' }: { client?: string | undefined; need?: 'read' | 'write' } = {},
   ): Promise<GroupAccess> {
     const { group, access } = await this.access(rawName, key, client);
+    if (access === 'tap') throw tapOnly();
     if (need === 'write' && access !== 'full')
       throw new DomainError('read_only', MESSAGES.readOnly);
     return group;
+  }
+
+  /**
+   * Like authorize, for the calls a tap link may make too: `see` (the counters, their log and
+   * history, which the caller filters to the link's scope) or `tap` (taps and undos, which the
+   * commit holds to its scope). `link` is the tap link, null for the group's own keys.
+   */
+  async authorizeScoped(
+    rawName: string,
+    key: string | undefined,
+    { client, need }: { client?: string | undefined; need: 'see' | 'tap' },
+  ): Promise<{ group: GroupAccess; link: TapGrant | null }> {
+    const { group, access, link } = await this.access(rawName, key, client);
+    if (need === 'tap' && access === 'view') throw new DomainError('read_only', MESSAGES.readOnly);
+    return { group, link };
   }
 
   /** The group a key opens and what it may do there (the live channel keeps both). */
@@ -158,7 +181,7 @@ export class TallyService {
     rawName: string,
     key: string | undefined,
     client?: string,
-  ): Promise<{ group: GroupAccess; access: AccessLevel }> {
+  ): Promise<{ group: GroupAccess } & KeyAccess> {
     const slug = this.slugOf(rawName);
     return this.guard.check(client, slug, () => this.checkGroupKey(slug, key));
   }
@@ -166,27 +189,32 @@ export class TallyService {
   private async checkGroupKey(
     slug: string,
     key: string | undefined,
-  ): Promise<{ group: GroupAccess; access: AccessLevel }> {
+  ): Promise<{ group: GroupAccess } & KeyAccess> {
     if (key === undefined || key === '')
       throw new DomainError('missing_key', MESSAGES.missingNameOrKey);
     if (!isValidKeyFormat(key))
       throw new DomainError('invalid_key_format', MESSAGES.invalidKeyFormat);
     const group = await this.accessCache.get(slug);
     if (!group) throw errors.groupNotFound();
-    return { group, access: accessOf(group, key) };
+    return { group, ...accessOf(group, key) };
   }
 
   /**
    * Replaces the group's access key (`key` proven by the caller is the current one). Every link
    * with the old key, and the old view-only link, stop working at once: open sockets are closed.
    */
-  async rotateKey(group: GroupAccess, newKey: string, origin: MutationOrigin = {}) {
+  async rotateKey(
+    group: GroupAccess,
+    { key: newKey, revokeTapLinks }: { key: string; revokeTapLinks: boolean },
+    origin: MutationOrigin = {},
+  ) {
     if (keyMatches(newKey, group.keyHash))
       throw new DomainError('validation_failed', MESSAGES.sameKey);
     const mutation: AccessMutation = {
       kind: 'rotateKey',
       keyHash: hashKey(newKey),
       viewKeyHash: hashKey(viewKeyOf(newKey)),
+      revokeTapLinks,
     };
     return this.apply(group.id, mutation, origin);
   }
@@ -195,6 +223,15 @@ export class TallyService {
   async changeAlerts(
     groupId: string,
     mutation: Extract<AccessMutation, { kind: 'addAlertRule' | 'removeAlertRule' }>,
+    origin: MutationOrigin = {},
+  ): Promise<MutationResult> {
+    return this.apply(groupId, mutation, origin);
+  }
+
+  /** Adds or revokes a tap link (core/tap-links.ts makes the change). */
+  async changeTapLinks(
+    groupId: string,
+    mutation: Extract<AccessMutation, { kind: 'addTapLink' | 'revokeTapLink' }>,
     origin: MutationOrigin = {},
   ): Promise<MutationResult> {
     return this.apply(groupId, mutation, origin);
@@ -257,13 +294,14 @@ export class TallyService {
   private async apply(
     groupId: string,
     mutation: StoreMutation,
-    { opId, actor }: MutationOrigin,
+    { opId, actor, link }: MutationOrigin,
   ): Promise<MutationResult> {
     const outcome = await this.batcher.submit({
       groupId,
       opId,
       mutation,
       actor: memberName(actor),
+      ...(link ? { link } : {}),
     });
     if (!outcome.ok) throw new DomainError(outcome.code, outcome.message);
     return outcome.result;
@@ -274,8 +312,22 @@ export class TallyService {
     throw new DomainError('activity_not_found', MESSAGES.activityNotFound);
   }
 
-  /** A page of the activity log, newest first (GET …/activity). */
-  async activity(groupId: string, query: ActivityQuery): Promise<ActivityPage> {
+  /**
+   * A page of the activity log, newest first (GET …/activity). For a tap link, only entries
+   * about the counters it sees: a page may then hold fewer entries, and `next` still pages on.
+   */
+  async activity(
+    groupId: string,
+    query: ActivityQuery,
+    link: TapGrant | null = null,
+  ): Promise<ActivityPage> {
+    const page = await this.activityPage(groupId, query);
+    if (!link) return page;
+    const visible = visibleIds(await this.snapshot(groupId), link);
+    return { ...page, entries: scopedEntries(page.entries, visible) };
+  }
+
+  private async activityPage(groupId: string, query: ActivityQuery): Promise<ActivityPage> {
     const { before, after, limit, counter } = query;
     if (after !== undefined) {
       // Catching up: the oldest entries after `after` first, so a client far behind can go on
@@ -298,18 +350,34 @@ export class TallyService {
     return { entries, next: entries.length === limit && last ? last.id : null };
   }
 
+  /** Refuses a counter a tap link does not see as the group refuses one it does not have. */
+  private async requireVisible(
+    groupId: string,
+    counterId: string,
+    link: TapGrant | null,
+  ): Promise<void> {
+    if (link && !visibleIds(await this.snapshot(groupId), link).has(counterId))
+      throw errors.counterNotFound();
+  }
+
   async counterHistory(
     groupId: string,
     counterId: string,
-    points: number,
+    { points, link = null }: { points: number; link?: TapGrant | null },
   ): Promise<CounterHistory> {
+    await this.requireVisible(groupId, counterId, link);
     const history = await this.store.counterHistory(groupId, counterId, points);
     if (!history) throw errors.counterNotFound();
     return { counterId, points: history };
   }
 
-  async recentValues(groupId: string, points: number): Promise<GroupHistory> {
-    return { series: await this.store.recentValues(groupId, points) };
+  async recentValues(
+    groupId: string,
+    points: number,
+    link: TapGrant | null = null,
+  ): Promise<GroupHistory> {
+    const history = { series: await this.store.recentValues(groupId, points) };
+    return link ? scopedHistory(history, visibleIds(await this.snapshot(groupId), link)) : history;
   }
 
   /**
@@ -319,9 +387,18 @@ export class TallyService {
    * (docs/benchmarks.md, "Tallies"). A new change number computes it again, so a board is never
    * behind.
    */
-  async tallies(groupId: string, query: TalliesQuery): Promise<Tally[]> {
+  async tallies(
+    groupId: string,
+    query: TalliesQuery,
+    link: TapGrant | null = null,
+  ): Promise<Tally[]> {
+    const tallies = await this.groupTallies(groupId, query);
+    return link ? scopedTallies(tallies, visibleIds(await this.snapshot(groupId), link)) : tallies;
+  }
+
+  private async groupTallies(groupId: string, query: TalliesQuery): Promise<Tally[]> {
     const seq = await this.store.groupSeq(groupId);
-    const key = `${groupId}\u0000${seq ?? ''}\u0000${query.counterId ?? ''}\u0000${query.since ?? ''}`;
+    const key = `${groupId}\u0000${seq ?? ''}\u0000${query.counterId ?? ''}\u0000${query.since ?? ''}\u0000${query.by}`;
     const kept = this.talliesKept.get(key);
     if (kept) return kept.answer;
     const answer = this.store.tallies(groupId, { ...query, limit: TALLIES_MAX_ROWS });
@@ -341,7 +418,12 @@ export class TallyService {
   private readonly talliesKept = new Map<string, { answer: Promise<Tally[]> }>();
 
   /** A counter's ended periods, newest first (GET …/counters/{id}/periods). */
-  async counterPeriods(groupId: string, counterId: string, limit: number): Promise<CounterPeriods> {
+  async counterPeriods(
+    groupId: string,
+    counterId: string,
+    { limit, link = null }: { limit: number; link?: TapGrant | null },
+  ): Promise<CounterPeriods> {
+    await this.requireVisible(groupId, counterId, link);
     const periods = await this.store.counterPeriods(groupId, counterId, limit);
     if (!periods) throw errors.counterNotFound();
     return { counterId, periods };
@@ -428,13 +510,32 @@ const TALLIES_KEPT = 200;
 /** Entries read per query while exporting: bounds memory for a log of any length. */
 const EXPORT_PAGE = 1_000;
 
-/** `full` for the access key, `view` for the view-only link's key; anything else is wrong_key. */
-export function accessOf(group: GroupAccess, key: string): AccessLevel {
+/** What a key opens: its level and, for a tap link's key, the link. */
+export interface KeyAccess {
+  access: AccessLevel;
+  link: TapGrant | null;
+}
+
+const FULL: KeyAccess = Object.freeze({ access: 'full', link: null });
+const VIEW: KeyAccess = Object.freeze({ access: 'view', link: null });
+
+/**
+ * `full` for the access key, `view` for the view-only link's key, `tap` for a live tap link's
+ * key; anything else is wrong_key, a revoked link's key with a sentence that says so.
+ */
+export function accessOf(group: GroupAccess, key: string): KeyAccess {
   const digest = keyDigest(key);
-  if (digestMatches(digest, group.keyHash)) return 'full';
-  if (group.viewKeyHash !== null && digestMatches(digest, group.viewKeyHash)) return 'view';
+  if (digestMatches(digest, group.keyHash)) return FULL;
+  if (group.viewKeyHash !== null && digestMatches(digest, group.viewKeyHash)) return VIEW;
+  for (const link of group.tapLinks) {
+    if (!digestMatches(digest, link.keyHash)) continue;
+    if (link.revokedAt !== null) throw new DomainError('wrong_key', LINK_MESSAGES.revoked);
+    return { access: 'tap', link: grantOf(link) };
+  }
   throw new DomainError('wrong_key', MESSAGES.wrongKey);
 }
+
+const tapOnly = () => new DomainError('tap_only', LINK_MESSAGES.tapOnly);
 
 function toView(state: GroupState): GroupView {
   return { group: publicGroup(state.group), counters: state.counters, seq: state.seq };

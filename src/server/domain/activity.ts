@@ -17,6 +17,7 @@ import {
   type CounterSnapshot,
   type FieldChange,
 } from '../../shared/activity.js';
+import { sectionMaxOf } from '../../shared/rules.js';
 import type { Operation, SequencedOperation } from './operations.js';
 
 /** An entry before it has an id; `opIds` are the operations it records (for undo by op id). */
@@ -24,6 +25,8 @@ export interface ActivityDraft {
   groupId: string;
   seq: number;
   actor: string;
+  /** The tap link it was made through (its id and label then); null: the group's own link. */
+  link: { id: string; label: string } | null;
   kind: ActivityKind;
   counterId: string | null;
   counterName: string | null;
@@ -47,6 +50,8 @@ export type EntryDetail =
   | { final: number; periodStart: number; periodEnd: number };
 
 const actorOf = (operation: Operation): string => operation.actor ?? UNKNOWN_MEMBER;
+const linkOf = ({ link }: Operation): ActivityDraft['link'] =>
+  link ? { id: link.id, label: link.label } : null;
 const opIdsOf = (operation: Operation): string[] =>
   operation.opId === undefined ? [] : [operation.opId];
 
@@ -86,7 +91,9 @@ export function adjustDrafts({
     const added = direction === 'increment' ? times * counter.incrementStep : 0;
     const taken = direction === 'decrement' ? times * counter.decrementStep : 0;
     const actor = actorOf(operation);
-    const draft = byActor.get(actor);
+    // One entry per member and link: "Ada · Gate B" and Ada on the group's own link are two.
+    const key = operation.link ? `${actor}\u0000${operation.link.id}` : actor;
+    const draft = byActor.get(key);
     if (draft) {
       draft.delta = (draft.delta ?? 0) + added - taken;
       draft.increments = (draft.increments ?? 0) + added;
@@ -94,7 +101,7 @@ export function adjustDrafts({
       draft.opIds.push(...opIdsOf(operation));
       continue;
     }
-    byActor.set(actor, {
+    byActor.set(key, {
       ...counterDraft({ operation, seq }, 'counter.adjusted', counter),
       delta: added - taken,
       increments: added,
@@ -133,6 +140,7 @@ export function counterDraft(
     groupId: operation.groupId,
     seq,
     actor: actorOf(operation),
+    link: linkOf(operation),
     kind,
     counterId: counter.id,
     counterName: counter.name,
@@ -179,8 +187,8 @@ export function groupDraft(
     ...Object.keys(after.sectionLimits),
   ]);
   for (const section of sections) {
-    const from = before.sectionLimits[section] ?? null;
-    const to = after.sectionLimits[section] ?? null;
+    const from = sectionMaxOf(before.sectionLimits, section);
+    const to = sectionMaxOf(after.sectionLimits, section);
     if (from !== to) changes.push({ field: 'sectionMax', section, from, to });
   }
   return groupEntry(sequenced, 'group.updated', changes);
@@ -196,6 +204,7 @@ export function groupEntry(
     groupId: operation.groupId,
     seq,
     actor: actorOf(operation),
+    link: linkOf(operation),
     kind,
     counterId: null,
     counterName: null,
@@ -227,6 +236,7 @@ export function resetDraft({
     groupId,
     seq,
     actor: TALLY_ACTOR,
+    link: null,
     kind: 'counter.reset',
     counterId: counter.id,
     counterName: counter.name,

@@ -11,6 +11,7 @@ import type { Operation, OperationOutcome } from './operations.js';
 import { counterNotFound, failed, groupNotFound, tagWithOperationId } from './outcomes.js';
 import { periodsReset } from './periods.js';
 import type { Applying, BatchState, OperationContext } from './state.js';
+import { tapOnly } from './tap-links.js';
 import { markUndone, undoEntry, undoOperation } from './undo.js';
 
 /** Applies the batch's operation at `index` by itself. */
@@ -31,9 +32,15 @@ export function applyOne(batch: BatchState, index: number): OperationOutcome {
   return outcome;
 }
 
-/** A new kind of change adds its case here, and what it reads to reads.ts. */
+/**
+ * A new kind of change adds its case here, and what it reads to reads.ts. A tap link's holder
+ * may only undo its own taps here (its taps are applied by taps.ts).
+ */
 function applyMutation(context: OperationContext): Applying {
-  const { mutation } = context.operation;
+  const { mutation, link } = context.operation;
+  if (link && mutation.kind !== 'undoEntry' && mutation.kind !== 'undoOperation') {
+    return failed(tapOnly());
+  }
   switch (mutation.kind) {
     case 'createCounter':
       return createCounter(context, mutation);
@@ -57,6 +64,8 @@ function applyMutation(context: OperationContext): Applying {
       return patchGroup(context, mutation);
     case 'rotateKey':
     case 'setViewKey':
+    case 'addTapLink':
+    case 'revokeTapLink':
       return changeAccess(context, mutation);
     case 'addAlertRule':
     case 'removeAlertRule':

@@ -29,6 +29,9 @@ export interface ActivityRow {
   undone_by: number | null;
   increments: number | null;
   decrements: number | null;
+  /** The tap link it was made through, and its label then; null: the group's own link. */
+  link_id: string | null;
+  link_label: string | null;
 }
 
 export const detailText = (draft: ActivityDraft): string | null =>
@@ -47,6 +50,8 @@ export const draftColumns = (draft: ActivityDraft) => ({
   detail: detailText(draft),
   increments: draft.increments,
   decrements: draft.decrements,
+  link_id: draft.link?.id ?? null,
+  link_label: draft.link?.label ?? null,
 });
 
 const ChangesSchema = z.array(FieldChangeSchema);
@@ -76,6 +81,8 @@ export function toActivityEntry(row: ActivityRow): ActivityEntry {
     seq: row.seq,
     at: new Date(row.at).toISOString(),
     actor: row.actor,
+    // Present only for a tap link's changes: other entries read (and hash) as they always did.
+    ...(row.link_id === null ? {} : { link: { id: row.link_id, label: row.link_label ?? '' } }),
     undoOf: row.undo_of,
     undoneBy: row.undone_by,
   };

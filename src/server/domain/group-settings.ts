@@ -5,7 +5,9 @@
  * (periods.ts); a section's maximum may not be set below the section's total (limits.ts).
  */
 import type { GroupPatch } from '../../shared/api.js';
+import { changedTapLinks, withRevoked } from './tap-links.js';
 import { SECTION_LIMITS_MAX } from '../../shared/limits.js';
+import { sectionMaxOf, withSectionMax } from '../../shared/rules.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { groupEntry } from './activity.js';
 import { sectionTotal } from './limits.js';
@@ -99,14 +101,17 @@ function setSectionMax(
   if (max === null) {
     limits = Object.fromEntries(Object.entries(limits).filter(([name]) => name !== section));
   } else {
-    if (limits[section] === undefined && Object.keys(limits).length >= SECTION_LIMITS_MAX) {
+    if (
+      sectionMaxOf(limits, section) === null &&
+      Object.keys(limits).length >= SECTION_LIMITS_MAX
+    ) {
       return invalidChange(MESSAGES.tooManySections(SECTION_LIMITS_MAX));
     }
     const total = sectionTotal(batch, { groupId: group.record.id, section });
     if (total > BigInt(max)) {
       return limitReached(MESSAGES.sectionLimitBelowTotal(section, Number(total)));
     }
-    limits[section] = max;
+    limits = withSectionMax(limits, section, max);
   }
   group.record = { ...group.record, sectionLimits: limits };
   group.changed = true;
@@ -161,23 +166,44 @@ export function patchGroup(
   return groupUpdated(context, before, group.record);
 }
 
-/** A new access key or view-only link: announced (sockets are re-checked), never logged. */
+/**
+ * A new access key, view-only link or tap link, or a tap link revoked: announced (every
+ * instance re-checks its sockets' keys), never logged.
+ */
 export function changeAccess(
   context: OperationContext,
-  mutation: Extract<StoreMutation, { kind: 'rotateKey' | 'setViewKey' }>,
+  mutation: Extract<
+    StoreMutation,
+    { kind: 'rotateKey' | 'setViewKey' | 'addTapLink' | 'revokeTapLink' }
+  >,
 ): Applied {
   const { batch, operation, seq } = context;
   const group = batch.groups.get(operation.groupId);
   if (!group) return failed(groupNotFound());
   const { record } = group;
-  group.record =
-    mutation.kind === 'rotateKey'
-      ? {
-          ...record,
-          keyHash: mutation.keyHash,
-          viewKeyHash: record.viewKeyHash === null ? null : mutation.viewKeyHash,
-        }
-      : { ...record, viewKeyHash: mutation.viewKeyHash };
+  const now = batch.options.now;
+  switch (mutation.kind) {
+    case 'rotateKey':
+      group.record = {
+        ...record,
+        keyHash: mutation.keyHash,
+        viewKeyHash: record.viewKeyHash === null ? null : mutation.viewKeyHash,
+        tapLinks: mutation.revokeTapLinks
+          ? withRevoked(record.tapLinks, () => true, now)
+          : record.tapLinks,
+      };
+      break;
+    case 'setViewKey':
+      group.record = { ...record, viewKeyHash: mutation.viewKeyHash };
+      break;
+    case 'addTapLink':
+    case 'revokeTapLink': {
+      const changed = changedTapLinks(record, mutation, now);
+      if ('refusal' in changed) return changed.refusal;
+      group.record = { ...record, tapLinks: changed.links };
+      break;
+    }
+  }
   group.changed = true;
   return accessChanged(group.record, seq);
 }

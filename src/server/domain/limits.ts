@@ -7,6 +7,7 @@
 import type { Counter } from '../../shared/api.js';
 import { MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
+import { sectionMaxOf } from '../../shared/rules.js';
 import type { SectionKey } from './commit-io.js';
 import type { OperationOutcome } from './operations.js';
 import { invalidChange, limitReached, valueOutOfRange } from './outcomes.js';
@@ -59,8 +60,9 @@ export function sectionBase(
   section = state.counter.section,
 ): SectionBase | undefined {
   if (section === null) return undefined;
-  const max = batch.groups.get(state.groupId)?.record.sectionLimits[section];
-  if (max === undefined) return undefined;
+  const limits = batch.groups.get(state.groupId)?.record.sectionLimits;
+  const max = limits ? sectionMaxOf(limits, section) : null;
+  if (max === null) return undefined;
   const others = sectionTotal(batch, { groupId: state.groupId, section }, state.counter.id);
   return { section, max, others };
 }
@@ -124,8 +126,9 @@ export function counterRefusal(
     return invalidChange(MESSAGES.startValueOutsideLimits);
   }
   if (after.section === null) return undefined;
-  const limit = batch.groups.get(groupId)?.record.sectionLimits[after.section];
-  if (limit === undefined) return undefined;
+  const limits = batch.groups.get(groupId)?.record.sectionLimits;
+  const limit = limits ? sectionMaxOf(limits, after.section) : null;
+  if (limit === null) return undefined;
   const others = sectionTotal(batch, { groupId, section: after.section }, after.id);
   const wasIn = state !== undefined && before?.section === after.section;
   return sectionRefusal({ section: after.section, max: limit, others }, wasIn ? from : 0n, to);

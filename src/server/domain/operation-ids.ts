@@ -39,13 +39,24 @@ export function fingerprintOf(mutation: StoreMutation): string {
 }
 
 /**
- * What a change means, for its fingerprint: a new alert rule is what the member asked for, not
- * the id, secret and time the server made for it (a retry makes new ones).
+ * What a change means, for its fingerprint: a new alert rule or tap link is what the member asked
+ * for, not
+ * the id, secret, key and time the server made for it (a retry makes new ones).
  */
 function meaningOf(mutation: StoreMutation): unknown {
-  if (mutation.kind !== 'addAlertRule') return mutation;
-  const { counterId, section, when, to } = mutation.rule;
-  return { kind: mutation.kind, counterId, section, when, to };
+  switch (mutation.kind) {
+    case 'addAlertRule': {
+      const { counterId, section, when, to } = mutation.rule;
+      return { kind: mutation.kind, counterId, section, when, to };
+    }
+    case 'addTapLink': {
+      // A tap link's key (so its hash) and time are made anew for each request.
+      const { label, scope, can } = mutation.link;
+      return { kind: mutation.kind, label, scope, can };
+    }
+    default:
+      return mutation;
+  }
 }
 
 /** The fingerprint of each operation that carries an id, by batch position. */

@@ -5,19 +5,26 @@
  */
 import type { ErrorCode, Group, Mutation, MutationResult } from '../../shared/api.js';
 import type { Change } from '../../shared/protocol.js';
+import type { TapGrant } from '../../shared/links.js';
 import type { StoredAlertRule, StoredDestination } from './alert-config.js';
+import type { StoredTapLink, TapLinkMutation } from './tap-links.js';
 
 export interface GroupRecord extends Group {
   /** SHA-256 of the access key, hex. Never leaves the server. */
   keyHash: string;
   /** SHA-256 of the view-only link's key, hex; null while the group has no view-only link. */
   viewKeyHash: string | null;
+  /** Its tap links (tap-links.ts), live and recently revoked; their keys' hashes never leave. */
+  tapLinks: readonly StoredTapLink[];
 }
 
 /** Changes to who may open a group: server-made, never sent by clients as such. */
 export type AccessMutation =
-  /** A new access key; an existing view-only link moves to the key derived from the new one. */
-  | { kind: 'rotateKey'; keyHash: string; viewKeyHash: string }
+  /**
+   * A new access key; an existing view-only link moves to the key derived from the new one. Tap
+   * links keep working unless `revokeTapLinks`.
+   */
+  | { kind: 'rotateKey'; keyHash: string; viewKeyHash: string; revokeTapLinks?: boolean }
   /** Turns the view-only link on (its key's hash) or off (null). */
   | { kind: 'setViewKey'; viewKeyHash: string | null }
   /**
@@ -31,7 +38,8 @@ export type AccessMutation =
    * destination, its secret: a group's destination of the same address is used instead.
    */
   | { kind: 'addAlertRule'; rule: StoredAlertRule; destination: StoredDestination }
-  | { kind: 'removeAlertRule'; ruleId: string };
+  | { kind: 'removeAlertRule'; ruleId: string }
+  | TapLinkMutation;
 
 /** What the store applies: a client's mutation, or an access change. */
 export type StoreMutation = Mutation | AccessMutation;
@@ -44,6 +52,11 @@ export interface Operation {
   mutation: StoreMutation;
   /** The member's display name for the activity log (already cleaned: shared memberName). */
   actor?: string | undefined;
+  /**
+   * The tap link whose key made it, if one did: it may tap only its scope in its directions and
+   * undo only its own taps (tap-links.ts); its entries name it beside the member.
+   */
+  link?: TapGrant | undefined;
 }
 
 /**
@@ -75,8 +88,12 @@ export type OperationOutcome =
     };
 
 /** A group as clients may see it: without its key hashes. */
-export const publicGroup = ({ keyHash: _key, viewKeyHash: _view, ...group }: GroupRecord): Group =>
-  group;
+export const publicGroup = ({
+  keyHash: _key,
+  viewKeyHash: _view,
+  tapLinks: _links,
+  ...group
+}: GroupRecord): Group => group;
 
 /** Each group's changes of a committed batch, in change-number order. */
 export function changesByGroup(

@@ -16,6 +16,7 @@ import type { Operation, OperationOutcome } from './operations.js';
 import { counterNotFound, groupNotFound } from './outcomes.js';
 import type { Step } from './plan.js';
 import type { BatchState } from './state.js';
+import { tapRefusal } from './tap-links.js';
 
 /**
  * A coalesced run of taps on one counter: one change number, one change. A tap that would pass
@@ -44,7 +45,10 @@ export function applyAdjust(
     const step =
       direction === 'increment' ? BigInt(counter.incrementStep) : -BigInt(counter.decrementStep);
     const next = value + BigInt(times) * step;
-    const refusal = valueRefusal(counter, value, next) ?? sectionRefusal(base, value, next);
+    const refusal =
+      (operation.link && tapRefusal(operation.link, counter, direction)) ??
+      valueRefusal(counter, value, next) ??
+      sectionRefusal(base, value, next);
     if (refusal) {
       outcomes.set(index, refusal);
       continue;

@@ -14,7 +14,16 @@ import { patchGroup, previousOrder, reorder } from './group-settings.js';
 import { inverseOf } from './inverse.js';
 import { keyOf, numberState } from './numbered-ids.js';
 import type { StoreMutation } from './operations.js';
-import { activityNotFound, alreadyUndone, cannotUndo, failed, type Applied } from './outcomes.js';
+import { inScope } from '../../shared/links.js';
+import {
+  activityNotFound,
+  alreadyUndone,
+  cannotUndo,
+  counterNotFound,
+  failed,
+  type Applied,
+} from './outcomes.js';
+import { mayUndo, tapOnly } from './tap-links.js';
 import type { Applying, BatchState, KnownEntry, OperationContext } from './state.js';
 
 // ---- what an undo needs read -------------------------------------------------------------------
@@ -101,6 +110,12 @@ function localEntry(batch: BatchState, index: number): KnownEntry | undefined {
 function undo(context: OperationContext, target: KnownEntry): Applying {
   const { batch, operation } = context;
   const { entry, ref } = target;
+  if (operation.link) {
+    // A tap link takes back its own taps only, on counters it can still see.
+    if (!mayUndo(operation.link, entry)) return failed(tapOnly());
+    const state = entry.counterId ? batch.counterOf(operation.groupId, entry.counterId) : undefined;
+    if (!state || !inScope(operation.link.scope, state.counter)) return failed(counterNotFound());
+  }
   if (isUndone(batch, ref, entry)) return failed(alreadyUndone());
   const inverse = inverseOf(entry);
   let applied: Applied;

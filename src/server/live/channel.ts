@@ -23,6 +23,11 @@ export interface ChannelMember {
   sendSnapshot(snapshot: GroupView): void;
   /** Sends an already-serialised frame (text for this member alone, or shared by several). */
   sendFrame(frame: string | SharedFrame): void;
+  /**
+   * A member that sees only part of the group (a tap link) takes its changes this way, to send
+   * what it may see; every other member gets one frame shared by all.
+   */
+  sendChanges?(changes: readonly Change[]): void;
   /** Whether the key this member joined with still opens the group as it is now. */
   stillOpens(group: GroupRecord): boolean;
   /** Closes the member: its key no longer opens the group (CLOSE_CODES.keyChanged). */
@@ -99,7 +104,7 @@ export class GroupChannel {
     member.sendSnapshot(snapshot);
     const newer = state.waiting.filter((change) => change.seq > snapshot.seq);
     state.waiting = [];
-    if (newer.length > 0) member.sendFrame(changesFrame(newer));
+    if (newer.length > 0) sendChanges(member, newer);
   }
 
   /** Sends a frame to every member that has its snapshot (presence lists). */
@@ -216,11 +221,12 @@ export class GroupChannel {
     for (const [member, state] of this.members) {
       if (state.since === null) state.waiting.push(...changes);
       else if (state.since < first) {
-        member.sendFrame((frame ??= shareFrame(changesFrame(changes))));
+        if (member.sendChanges) member.sendChanges(changes);
+        else member.sendFrame((frame ??= shareFrame(changesFrame(changes))));
       } else {
         const since = state.since;
         const newer = changes.filter((change) => change.seq > since);
-        if (newer.length > 0) member.sendFrame(changesFrame(newer));
+        if (newer.length > 0) sendChanges(member, newer);
       }
     }
   }
@@ -231,6 +237,11 @@ export class GroupChannel {
   }
 }
 
-function changesFrame(changes: readonly Change[]): string {
+function sendChanges(member: ChannelMember, changes: readonly Change[]): void {
+  if (member.sendChanges) member.sendChanges(changes);
+  else member.sendFrame(changesFrame(changes));
+}
+
+export function changesFrame(changes: readonly Change[]): string {
   return JSON.stringify({ type: 'changes', changes: [...changes] } satisfies ServerMessage);
 }

@@ -53,6 +53,10 @@ export const CLOSE_CODE_OF = {
   alert_not_found: CLOSE_CODES.goingAway,
   too_many_alerts: CLOSE_CODES.goingAway,
   destination_refused: CLOSE_CODES.goingAway,
+  // A tap link's refused change is an `error` frame; links are managed over HTTP only.
+  tap_only: CLOSE_CODES.goingAway,
+  link_not_found: CLOSE_CODES.goingAway,
+  too_many_links: CLOSE_CODES.goingAway,
 } as const satisfies Record<ErrorCode, number>;
 
 /**

@@ -26,7 +26,9 @@ import { DomainError } from '../errors.js';
 import { MessageBudget } from '../security/message-budget.js';
 import { DEFAULT_LIVE_MESSAGE_POLICY } from '../security/policy.js';
 import type { BucketPolicy } from '../security/token-buckets.js';
-import { GAP_TIMEOUT_MS, GroupChannel, type ChannelMember } from './channel.js';
+import { ScopedFeed } from '../core/scope.js';
+import { LINK_MESSAGES, type TapGrant } from '../../shared/links.js';
+import { GAP_TIMEOUT_MS, GroupChannel, changesFrame, type ChannelMember } from './channel.js';
 import { sendCorked, trackSocket } from './corked.js';
 import { CLOSE_CODE_OF, liveErrorOf, type LiveError } from './errors.js';
 import { SpreadHeartbeat } from './heartbeat.js';
@@ -65,6 +67,13 @@ const NEVER_OVERLOADED: OverloadGate = {
   onDrained: () => () => undefined,
 };
 
+/** Why a socket was closed when its key stopped opening the group, by the key it used. */
+const REVOKED_REASON: Record<AccessLevel, string> = {
+  full: MESSAGES.keyChanged,
+  view: MESSAGES.viewLinkChanged,
+  tap: LINK_MESSAGES.revoked,
+};
+
 /** The `storage` frames, serialised once. */
 const NOT_SAVING_FRAME = JSON.stringify({ type: 'storage', saving: false } satisfies ServerMessage);
 const SAVING_FRAME = JSON.stringify({ type: 'storage', saving: true } satisfies ServerMessage);
@@ -77,6 +86,8 @@ type ClientState =
       groupId: string;
       channel: GroupChannel;
       access: AccessLevel;
+      /** The tap link it joined with, and what of the group it sees; null for the group's keys. */
+      link: { grant: TapGrant; feed: ScopedFeed } | null;
       /** SHA-256 of the key it joined with (never the key), to re-check after key changes. */
       keyHash: string;
     }
@@ -189,34 +200,43 @@ export class LiveHub {
       sendSnapshot: (snapshot) => {
         const { state } = client;
         if (state.phase !== 'joined') return;
+        const { link } = state;
         // The snapshot's JSON is made once for every socket that gets it (core/snapshots.ts).
-        sendCorked(
-          socket,
-          viewJsonWith(snapshot, {
-            type: 'ready',
-            protocol: PROTOCOL_VERSION,
-            access: state.access,
-          } satisfies Omit<Extract<ServerMessage, { type: 'ready' }>, keyof GroupView>),
-        );
+        const ready = {
+          type: 'ready',
+          protocol: PROTOCOL_VERSION,
+          access: state.access,
+          ...(link ? { link: link.grant } : {}),
+        } satisfies Omit<Extract<ServerMessage, { type: 'ready' }>, keyof GroupView>;
+        sendCorked(socket, viewJsonWith(link ? link.feed.start(snapshot) : snapshot, ready));
       },
       sendFrame: (frame) => {
         if (client.state.phase !== 'closed') sendCorked(socket, frame);
       },
+      sendChanges: (changes) => {
+        const { state } = client;
+        if (state.phase !== 'joined') return;
+        const seen = state.link ? state.link.feed.filter(changes) : changes;
+        if (seen.length > 0) sendCorked(socket, changesFrame(seen));
+      },
       stillOpens: (group) => {
         const { state } = client;
         if (state.phase !== 'joined') return false;
-        return state.access === 'full'
-          ? group.keyHash === state.keyHash
-          : group.viewKeyHash === state.keyHash;
+        switch (state.access) {
+          case 'full':
+            return group.keyHash === state.keyHash;
+          case 'view':
+            return group.viewKeyHash === state.keyHash;
+          case 'tap':
+            return group.tapLinks.some(
+              (link) => link.keyHash === state.keyHash && link.revokedAt === null,
+            );
+        }
       },
       revoke: () => {
-        // A view-only link dies when it is turned off or the access key changes: say which link.
-        const view = client.state.phase === 'joined' && client.state.access === 'view';
-        this.close(
-          client,
-          CLOSE_CODES.keyChanged,
-          view ? MESSAGES.viewLinkChanged : MESSAGES.keyChanged,
-        );
+        // A link dies when it is revoked, turned off or the access key changes: say which one.
+        const access = client.state.phase === 'joined' ? client.state.access : 'full';
+        this.close(client, CLOSE_CODES.keyChanged, REVOKED_REASON[access]);
       },
     };
     client.authTimer = setTimeout(() => {
@@ -305,7 +325,7 @@ export class LiveHub {
         return;
       case 'mutate': {
         const { opId, mutation, actor } = message;
-        if (client.state.phase !== 'joined' || client.state.access !== 'full') {
+        if (client.state.phase !== 'joined' || client.state.access === 'view') {
           this.send(client, {
             type: 'error',
             opId,
@@ -313,7 +333,9 @@ export class LiveHub {
           });
           return;
         }
-        this.service.mutate(groupId, mutation, { opId, actor }).then(
+        // A tap link's change is held to its scope and rights by the commit (tap_only otherwise).
+        const link = client.state.link?.grant ?? null;
+        this.service.mutate(groupId, mutation, { opId, actor, link }).then(
           (result) => {
             if (client.state.phase !== 'closed') sendCorked(client.socket, ackFrame(opId, result));
           },
@@ -343,10 +365,12 @@ export class LiveHub {
     client.state = { phase: 'authenticating', early };
     let groupId: string;
     let access: AccessLevel;
+    let grant: TapGrant | null;
     try {
       const opened = await this.service.access(client.groupName, key, client.address);
       groupId = opened.group.id;
       access = opened.access;
+      grant = opened.link;
     } catch (error) {
       const { code, message } = this.describe(error);
       this.close(client, CLOSE_CODE_OF[code], message);
@@ -354,7 +378,14 @@ export class LiveHub {
     }
     if (isClosed(client)) return;
     const channel = this.channelFor(groupId);
-    client.state = { phase: 'joined', groupId, channel, access, keyHash: hashKey(key) };
+    client.state = {
+      phase: 'joined',
+      groupId,
+      channel,
+      access,
+      link: grant ? { grant, feed: new ScopedFeed(grant) } : null,
+      keyHash: hashKey(key),
+    };
     // Messages sent right after auth (a tap before the snapshot) are handled now; their changes
     // reach the client after its snapshot.
     for (const data of early) this.receive(client, data);
@@ -408,12 +439,12 @@ export class LiveHub {
   /**
    * While the commit queue is over its target, a mutation is refused `busy` before zod and the
    * service see it: shedding must cost far less than applying, or more load would mean less work
-   * done. Anything that is not a well-formed mutation from a full-access member takes the normal
-   * path. Returns whether the message was handled.
+   * done. Anything that is not a well-formed mutation from a member who may change something (the
+   * access key, a tap link) takes the normal path. Returns whether the message was handled.
    */
   private shed(client: Client, json: unknown): boolean {
     const { state } = client;
-    if (state.phase !== 'joined' || state.access !== 'full') return false;
+    if (state.phase !== 'joined' || state.access === 'view') return false;
     if (typeof json !== 'object' || json === null) return false;
     const { type, opId } = json as { type?: unknown; opId?: unknown };
     // A valid operation id (OperationIdSchema), checked without zod on the shedding path.

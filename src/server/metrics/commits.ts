@@ -32,6 +32,8 @@ const KIND_LIST = {
   setViewKey: true,
   addAlertRule: true,
   removeAlertRule: true,
+  addTapLink: true,
+  revokeTapLink: true,
 } as const satisfies Record<MutationKind, true>;
 export const MUTATION_KINDS = Object.keys(KIND_LIST) as MutationKind[];
 

@@ -39,21 +39,31 @@ export function registerActivityRoutes(
   /** The group's alert rules, which the JSON export holds for its access key only. */
   alertRules: (group: GroupAccess) => Promise<readonly AlertRuleView[]>,
 ): void {
-  /** Reading the log, history and exports is open to view-only links; undo is a change. */
-  const authorize = (
-    request: FastifyRequest<{ Params: { name: string } }>,
-    need: 'read' | 'write' = 'read',
-  ): Promise<GroupAccess> =>
-    service.authorize(request.params.name, bearerKey(request), { client: request.ip, need });
+  /** Exports and the chain check are open to view-only links, not to tap links (tap_only). */
+  const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupAccess> =>
+    service.authorize(request.params.name, bearerKey(request), {
+      client: request.ip,
+      need: 'read',
+    });
 
-  /** Key first, then the body: a caller without the key learns nothing from a 400. */
+  /**
+   * The log, charts and tallies are open to tap links too, answered for the counters they see;
+   * exports and the chain check are not (tap_only).
+   */
+  const scoped = (request: FastifyRequest<{ Params: { name: string } }>, need: 'see' | 'tap') =>
+    service.authorizeScoped(request.params.name, bearerKey(request), { client: request.ip, need });
+
+  /**
+   * Key first, then the body: a caller without the key learns nothing from a 400. A tap link may
+   * undo its own taps (the commit checks whose they are).
+   */
   const undo = async (
     request: FastifyRequest<{ Params: { name: string } }>,
     mutationOf: () => Mutation,
   ) => {
-    const group = await authorize(request, 'write');
+    const { group, link } = await scoped(request, 'tap');
     const mutation = mutationOf();
-    return service.mutate(group.id, mutation, originOf(request));
+    return service.mutate(group.id, mutation, { ...originOf(request), link });
   };
 
   // Whether the log is as it was written (ADR 30): { ok, checked } or the first broken entry.
@@ -62,11 +72,11 @@ export function registerActivityRoutes(
   );
 
   app.get<GroupParams>('/api/groups/:name/activity', async (request) => {
-    const group = await authorize(request);
+    const { group, link } = await scoped(request, 'see');
     const query = parseWith(ActivityQuerySchema, request.query);
     // PostgreSQL refuses NUL in text: such a counter id names no counter, so nothing matches.
     if (query.counter !== undefined && hasNul(query.counter)) return { entries: [], next: null };
-    return service.activity(group.id, query);
+    return service.activity(group.id, query, link);
   });
 
   app.post<EntryParams>('/api/groups/:name/activity/:entryId/undo', async (request) =>
@@ -87,40 +97,40 @@ export function registerActivityRoutes(
   );
 
   app.get<GroupParams>('/api/groups/:name/history', async (request) => {
-    const group = await authorize(request);
+    const { group, link } = await scoped(request, 'see');
     const { points } = parseWith(HistoryQuerySchema, {
       points: SPARKLINE_POINTS,
       ...(request.query as object),
     });
-    return service.recentValues(group.id, points);
+    return service.recentValues(group.id, points, link);
   });
 
   app.get<CounterParams>('/api/groups/:name/counters/:id/history', async (request) => {
-    const group = await authorize(request);
+    const { group, link } = await scoped(request, 'see');
     const { points } = parseWith(HistoryQuerySchema, request.query);
     if (hasNul(request.params.id)) throw errors.counterNotFound();
-    return service.counterHistory(group.id, request.params.id, points);
+    return service.counterHistory(group.id, request.params.id, { points, link });
   });
 
   app.get<GroupParams>('/api/groups/:name/tallies', async (request) => {
-    const group = await authorize(request);
+    const { group, link } = await scoped(request, 'see');
     const query = parseWith(TalliesQuerySchema, request.query);
     if (query.counterId !== undefined && hasNul(query.counterId)) return [];
-    return service.tallies(group.id, query);
+    return service.tallies(group.id, query, link);
   });
 
   app.get<CounterParams>('/api/groups/:name/counters/:id/periods', async (request) => {
-    const group = await authorize(request);
+    const { group, link } = await scoped(request, 'see');
     const { limit } = parseWith(PeriodsQuerySchema, request.query);
     if (hasNul(request.params.id)) throw errors.counterNotFound();
-    return service.counterPeriods(group.id, request.params.id, limit);
+    return service.counterPeriods(group.id, request.params.id, { limit, link });
   });
 
   app.get<GroupParams>('/api/groups/:name/export', async (request, reply) => {
     const group = await authorize(request);
     const { format, data } = parseWith(ExportQuerySchema, request.query);
     const snapshot = await service.snapshot(group.id);
-    const fullKey = accessOf(group, bearerKey(request) ?? '') === 'full';
+    const fullKey = accessOf(group, bearerKey(request) ?? '').access === 'full';
     // Exports are files of this moment: never cached anywhere.
     void reply.header('Cache-Control', 'no-store');
     if (format === 'json') {

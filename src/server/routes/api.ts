@@ -21,6 +21,7 @@ import {
 } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { TallyService } from '../core/service.js';
+import { scopedView } from '../core/scope.js';
 import { countersJson, viewJsonWith } from '../core/snapshots.js';
 import { DomainError } from '../errors.js';
 import type { GroupAccess } from '../core/access-cache.js';
@@ -31,12 +32,9 @@ type CounterParams = { Params: { name: string; id: string } };
 type SectionParams = { Params: { name: string; section: string } };
 
 export function registerApiRoutes(app: FastifyInstance, service: TallyService): void {
-  /** The group, if the request's key may `need` it: writes by default, reads for GETs. */
-  const authorize = (
-    request: FastifyRequest<{ Params: { name: string } }>,
-    need: 'read' | 'write' = 'write',
-  ): Promise<GroupAccess> =>
-    service.authorize(request.params.name, bearerKey(request), { client: request.ip, need });
+  /** The group, if the request's key is its access key (a change other than a tap). */
+  const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupAccess> =>
+    service.authorize(request.params.name, bearerKey(request), { client: request.ip });
 
   app.get<GroupParams>('/api/groups/:name', async (request) =>
     service.preview(request.params.name),
@@ -44,12 +42,16 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
 
   app.post<GroupParams>('/api/groups/:name/join', async (request, reply) => {
     const { key } = parseExact(JoinBodySchema, request.body ?? {});
-    const { view, access, created } = await service.join(request.params.name, key, request.ip);
+    const { view, access, link, created } = await service.join(
+      request.params.name,
+      key,
+      request.ip,
+    );
     // Serialised once per change number however many members join (core/snapshots.ts).
     return reply
       .code(created ? 201 : 200)
       .type('application/json; charset=utf-8')
-      .send(viewJsonWith(view, { access }));
+      .send(viewJsonWith(view, link ? { access, link } : { access }));
   });
 
   app.patch<GroupParams>('/api/groups/:name', async (request) => {
@@ -65,11 +67,16 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
   });
 
   app.get<GroupParams>('/api/groups/:name/counters', async (request, reply) => {
-    const group = await authorize(request, 'read');
-    // Serialised once per change number however often it is asked for (core/snapshots.ts).
+    const { group, link } = await service.authorizeScoped(request.params.name, bearerKey(request), {
+      client: request.ip,
+      need: 'see',
+    });
+    const view = await service.snapshot(group.id);
+    // Serialised once per change number (and tap link) however often it is asked for
+    // (core/snapshots.ts).
     return reply
       .type('application/json; charset=utf-8')
-      .send(countersJson(await service.snapshot(group.id)));
+      .send(countersJson(link ? scopedView(view, link) : view));
   });
 
   app.post<GroupParams>('/api/groups/:name/counters', async (request, reply) => {
@@ -97,12 +104,17 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
   const adjust =
     (direction: AdjustDirection) =>
     async (request: FastifyRequest<CounterParams>): Promise<Counter> => {
-      const group = await authorize(request);
+      // A tap link may tap too: the commit holds it to its scope and rights.
+      const { group, link } = await service.authorizeScoped(
+        request.params.name,
+        bearerKey(request),
+        { client: request.ip, need: 'tap' },
+      );
       const { times, opId } = parseWith(AdjustBodySchema, request.body ?? {});
       const result = await service.mutate(
         group.id,
         { kind: 'adjustCounter', counterId: request.params.id, direction, times },
-        originOf(request, opId),
+        { ...originOf(request, opId), link },
       );
       return counterOf(result, request.params.id);
     };
@@ -158,8 +170,8 @@ export function registerAccessRoutes(app: FastifyInstance, service: TallyService
 
   app.post<GroupParams>('/api/groups/:name/key', async (request) => {
     const group = await authorize(request);
-    const { key } = parseExact(RotateKeyBodySchema, request.body ?? {});
-    const result = await service.rotateKey(group, key, originOf(request));
+    const body = parseExact(RotateKeyBodySchema, request.body ?? {});
+    const result = await service.rotateKey(group, body, originOf(request));
     if (result.kind !== 'group') throw reusedOperationId();
     return result.group;
   });

@@ -42,6 +42,9 @@ export const STATUS_OF = {
   alert_not_found: 404,
   too_many_alerts: 409,
   destination_refused: 422,
+  tap_only: 403,
+  link_not_found: 404,
+  too_many_links: 409,
 } as const satisfies Record<ErrorCode, number>;
 
 /**

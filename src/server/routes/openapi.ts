@@ -102,7 +102,10 @@ const NAMED: Record<
     GroupSnapshot: { schema: GroupSnapshotSchema },
     AccessLevel: {
       schema: AccessLevelSchema,
-      about: { description: '`full`: the access key; `view`: the view-only link’s key.' },
+      about: {
+        description:
+          '`full`: the access key; `view`: the view-only link’s key; `tap`: a tap link’s key (`link` says which).',
+      },
     },
     Counter: {
       schema: CounterSchema,
@@ -227,7 +230,7 @@ const TAGS: Record<DocumentTag, string> = {
   Groups: 'Opening, creating and editing a group.',
   Counters: 'Counters, taps and their history.',
   Activity: 'Who changed what, undo, and exports.',
-  Access: 'Key rotation and the view-only link: the group’s access key only.',
+  Access: 'Key rotation, the view-only link and tap links: the group’s access key only.',
   Alerts:
     'Telling a webhook, Slack, Discord, ntfy or members’ browsers (Web Push) that a counter crossed a threshold: the group’s access key only (the push key needs none).',
 };
@@ -494,7 +497,9 @@ function errorCodesOf(operation: DocumentedOperation): Set<ErrorCode> {
       'rate_limited',
     ] as const)
       codes.add(code);
-    if (operation.key === 'write') codes.add('read_only');
+    if (operation.key === 'write' || operation.key === 'tap') codes.add('read_only');
+    if (operation.key === 'write' || operation.key === 'read' || operation.key === 'tap')
+      codes.add('tap_only');
   }
   if (operation.body) codes.add('validation_failed').add('payload_too_large');
   if (operation.query) codes.add('validation_failed');
@@ -662,6 +667,12 @@ const EXAMPLES: Record<string, unknown[]> = {
   exportedAt: ['2026-11-23T09:00:00.000Z'],
   actor: ['Ada'],
   member: ['Ada'],
+  label: ['Gate B'],
+  link: ['Gate B'],
+  lastUsedAt: ['2026-11-23T08:15:00.000Z'],
+  taps: [318],
+  links: [50],
+  revokeTapLinks: [false],
   counterId: [COUNTER_ID],
   counter: [COUNTER_ID],
   counterName: ['Coffees'],

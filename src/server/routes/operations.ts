@@ -45,16 +45,24 @@ import {
   type ErrorCode,
 } from '../../shared/api.js';
 import { GROUP_NAME_MAX_LENGTH, SPARKLINE_POINTS } from '../../shared/limits.js';
+import {
+  MAX_TAP_LINKS_PER_GROUP,
+  TapLinkBodySchema,
+  TapLinkCreatedSchema,
+  TapLinkListSchema,
+} from '../../shared/links.js';
 import { MEMBER_HEADER_MAX } from './parse.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * The key a route checks (`Authorization: Bearer <key>`): none; any key that opens the group,
- * the view-only link's too (`read`); or the group's access key only (`write`: a view-only key is
- * answered 403 read_only).
+ * a tap link's too, answered for the tap link's counters only (`see`); the access key or the
+ * view-only link's (`read`: a tap link's is answered 403 tap_only); the access key or a tap
+ * link's, which the commit holds to its scope and rights (`tap`: a view-only key is answered 403
+ * read_only); or the group's access key only (`write`: 403 read_only or tap_only).
  */
-export type KeyNeed = 'none' | 'read' | 'write';
+export type KeyNeed = 'none' | 'see' | 'read' | 'tap' | 'write';
 
 export type Tag = 'Server' | 'Groups' | 'Counters' | 'Activity' | 'Access';
 
@@ -294,7 +302,7 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Counters',
     summary: 'The group’s counters',
     description: 'By `createdAt` ascending.',
-    key: 'read',
+    key: 'see',
     answers: [
       {
         status: 200,
@@ -378,7 +386,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Tap +',
     description:
       '`value += times × incrementStep`. Taps are applied one after another in commit order, so concurrent taps add up; taps committed together are answered with the row after them all.',
-    key: 'write',
+    key: 'tap',
     body: { schema: AdjustBodySchema, required: false },
     change: true,
     answers: [counterAnswer(200, 'The counter after the tap.')],
@@ -391,7 +399,7 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Counters',
     summary: 'Tap −',
     description: '`value -= times × decrementStep`.',
-    key: 'write',
+    key: 'tap',
     body: { schema: AdjustBodySchema, required: false },
     change: true,
     answers: [counterAnswer(200, 'The counter after the tap.')],
@@ -415,7 +423,7 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Counters',
     summary: 'A counter’s value over its whole life',
     description: 'Oldest first, ending with its value now.',
-    key: 'read',
+    key: 'see',
     query: HistoryQuerySchema,
     answers: [
       {
@@ -433,7 +441,7 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Counters',
     summary: 'Each counter’s latest values (sparklines)',
     description: 'Oldest first.',
-    key: 'read',
+    key: 'see',
     query: HistoryQuerySchema,
     queryDefaults: { points: SPARKLINE_POINTS },
     answers: [
@@ -452,7 +460,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'A page of the activity log',
     description:
       'Newest first. `next` is the `before` of the next (older) page, null at the beginning. Use either `before` or `after`.',
-    key: 'read',
+    key: 'see',
     query: ActivityQuerySchema,
     answers: [
       {
@@ -487,7 +495,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Take back one activity entry',
     description:
       'Applies the opposite operation, so what others did since stays. An entry is undone at most once.',
-    key: 'write',
+    key: 'tap',
     change: true,
     answers: [
       {
@@ -505,7 +513,7 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Activity',
     summary: 'Take back the change one of your operation ids made',
     description: '404 when that operation made no entry, or was more than 24 hours ago.',
-    key: 'write',
+    key: 'tap',
     body: { schema: UndoOperationBodySchema, required: true },
     change: true,
     answers: [
@@ -525,7 +533,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'What each member added and took away',
     description:
       'From the activity log (what it keeps): one row per member and counter, largest net first, at most 1000. Undone taps and undos do not count. `since` (ISO 8601 or epoch ms) counts only changes at or after it, e.g. a counter’s `periodStart`.',
-    key: 'read',
+    key: 'see',
     query: TalliesQuerySchema,
     answers: [
       {
@@ -543,7 +551,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'A counter’s ended periods',
     description:
       'Newest first: each period’s start, end and the value it ended with. The newest 400 periods of each counter are kept.',
-    key: 'read',
+    key: 'see',
     query: PeriodsQuerySchema,
     answers: [
       {
@@ -580,7 +588,7 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Access',
     summary: 'Replace the access key',
     description:
-      'Takes effect at once on every instance: the old key and the old view-only link stop working, and live sockets opened with them are closed (4410). The same key again is 400.',
+      'Takes effect at once on every instance: the old key and the old view-only link stop working, and live sockets opened with them are closed (4410). Tap links keep working unless `revokeTapLinks` is true. The same key again is 400.',
     key: 'write',
     body: { schema: RotateKeyBodySchema, required: true },
     change: true,
@@ -636,5 +644,58 @@ export const OPERATIONS: readonly Operation[] = [
     key: 'write',
     answers: [{ status: 204, description: 'Off.' }],
     errors: ['busy', 'storage_unavailable'],
+  },
+  {
+    id: 'listTapLinks',
+    method: 'get',
+    path: '/api/groups/:name/links',
+    tag: 'Access',
+    summary: 'The group’s tap links',
+    description: `Live links, oldest first, with what the activity log holds of their use (\`taps\`, \`lastUsedAt\`); never a key. At most ${String(MAX_TAP_LINKS_PER_GROUP)} per group.`,
+    key: 'write',
+    answers: [
+      {
+        status: 200,
+        description: 'The links and the group’s bound.',
+        content: { 'application/json': TapLinkListSchema },
+      },
+    ],
+  },
+  {
+    id: 'createTapLink',
+    method: 'post',
+    path: '/api/groups/:name/links',
+    tag: 'Access',
+    summary: 'Make a tap link',
+    description: `A link whose holder sees and taps only the counters of \`scope\` (every counter, chosen ones, or one section, followed as counters move), in the directions of \`can\`, and nothing else: any other change is 403 \`tap_only\`, a counter outside its scope 404 \`counter_not_found\`. Its changes are logged with \`link: { id, label }\`. \`key\` (64 hex characters; the link is \`/{name}?key=<key>\`) is in this answer only: the server keeps its SHA-256. A retry with the same Idempotency-Key answers 200 with the same link and no key. At most ${String(MAX_TAP_LINKS_PER_GROUP)} live links per group (409 \`too_many_links\`).`,
+    key: 'write',
+    body: { schema: TapLinkBodySchema, required: true },
+    change: true,
+    answers: [
+      {
+        status: 201,
+        description: 'The new link, with its key.',
+        content: { 'application/json': TapLinkCreatedSchema },
+      },
+      {
+        status: 200,
+        description: 'A retry of the same request: the link, without its key.',
+        content: { 'application/json': TapLinkCreatedSchema },
+      },
+    ],
+    errors: ['too_many_links'],
+  },
+  {
+    id: 'revokeTapLink',
+    method: 'delete',
+    path: '/api/groups/:name/links/:id',
+    tag: 'Access',
+    summary: 'Revoke a tap link',
+    description:
+      'Its key stops at once on every instance: its live sockets are closed (4410) and its later calls, queued offline taps included, are answered 403 `wrong_key` with a sentence that says the link was revoked.',
+    key: 'write',
+    change: true,
+    answers: [{ status: 204, description: 'Revoked.' }],
+    errors: ['link_not_found'],
   },
 ];

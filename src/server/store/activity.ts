@@ -7,7 +7,7 @@ import type { HistoryPoint } from '../../shared/activity.js';
 
 /** The columns every activity read returns. */
 export const ACTIVITY_FIELDS =
-  'id, group_id, seq, at, actor, kind, counter_id, counter_name, value_after, delta, detail, undo_of, undone_by, increments, decrements';
+  'id, group_id, seq, at, actor, kind, counter_id, counter_name, value_after, delta, detail, undo_of, undone_by, increments, decrements, link_id, link_label';
 
 /**
  * Evenly spaced time buckets over a counter's life: the width, ms, that turns the span between

@@ -4,6 +4,7 @@ import type { ResetPeriod } from '../../shared/fields.js';
 import type { StoredCounter } from '../domain/commit-io.js';
 import type { GroupRecord } from '../domain/operations.js';
 import { allTimeOf } from '../domain/periods.js';
+import { parseTapLinks } from '../domain/tap-links.js';
 
 /** The counter columns every read returns. */
 export const COUNTER_FIELDS =
@@ -25,6 +26,8 @@ export interface GroupRow {
   section_limits: string | null;
   /** The group's alert rules as JSON (domain/alert-config.ts); null when it has none. */
   alerts: string | null;
+  /** Its tap links as JSON (domain/tap-links.ts); null when it has none. */
+  tap_links: string | null;
   /** Its activity log's newest hash and the hash of the last entry pruned (ADR 30). */
   log_head: string | null;
   log_anchor: string | null;
@@ -63,6 +66,7 @@ export const toGroup = (row: GroupRow): GroupRecord => ({
   timeZone: row.time_zone,
   weekStart: row.week_start,
   sectionLimits: row.section_limits === null ? {} : parseSectionLimits(row.section_limits),
+  tapLinks: parseTapLinks(row.tap_links),
 });
 
 function parseSectionLimits(text: string): Record<string, number> {

@@ -16,8 +16,22 @@ export const TALLY_ENTRIES = "kind = 'counter.adjusted' AND undo_of IS NULL AND 
 export const INCREMENTS = 'coalesce(increments, CASE WHEN delta > 0 THEN delta ELSE 0 END)';
 export const DECREMENTS = 'coalesce(decrements, CASE WHEN delta < 0 THEN -delta ELSE 0 END)';
 
+/**
+ * What a tallies query selects and groups by: per member (and the tap link they used, a link's
+ * label being fixed) or per link, with every member's taps through it together.
+ */
+export function tallyGrouping(by: 'member' | 'link'): { select: string; groupBy: string } {
+  return by === 'member'
+    ? { select: 'actor, max(link_label) AS link_label', groupBy: 'actor, link_id, counter_id' }
+    : { select: "'' AS actor, max(link_label) AS link_label", groupBy: 'link_id, counter_id' };
+}
+
+/** A tap link's taps in an entry: its amounts (SQL on the activity table). */
+export const LINK_TAPS = `${INCREMENTS} + ${DECREMENTS}`;
+
 export interface TallyRow {
   actor: string;
+  link_label: string | null;
   counter_id: string;
   /** Sums as doubles (SQLite TOTAL, PostgreSQL float8): exact to 2^53, never overflowing. */
   increments: number;
@@ -32,6 +46,7 @@ export function toTally(row: TallyRow): Tally {
   const decrements = exact(row.decrements);
   return {
     member: row.actor,
+    link: row.link_label,
     counterId: row.counter_id,
     increments,
     decrements,

@@ -77,9 +77,17 @@ export interface ActivityListQuery {
 
 export interface TalliesListQuery {
   counterId?: string | undefined;
+  /** One row per member, link and counter, or per link and counter (store/tallies.ts). */
+  by?: 'member' | 'link' | undefined;
   /** Epoch ms: only entries at or after it. */
   since?: number | undefined;
   limit: number;
+}
+
+export interface TapLinkUsage {
+  taps: number;
+  /** Epoch ms. */
+  lastUsedAt: number;
 }
 
 /** A counter whose current period is over. */
@@ -115,6 +123,8 @@ export interface Store {
    * means nothing of this call was applied.
    */
   commit(operations: readonly Operation[]): Promise<OperationOutcome[]>;
+  /** Each tap link's taps (amounts) and newest tap (epoch ms) that the activity log holds. */
+  tapLinkUsage(groupId: string): Promise<Map<string, TapLinkUsage>>;
   /** One group's activity entries (shared/activity.ts), by id. */
   listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]>;
   /**

@@ -10,6 +10,7 @@
  */
 import type { Counter } from '../../shared/api.js';
 import { NEAR_LIMIT_RATIO } from '../../shared/limits.js';
+import { sectionMaxOf } from '../../shared/rules.js';
 
 /** How full something with a maximum is: 'none' without one. */
 export type Capacity = 'none' | 'open' | 'near' | 'full';
@@ -81,7 +82,7 @@ export function layoutBlocks(
     if (block.kind !== 'section') continue;
     block.total = block.counters.reduce((sum, counter) => sum + counter.value, 0);
     const max = Object.hasOwn(sectionLimits, block.name)
-      ? (sectionLimits[block.name] ?? null)
+      ? sectionMaxOf(sectionLimits, block.name)
       : null;
     block.max = max;
     block.remaining = max === null ? null : Math.max(0, max - block.total);

@@ -147,4 +147,9 @@ export const MIGRATIONS: readonly string[] = [
   // (its head) and, once old entries were pruned, the hash of the last one removed (its anchor).
   `ALTER TABLE activity ADD COLUMN hash text;
    ALTER TABLE counter_groups ADD COLUMN log_head text, ADD COLUMN log_anchor text;`,
+  // 10: tap links: the group's links (JSON, domain/tap-links.ts) and, on each entry, the link it
+  // was made through (its label then), which the links list and tallies by link add up.
+  `ALTER TABLE counter_groups ADD COLUMN tap_links text;
+   ALTER TABLE activity ADD COLUMN link_id text, ADD COLUMN link_label text;
+   CREATE INDEX activity_by_link ON activity (group_id, link_id) WHERE link_id IS NOT NULL;`,
 ];

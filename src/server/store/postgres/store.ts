@@ -11,6 +11,7 @@
 import { PostgresAlerts } from './alerts.js';
 import type { StoredChainEntry } from '../../domain/log-chain.js';
 import { alertsText, parseAlerts } from '../../domain/alert-config.js';
+import { tapLinksText } from '../../domain/tap-links.js';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../../shared/activity.js';
@@ -21,6 +22,8 @@ import {
   INCREMENTS,
   PERIOD_FIELDS,
   TALLY_ENTRIES,
+  LINK_TAPS,
+  tallyGrouping,
   toPeriod,
   toTally,
   type PeriodRow,
@@ -78,6 +81,7 @@ import {
   type DuePeriod,
   type GroupRecord,
   type TalliesListQuery,
+  type TapLinkUsage,
   type GroupState,
   type Operation,
   type OperationOutcome,
@@ -254,10 +258,11 @@ const BATCH_WRITE = `WITH
       profile_image_url = v.profile_image_url, access_key_hash = v.access_key_hash,
       view_key_hash = v.view_key_hash, seq = v.seq, time_zone = v.time_zone,
       week_start = v.week_start, section_limits = v.section_limits,
-      alerts = CASE WHEN v.alerts_changed THEN v.alerts ELSE g.alerts END, log_head = v.log_head
+      alerts = CASE WHEN v.alerts_changed THEN v.alerts ELSE g.alerts END, log_head = v.log_head,
+      tap_links = v.tap_links
     FROM json_to_recordset($3::json) AS v(id text, display_name text, profile_image_url text,
       access_key_hash text, view_key_hash text, seq bigint, time_zone text, week_start integer,
-      section_limits text, alerts_changed boolean, alerts text, log_head text)
+      section_limits text, alerts_changed boolean, alerts text, log_head text, tap_links text)
     WHERE g.id = v.id),
   -- A group's rules changed: the waiting alerts and logs of destinations no rule sends to any
   -- more go with them, so a group's logs are bounded by its destinations.
@@ -291,14 +296,16 @@ const BATCH_WRITE = `WITH
     FROM (SELECT nextval('activity_id_seq') AS id FROM generate_series(1, $4::int)) s),
   entries_written AS (
     INSERT INTO activity (id, group_id, seq, at, actor, kind, counter_id, counter_name,
-      value_after, delta, detail, undo_of, undone_by, increments, decrements, hash)
+      value_after, delta, detail, undo_of, undone_by, increments, decrements, hash, link_id,
+      link_label)
     SELECT i.id, e.group_id, e.seq, to_timestamp($5::double precision / 1000), e.actor, e.kind,
       e.counter_id, e.counter_name, e.value_after, e.delta, e.detail,
-      coalesce(e.undo_of, u.id), b.id, e.increments, e.decrements, e.hash
+      coalesce(e.undo_of, u.id), b.id, e.increments, e.decrements, e.hash, e.link_id,
+      e.link_label
     FROM json_to_recordset($6::json) AS e(n bigint, group_id text, seq bigint, actor text,
       kind text, counter_id text, counter_name text, value_after bigint, delta bigint,
       detail text, undo_of bigint, undo_of_new bigint, undone_by_new bigint, increments bigint,
-      decrements bigint, hash text)
+      decrements bigint, hash text, link_id text, link_label text)
     JOIN ids i ON i.n = e.n
     LEFT JOIN ids u ON u.n = e.undo_of_new
     LEFT JOIN ids b ON b.n = e.undone_by_new),
@@ -374,6 +381,7 @@ const groupJson = ({ record, seq, alerts, alertsChanged, logHead }: GroupWrite) 
   time_zone: record.timeZone,
   week_start: record.weekStart,
   section_limits: sectionLimitsText(record.sectionLimits),
+  tap_links: tapLinksText(record.tapLinks),
   log_head: logHead,
   alerts_changed: alertsChanged,
   alerts: alertsChanged ? alertsText(alerts) : null,
@@ -993,6 +1001,18 @@ export class PostgresStore implements Store {
     });
   }
 
+  async tapLinkUsage(groupId: string): Promise<Map<string, TapLinkUsage>> {
+    const { rows } = await this.query<{ link_id: string; taps: number; last: Date }>(
+      `SELECT link_id, sum(${LINK_TAPS})::float8 AS taps, max(at) AS last
+       FROM activity
+       WHERE group_id = $1 AND link_id IS NOT NULL AND ${TALLY_ENTRIES} GROUP BY link_id`,
+      [groupId],
+    );
+    return new Map(
+      rows.map((row) => [row.link_id, { taps: row.taps, lastUsedAt: row.last.getTime() }]),
+    );
+  }
+
   async tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]> {
     const where = ['group_id = $1', TALLY_ENTRIES];
     const values: unknown[] = [groupId];
@@ -1006,12 +1026,14 @@ export class PostgresStore implements Store {
     }
     values.push(query.limit);
     // float8 sums: exact to 2^53, and a bigint sum's numeric result would arrive as text.
+    const { select, groupBy } = tallyGrouping(query.by ?? 'member');
     const { rows } = await this.query<TallyRow>(
-      `SELECT actor, counter_id, sum(${INCREMENTS})::float8 AS increments,
+      `SELECT ${select}, counter_id, sum(${INCREMENTS})::float8 AS increments,
          sum(${DECREMENTS})::float8 AS decrements
        FROM activity WHERE ${where.join(' AND ')}
-       GROUP BY actor, counter_id
-       ORDER BY sum(${INCREMENTS})::float8 - sum(${DECREMENTS})::float8 DESC, actor, counter_id
+       GROUP BY ${groupBy}
+       ORDER BY sum(${INCREMENTS})::float8 - sum(${DECREMENTS})::float8 DESC, actor,
+         link_label, counter_id
        LIMIT $${values.length}`,
       values,
     );

@@ -181,4 +181,10 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE activity ADD COLUMN hash TEXT;
    ALTER TABLE counter_groups ADD COLUMN log_head TEXT;
    ALTER TABLE counter_groups ADD COLUMN log_anchor TEXT;`,
+  // 13: tap links: the group's links (JSON, domain/tap-links.ts) and, on each entry, the link it
+  // was made through (its label then), which the links list and tallies by link add up.
+  `ALTER TABLE counter_groups ADD COLUMN tap_links TEXT;
+   ALTER TABLE activity ADD COLUMN link_id TEXT;
+   ALTER TABLE activity ADD COLUMN link_label TEXT;
+   CREATE INDEX activity_by_link ON activity (group_id, link_id) WHERE link_id IS NOT NULL;`,
 ];

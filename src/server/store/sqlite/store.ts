@@ -24,6 +24,7 @@ import {
   type DuePeriod,
   type GroupRecord,
   type TalliesListQuery,
+  type TapLinkUsage,
   type GroupState,
   type Operation,
   type OperationOutcome,
@@ -62,6 +63,8 @@ import {
   INCREMENTS,
   PERIOD_FIELDS,
   TALLY_ENTRIES,
+  LINK_TAPS,
+  tallyGrouping,
   toPeriod,
   toTally,
   type PeriodRow,
@@ -82,6 +85,7 @@ import {
 import { MIGRATIONS } from './migrations.js';
 import { SqliteAlerts } from './alerts.js';
 import { alertsText, parseAlerts } from '../../domain/alert-config.js';
+import { tapLinksText } from '../../domain/tap-links.js';
 import type { StoredChainEntry } from '../../domain/log-chain.js';
 
 /** How hard each commit is made durable (SQLITE_SYNCHRONOUS; ADR 2). */
@@ -764,6 +768,17 @@ export class SqliteStore implements Store {
    * entries, ~100 ms that must not hold the event loop. An in-memory database has no file a
    * worker could open: it reads on the event loop.
    */
+  tapLinkUsage(groupId: string): Promise<Map<string, TapLinkUsage>> {
+    const rows = this.prepare(
+      `SELECT link_id, TOTAL(${LINK_TAPS}) AS taps, max(at) AS last
+       FROM activity INDEXED BY activity_by_link
+       WHERE group_id = ? AND link_id IS NOT NULL AND ${TALLY_ENTRIES} GROUP BY link_id`,
+    ).all(groupId) as { link_id: string; taps: number; last: number }[];
+    return Promise.resolve(
+      new Map(rows.map((row) => [row.link_id, { taps: row.taps, lastUsedAt: row.last }])),
+    );
+  }
+
   async tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]> {
     const where = ['group_id = ?', TALLY_ENTRIES];
     const params: (string | number)[] = [groupId];
@@ -777,10 +792,13 @@ export class SqliteStore implements Store {
     }
     const index = query.counterId === undefined ? 'activity_by_group' : 'activity_by_counter_time';
     // TOTAL sums as a double: SUM would fail past 2^63 (alternating ±10^15 taps get there).
-    const sql = `SELECT actor, counter_id, TOTAL(${INCREMENTS}) AS increments,
+    const { select, groupBy } = tallyGrouping(query.by ?? 'member');
+    const sql = `SELECT ${select}, counter_id, TOTAL(${INCREMENTS}) AS increments,
          TOTAL(${DECREMENTS}) AS decrements
        FROM activity INDEXED BY ${index} WHERE ${where.join(' AND ')}
-       GROUP BY actor, counter_id ORDER BY increments - decrements DESC, actor, counter_id LIMIT ?`;
+       GROUP BY ${groupBy}
+       ORDER BY TOTAL(${INCREMENTS}) - TOTAL(${DECREMENTS}) DESC, actor, link_label, counter_id
+       LIMIT ?`;
     params.push(query.limit);
     const rows = this.reader
       ? await this.reader.all<TallyRow>(sql, params)
@@ -985,7 +1003,7 @@ export class SqliteStore implements Store {
     const updateGroup = this.prepare(
       `UPDATE counter_groups SET display_name = ?, profile_image_url = ?, access_key_hash = ?,
          view_key_hash = ?, seq = ?, time_zone = ?, week_start = ?, section_limits = ?,
-         log_head = ?
+         log_head = ?, tap_links = ?
        WHERE id = ?`,
     );
     for (const { record, seq, logHead } of writes.groups) {
@@ -999,6 +1017,7 @@ export class SqliteStore implements Store {
         record.weekStart,
         sectionLimitsText(record.sectionLimits),
         logHead,
+        tapLinksText(record.tapLinks),
         record.id,
       );
     }
@@ -1064,8 +1083,8 @@ export class SqliteStore implements Store {
   private writeEntries(writes: BatchWrites, now: number): number[] {
     const insert = this.prepare(
       `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
-         value_after, delta, detail, undo_of, increments, decrements, hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         value_after, delta, detail, undo_of, increments, decrements, hash, link_id, link_label)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const ids: number[] = [];
     for (const { draft, undoOf, hash } of writes.entries) {
@@ -1085,6 +1104,8 @@ export class SqliteStore implements Store {
         draft.increments,
         draft.decrements,
         hash,
+        draft.link?.id ?? null,
+        draft.link?.label ?? null,
       );
       ids.push(Number(info.lastInsertRowid));
     }
