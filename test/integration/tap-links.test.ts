@@ -11,6 +11,8 @@ import type { Counter, GroupSnapshot, Tally } from '../../src/shared/api.js';
 import {
   LINK_MESSAGES,
   MAX_TAP_LINKS_PER_GROUP,
+  TAP_LINK_LABEL_MAX_LENGTH,
+  TAP_LINK_SCOPE_MAX_COUNTERS,
   type TapLinkCreated,
   type TapLinkList,
 } from '../../src/shared/links.js';
@@ -144,11 +146,17 @@ describe.each(storeBackends())('tap links on %s', (_name, database) => {
     expect((await refused({ label: 'Door', scope: { counterIds: ['nope'] } })).message).toBe(
       LINK_MESSAGES.unknownCounter('nope'),
     );
-    const fine = await call(server.url, 'POST', `${group.base}/links`, {
+    const tooMany = Array.from({ length: TAP_LINK_SCOPE_MAX_COUNTERS + 1 }, (_v, i) => `c${i}`);
+    expect((await refused({ label: 'Door', scope: { counterIds: tooMany } })).code).toBe(
+      'validation_failed',
+    );
+    // A long label is cut to its length, as every text is.
+    const fine = await call<TapLinkCreated>(server.url, 'POST', `${group.base}/links`, {
       key: group.key,
-      body: { label: 'Door', scope: { counterIds: [counter.id] } },
+      body: { label: 'D'.repeat(200), scope: { counterIds: [counter.id] } },
     });
     expect(fine.status).toBe(201);
+    expect(fine.body.label).toBe('D'.repeat(TAP_LINK_LABEL_MAX_LENGTH));
   });
 
   it(`holds a group to ${String(MAX_TAP_LINKS_PER_GROUP)} live links (409 too_many_links); a revoked one frees its place`, async () => {
