@@ -17,6 +17,12 @@ const run = promisify(execFile);
 /** Longest one pg_ctl, initdb or pg_basebackup may take, ms. */
 const COMMAND_TIMEOUT_MS = 60_000;
 
+/** Longest a started replica may take to stream as the synchronous standby, ms. */
+const SYNC_STANDBY_WAIT_MS = 30_000;
+
+/** The replica's cluster_name, which is also the name it streams under (application_name). */
+const REPLICA_NAME = 'tally_replica';
+
 /** The newest installed PostgreSQL's bin directory (Debian: /usr/lib/postgresql/<major>/bin), or null. */
 export function postgresBinaries(): string | null {
   const root = '/usr/lib/postgresql';
@@ -133,6 +139,15 @@ export class PostgresCluster {
     fs.appendFileSync(path.join(this.dataDir, 'postgresql.conf'), `\n${settings.join('\n')}\n`);
   }
 
+  /** The last `chars` characters of the server's log (empty if it has none yet). */
+  logTail(chars: number): string {
+    try {
+      return fs.readFileSync(this.logFile, 'utf8').slice(-chars);
+    } catch {
+      return '';
+    }
+  }
+
   start(): Promise<unknown> {
     return this.pgCtl('start');
   }
@@ -161,10 +176,35 @@ export class PostgresCluster {
     return this.pgCtl('-m', mode, 'stop');
   }
 
-  /** Makes every commit wait until a replica has it (`*`: any replica). */
-  async requireSynchronousReplica(run: (sql: string) => Promise<unknown>): Promise<void> {
-    await run("ALTER SYSTEM SET synchronous_standby_names = '*'");
-    await run('SELECT pg_reload_conf()');
+  /**
+   * Makes every commit wait until a replica has it (`*`: any replica), and returns once `replica`
+   * streams as the synchronous standby. A started standby is not streaming yet (its WAL receiver
+   * connects after start-up, and it turns synchronous only once the primary's processes have
+   * reloaded the setting), and until it is, every commit waits for it: the next taps would meet
+   * that wait, longer the busier the machine, instead of the fault being measured.
+   */
+  async requireSynchronousReplica(
+    replica: PostgresCluster,
+    query: (sql: string) => Promise<{ rows: unknown[] }>,
+  ): Promise<void> {
+    await query("ALTER SYSTEM SET synchronous_standby_names = '*'");
+    await query('SELECT pg_reload_conf()');
+    const deadline = Date.now() + SYNC_STANDBY_WAIT_MS;
+    let seen = 'not connected';
+    for (;;) {
+      const { rows } = await query(
+        `SELECT state, sync_state FROM pg_stat_replication WHERE application_name = '${REPLICA_NAME}'`,
+      );
+      const row = rows[0] as { state: string; sync_state: string } | undefined;
+      if (row?.state === 'streaming' && row.sync_state === 'sync') return;
+      if (row) seen = `${row.state}, ${row.sync_state}`;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `replica on port ${replica.port} not a streaming synchronous standby after ${SYNC_STANDBY_WAIT_MS} ms (${seen})`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   /** A streaming replica of this server (pg_basebackup), started as a standby on its own port. */
@@ -187,7 +227,7 @@ export class PostgresCluster {
         'stream',
         '--no-sync',
       ]);
-      replica.configure(["cluster_name = 'tally_replica'"]);
+      replica.configure([`cluster_name = '${REPLICA_NAME}'`]);
       await replica.start();
     } catch (error) {
       replica.destroy();

@@ -28,6 +28,8 @@ export interface Instance {
   child: ChildProcess;
   /** The exit code or signal, once it exited. */
   exited: string | null;
+  /** When it exited (ISO time, to set beside PostgreSQL's log), once it did. */
+  exitedAt: string | null;
   output: string[];
 }
 
@@ -53,7 +55,7 @@ export async function startInstance(databaseUrl: string, source: boolean): Promi
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const instance: Instance = { port, child, exited: null, output: [] };
+  const instance: Instance = { port, child, exited: null, exitedAt: null, output: [] };
   const keep = (chunk: Buffer) => {
     instance.output.push(chunk.toString());
     // The last lines are what explains an exit; older ones go.
@@ -63,6 +65,7 @@ export async function startInstance(databaseUrl: string, source: boolean): Promi
   child.stderr.on('data', keep);
   child.on('exit', (code, signal) => {
     instance.exited = String(code ?? signal);
+    instance.exitedAt = new Date().toISOString();
   });
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -140,20 +143,39 @@ export class FaultBed {
     }
   }
 
-  /** Instances that exited, with their last output. */
+  /** Instances that exited, with when and their last output. */
   exits(): string[] {
     return [this.a, this.b]
       .filter((instance) => instance.exited !== null)
-      .map((instance) => `exited ${instance.exited}: ${instance.output.join('').slice(-2_000)}`);
+      .map(
+        (instance) =>
+          `instance on port ${instance.port} exited ${instance.exited} at ${instance.exitedAt}: ` +
+          instance.output.join('').slice(-2_000),
+      );
+  }
+
+  /** Throws, naming `step`, if an instance has exited; with the end of PostgreSQL's log. */
+  checkInstances(step: string): void {
+    const exited = this.exits();
+    if (exited.length === 0) return;
+    throw new Error(
+      `a Tally instance is gone ${step}: ${exited.join('\n')}\n` +
+        `PostgreSQL's log ends: ${this.primary.logTail(2_000)}`,
+    );
   }
 
   /**
    * A synchronous streaming replica, for the failover: made now, so that taps acknowledged
-   * before the primary dies are on it.
+   * before the primary dies are on it. Returns once it streams as the synchronous standby.
    */
   async prepareFailover(): Promise<void> {
-    this.replica = await this.primary.replica();
-    await this.primary.requireSynchronousReplica((sql) => adminQuery(this.primary.url, sql));
+    this.checkInstances('before the replica was made');
+    const replica = await this.primary.replica();
+    this.replica = replica;
+    await this.primary.requireSynchronousReplica(replica, (sql) =>
+      adminQuery(this.primary.url, sql),
+    );
+    this.checkInstances('while the replica was made');
   }
 
   /** Starts the fault; resolves with performance.now() when the database takes connections again. */
@@ -165,7 +187,8 @@ export class FaultBed {
       case 'terminate':
         await adminQuery(
           this.primary.url,
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'tally%'",
+          // Client backends only: a replica's WAL sender streams as tally_replica.
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'tally%' AND backend_type = 'client backend'",
         );
         return performance.now();
       case 'blackhole':
@@ -239,8 +262,7 @@ export async function runFault(
 ): Promise<FaultRun> {
   // An instance that exited during an earlier fault would show here only as a refused
   // connection: say so, with what it printed last.
-  const exited = bed.exits();
-  if (exited.length > 0) throw new Error(`a Tally instance is gone: ${exited.join('\n')}`);
+  bed.checkInstances(`before the ${fault} fault`);
   const load = await TapLoad.start(bed.a.port, bed.b.port, options.groups);
   try {
     load.run(options.rate);
