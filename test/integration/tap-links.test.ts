@@ -5,6 +5,11 @@
  * sentence that says so); a rotation keeps links unless told otherwise. Every route is tried with
  * a tap key, a view key and the full key.
  */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityPage, GroupHistory } from '../../src/shared/activity.js';
 import type { Counter, GroupSnapshot, Tally } from '../../src/shared/api.js';
@@ -24,6 +29,7 @@ import { postgresUrl, storeBackends, twoInstancesOnPostgres } from '../helpers/p
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const member = (name: string) => ({ 'tally-member': encodeURIComponent(name) });
+const run = promisify(execFile);
 
 describe.each(storeBackends())('tap links on %s', (_name, database) => {
   let server: TestServer;
@@ -326,6 +332,31 @@ describe.each(storeBackends())('tap links on %s', (_name, database) => {
     });
     expect(list.body.links[0]?.taps).toBe(2);
     expect(list.body.links[0]?.lastUsedAt).not.toBeNull();
+  });
+
+  it('chains its entries with their link: the log verifies, online and in an exported file, and a changed label is found', async () => {
+    const group = await gateGroup();
+    await tap(group, group.tapKey, group.gateA.id, { headers: member('Ada') });
+    await tap(group, group.key, group.gateB.id, { headers: member('Owner') });
+    const verdict = await call(server.url, 'GET', `${group.base}/activity/verify`, {
+      key: group.key,
+    });
+    expect(verdict.body).toMatchObject({ ok: true });
+    const exported = await fetch(`${server.url}${group.base}/export?format=json`, {
+      headers: { authorization: `Bearer ${group.key}` },
+    });
+    const text = await exported.text();
+    expect(text).toContain('"label":"Gate volunteers"');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-tap-chain-'));
+    const file = path.join(dir, 'export.json');
+    const script = path.join(import.meta.dirname, '../../scripts/verify-export.mjs');
+    fs.writeFileSync(file, text);
+    const good = await run(process.execPath, [script, file]);
+    expect(good.stdout).toContain('OK: the activity log of');
+    fs.writeFileSync(file, text.replace('"label":"Gate volunteers"', '"label":"Gate volunteerz"'));
+    const bad = await run(process.execPath, [script, file]).catch((error: unknown) => error);
+    expect(bad).toMatchObject({ code: 1 });
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('undoes its own taps only', async () => {
