@@ -9,6 +9,7 @@ import type { LookupAddress } from 'node:dns';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 import {
+  DestinationClient,
   MAX_DESTINATION_URL_LENGTH,
   type Resolver,
   checkDestinationUrl,
@@ -531,6 +532,93 @@ describe('delivering an alert', () => {
       { allowPrivate: true },
     );
     expect(result).toMatchObject({ ok: false, code: 'invalid_request' });
+    expect(receiver.connections()).toBe(0);
+  });
+});
+
+describe("a destination's kept connection", () => {
+  const clients: DestinationClient[] = [];
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.close();
+  });
+  function clientFor(url: string, options: { allowPrivate: boolean; resolver?: Resolver }) {
+    const client = new DestinationClient(url, options);
+    clients.push(client);
+    return client;
+  }
+
+  it("sends a destination's alerts, one after the other, over one connection", async () => {
+    const receiver = await startReceiver();
+    const client = clientFor(`${receiver.origin}/hook`, { allowPrivate: true });
+    for (const body of ['first', 'second', 'third']) {
+      expect(await client.send({ body })).toMatchObject({ ok: true, status: 204 });
+    }
+    expect(receiver.requests.map((request) => request.text)).toEqual(['first', 'second', 'third']);
+    expect(receiver.connections()).toBe(1);
+  });
+
+  it('sends once more on a new connection when the receiver drops the kept one as it is reused', async () => {
+    let answered = 0;
+    const receiver = await startReceiver((response) => {
+      answered += 1;
+      // The second request arrives on the kept connection, which the receiver then drops.
+      if (answered === 2) response.socket?.destroy();
+      else response.writeHead(204).end();
+    });
+    const client = clientFor(`${receiver.origin}/hook`, { allowPrivate: true });
+    expect(await client.send({ body: 'first' })).toMatchObject({ ok: true });
+    expect(await client.send({ body: 'second' })).toMatchObject({ ok: true, status: 204 });
+    expect(receiver.requests.map((request) => request.text)).toEqual(['first', 'second', 'second']);
+    expect(receiver.connections()).toBe(2);
+  });
+
+  it('checks the address at each new connection: a name that now resolves to the metadata service is refused once the kept connection is gone', async () => {
+    // The receiver ends the connection after its first answer.
+    const receiver = await startReceiver((response) => {
+      response.writeHead(204, { connection: 'close' }).end();
+    });
+    const resolver = changingResolver(['127.0.0.1'], ['169.254.169.254']);
+    const client = clientFor(`http://receiver.example.test:${receiver.port}/hook/${SECRET}`, {
+      allowPrivate: true,
+      resolver,
+    });
+    expect(await client.send({ body: 'first' })).toMatchObject({ ok: true });
+    const second = await client.send({ body: 'second' });
+    expect(second).toMatchObject({
+      ok: false,
+      code: 'destination_refused',
+      range: 'cloudMetadata',
+    });
+    expect(JSON.stringify(second)).not.toContain(SECRET);
+    expect(resolver.calls()).toBe(2);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('reuses the kept connection without a lookup: it leads to the address checked when it was made', async () => {
+    const receiver = await startReceiver();
+    const resolver = changingResolver(['127.0.0.1'], ['169.254.169.254']);
+    const client = clientFor(`http://receiver.example.test:${receiver.port}/hook`, {
+      allowPrivate: true,
+      resolver,
+    });
+    expect(await client.send({ body: 'first' })).toMatchObject({ ok: true });
+    expect(await client.send({ body: 'second' })).toMatchObject({ ok: true });
+    expect(resolver.calls()).toBe(1);
+    expect(receiver.connections()).toBe(1);
+  });
+
+  it('refuses what deliver() refuses, before any connection', async () => {
+    const receiver = await startReceiver();
+    const refused = clientFor(`http://127.0.0.1:${receiver.port}/hook`, { allowPrivate: false });
+    expect(await refused.send({ body: '{}' })).toMatchObject({
+      ok: false,
+      code: 'destination_refused',
+    });
+    const allowed = clientFor(`${receiver.origin}/hook`, { allowPrivate: true });
+    expect(await allowed.send({ body: 'x'.repeat(4_097) })).toMatchObject({
+      ok: false,
+      code: 'body_too_large',
+    });
     expect(receiver.connections()).toBe(0);
   });
 });
