@@ -76,6 +76,17 @@ for (const theme of ['light', 'dark'] as Theme[]) {
       await page.getByRole('tab', { name: tab }).click();
       await check(`share dialog, ${tab}`);
     }
+    await page.getByRole('tab', { name: 'Tap links' }).click();
+    await page.getByLabel('Label').fill('Main hall entrances, north door');
+    await page.getByRole('radio', { name: 'Chosen counters' }).check();
+    await page.getByRole('checkbox', { name: 'Temporary workers on site' }).check();
+    await check('share dialog, Tap links form');
+    await page.getByRole('button', { name: 'Make tap link' }).click();
+    await expect(page.getByTestId('tap-link-created')).toBeVisible();
+    const tapUrl =
+      (await page.getByTestId('tap-link-created').locator('.share-url').textContent()) ?? '';
+    await page.getByRole('button', { name: /^Revoke / }).click();
+    await check('share dialog, Tap links made and revoking');
     await close();
 
     await page.getByRole('button', { name: 'Change profile picture' }).click();
@@ -126,6 +137,10 @@ for (const theme of ['light', 'dark'] as Theme[]) {
     await activity.getByRole('tab', { name: 'By member' }).click();
     await expect(activity.getByRole('tabpanel')).toContainText('Net');
     await check('members');
+
+    await page.goto(tapUrl);
+    await expect(page.getByTestId('tap-link-line')).toBeVisible({ timeout: 15_000 });
+    await check('tap link group screen');
 
     expect(problems).toEqual([]);
     await page.context().close();

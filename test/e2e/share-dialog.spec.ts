@@ -51,7 +51,7 @@ test.describe('share dialog', () => {
     await openGroup(page, name, key);
     const dialog = await openShare(page);
     const tabs = dialog.getByRole('tab');
-    await expect(tabs).toHaveText(['Full access', 'View only', 'Display']);
+    await expect(tabs).toHaveText(['Full access', 'View only', 'Display', 'Tap links']);
     await expect(dialog.getByRole('tab', { name: 'Full access' })).toHaveAttribute(
       'aria-selected',
       'true',
@@ -91,6 +91,8 @@ test.describe('share dialog', () => {
     await page.keyboard.press('ArrowRight');
     await expect(dialog.getByRole('tab', { name: 'Display' })).toBeFocused();
     await expect(dialog.getByRole('region', { name: 'Display' })).toBeVisible();
+    await page.keyboard.press('ArrowRight');
+    await expect(dialog.getByRole('tab', { name: 'Tap links' })).toBeFocused();
     await page.keyboard.press('ArrowRight');
     await expect(dialog.getByRole('tab', { name: 'Full access' })).toBeFocused();
 
