@@ -277,6 +277,13 @@ test.describe('tap link screenshots', () => {
         await expect(
           dialog.getByRole('list', { name: 'Tap links' }).getByRole('listitem'),
         ).toHaveCount(2);
+        // The buttons under the new link and the list below it, rather than the dialog's top.
+        await dialog
+          .getByTestId('tap-link-created')
+          .locator('.share-actions')
+          .evaluate((row) => {
+            row.scrollIntoView({ block: 'center' });
+          });
         await owner.screenshot({ path: screenshotPath(`tap-share-${size}-${theme}.png`) });
 
         const ada = await openTapLink(browser, url, theme, viewport);

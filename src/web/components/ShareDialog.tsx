@@ -155,7 +155,12 @@ export function ShareDialog({
               {notice}
             </p>
           )}
-          <div role="tablist" aria-label="Which link" className="share-tabs" onKeyDown={onTabKey}>
+          <div
+            role="tablist"
+            aria-label="Which link"
+            className={`share-tabs ${tabs.length > 3 ? 'share-tabs-four' : ''}`}
+            onKeyDown={onTabKey}
+          >
             {tabs.map((entry) => (
               <button
                 key={entry.id}
