@@ -160,6 +160,13 @@ test.describe('tap links', () => {
         const panel = await openActivity(owner);
         await expect(activityEntries(panel).first()).toContainText('Ada · Gate B undid');
         await expect(activityEntries(panel).nth(1)).toContainText('Ada · Gate B +1 on Gate A');
+        // The board keeps Ada's taps through the link apart, and groups by link on request.
+        await panel.getByRole('tab', { name: 'By member' }).click();
+        const board = panel.getByRole('region', { name: 'Leaderboard' });
+        await expect(board.getByRole('rowheader')).toHaveText(['Ada · Gate B']);
+        await panel.getByText('Tap link', { exact: true }).click();
+        await expect(board.getByRole('columnheader', { name: 'Tap link' })).toBeVisible();
+        await expect(board.getByRole('rowheader')).toHaveText(['Gate B']);
         await panel.getByRole('button', { name: 'Close activity' }).click();
 
         // Revoked: the volunteer's page says so, and does not come back.
@@ -179,6 +186,30 @@ test.describe('tap links', () => {
       });
     }
   }
+
+  test('a new access key can revoke every tap link with it', async ({ browser }) => {
+    const { name, key } = await gateGroup();
+    const link = await makeLink(name, key, {
+      label: 'Gate B',
+      scope: { all: true },
+      can: ['increment', 'decrement'],
+    });
+    const ada = await openTapLink(browser, `${baseUrl()}/${name}?key=${link.key ?? ''}`, 'dark');
+    const owner = await memberPage(browser, 'Owner', { theme: 'dark' });
+    await openGroup(owner, name, key);
+    await owner.getByRole('button', { name: 'Show QR code' }).click();
+    const dialog = owner.getByRole('dialog', { name: 'Share this group' });
+    await dialog.getByRole('button', { name: 'Change access key' }).click();
+    await expect(
+      dialog.getByText(/Tap links keep working unless you revoke them too/),
+    ).toBeVisible();
+    await dialog.getByRole('checkbox', { name: 'Also revoke every tap link' }).check();
+    await dialog.getByRole('button', { name: 'Change key now' }).click();
+    await expect(owner).not.toHaveURL(new RegExp(key));
+    await expect(ada.getByText(LINK_MESSAGES.revoked)).toBeVisible();
+    await owner.context().close();
+    await ada.context().close();
+  });
 
   test('the display opened with a tap link shows its scope only', async ({ page }) => {
     const { name, key } = await gateGroup();
