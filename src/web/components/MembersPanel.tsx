@@ -196,48 +196,20 @@ export function MembersPanel({ store }: { store: GroupStore }) {
             ))}
           </select>
         </div>
-        <fieldset className="min-w-0">
-          <legend className="muted mb-1 text-xs font-medium">By</legend>
-          <div className="flex flex-wrap gap-1">
-            {GROUPINGS.map((option) => (
-              <label key={option.by} className={RANGE_CHIP}>
-                <input
-                  type="radio"
-                  name={`${selectId}-by`}
-                  value={option.by}
-                  checked={by === option.by}
-                  onChange={() => {
-                    setBy(option.by);
-                  }}
-                  className="sr-only"
-                />
-                {by === option.by && <Check className="size-3.5" />}
-                {option.label}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <fieldset className="min-w-0">
-          <legend className="muted mb-1 text-xs font-medium">Range</legend>
-          <div className="flex flex-wrap gap-1">
-            {ranges.map((option) => (
-              <label key={option.range} className={RANGE_CHIP}>
-                <input
-                  type="radio"
-                  name={`${selectId}-range`}
-                  value={option.range}
-                  checked={effectiveRange === option.range}
-                  onChange={() => {
-                    setRange(option.range);
-                  }}
-                  className="sr-only"
-                />
-                {effectiveRange === option.range && <Check className="size-3.5" />}
-                {option.label}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <ChipChoice
+          legend="By"
+          name={`${selectId}-by`}
+          options={GROUPINGS.map((option) => ({ value: option.by, label: option.label }))}
+          value={by}
+          onChange={setBy}
+        />
+        <ChipChoice
+          legend="Range"
+          name={`${selectId}-range`}
+          options={ranges.map((option) => ({ value: option.range, label: option.label }))}
+          value={effectiveRange}
+          onChange={setRange}
+        />
       </div>
 
       {error !== null && (
@@ -346,6 +318,45 @@ export function MembersPanel({ store }: { store: GroupStore }) {
         )}
       </div>
     </div>
+  );
+}
+
+/** One choice among a few, as radio buttons drawn as chips; the chosen one filled and ticked. */
+function ChipChoice<T extends string>({
+  legend,
+  name,
+  options,
+  value,
+  onChange,
+}: {
+  legend: string;
+  name: string;
+  options: readonly { value: T; label: string }[];
+  value: T;
+  onChange: (value: T) => void;
+}) {
+  return (
+    <fieldset className="min-w-0">
+      <legend className="muted mb-1 text-xs font-medium">{legend}</legend>
+      <div className="flex flex-wrap gap-1">
+        {options.map((option) => (
+          <label key={option.value} className={RANGE_CHIP}>
+            <input
+              type="radio"
+              name={name}
+              value={option.value}
+              checked={value === option.value}
+              onChange={() => {
+                onChange(option.value);
+              }}
+              className="sr-only"
+            />
+            {value === option.value && <Check className="size-3.5" />}
+            {option.label}
+          </label>
+        ))}
+      </div>
+    </fieldset>
   );
 }
 

@@ -6,7 +6,7 @@
  *
  * Its own chunk, loaded when the tab is chosen: most members never open it.
  */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import type { Counter } from '../../shared/api.js';
 import type {
   TapLinkBodyInput,
@@ -228,7 +228,6 @@ function LinkForm({
     );
   };
 
-  const radio = 'mt-0.5 size-4 shrink-0 accent-indigo-600';
   return (
     <form
       noValidate
@@ -266,30 +265,24 @@ function LinkForm({
       <fieldset className="mt-4 min-w-0">
         <legend className="text-sm font-medium">Counters it may count</legend>
         <div className="mt-1.5 flex flex-col gap-2">
-          <label className="flex items-start gap-2 text-sm">
-            <input
-              type="radio"
-              name={`${id}-scope`}
-              checked={scope === 'all'}
-              onChange={() => {
-                setScope('all');
-              }}
-              className={radio}
-            />
-            <span>Every counter, also those added later</span>
-          </label>
-          <label className="flex items-start gap-2 text-sm">
-            <input
-              type="radio"
-              name={`${id}-scope`}
-              checked={scope === 'counters'}
-              onChange={() => {
-                setScope('counters');
-              }}
-              className={radio}
-            />
-            <span>Chosen counters</span>
-          </label>
+          <Radio
+            name={`${id}-scope`}
+            checked={scope === 'all'}
+            onCheck={() => {
+              setScope('all');
+            }}
+          >
+            Every counter, also those added later
+          </Radio>
+          <Radio
+            name={`${id}-scope`}
+            checked={scope === 'counters'}
+            onCheck={() => {
+              setScope('counters');
+            }}
+          >
+            Chosen counters
+          </Radio>
           {scope === 'counters' && (
             <ul aria-label="Chosen counters" className="tap-link-choices">
               {counters.map((counter) => (
@@ -307,7 +300,7 @@ function LinkForm({
                           return next;
                         });
                       }}
-                      className={radio}
+                      className={RADIO}
                     />
                     <span className="min-w-0 break-words">{counterName(counter)}</span>
                   </label>
@@ -315,27 +308,22 @@ function LinkForm({
               ))}
             </ul>
           )}
-          <label className="flex items-start gap-2 text-sm">
-            <input
-              type="radio"
-              name={`${id}-scope`}
-              checked={scope === 'section'}
-              disabled={sections.length === 0}
-              aria-describedby={sections.length === 0 ? `${id}-no-sections` : undefined}
-              onChange={() => {
-                setScope('section');
-              }}
-              className={radio}
-            />
-            <span>
-              One section, also counters moved into it later
-              {sections.length === 0 && (
-                <span id={`${id}-no-sections`} className={`block ${mutedText}`}>
-                  This group has no sections yet.
-                </span>
-              )}
-            </span>
-          </label>
+          <Radio
+            name={`${id}-scope`}
+            checked={scope === 'section'}
+            disabled={sections.length === 0}
+            describedBy={sections.length === 0 ? `${id}-no-sections` : undefined}
+            onCheck={() => {
+              setScope('section');
+            }}
+          >
+            One section, also counters moved into it later
+            {sections.length === 0 && (
+              <span id={`${id}-no-sections`} className={`block ${mutedText}`}>
+                This group has no sections yet.
+              </span>
+            )}
+          </Radio>
           {scope === 'section' && (
             <div className="pl-6">
               <label htmlFor={`${id}-section`} className="sr-only">
@@ -364,18 +352,16 @@ function LinkForm({
         <legend className="text-sm font-medium">It may</legend>
         <div className="mt-1.5 flex flex-wrap gap-x-5 gap-y-2">
           {RIGHTS.map((choice) => (
-            <label key={choice.value} className="flex items-start gap-2 text-sm">
-              <input
-                type="radio"
-                name={`${id}-rights`}
-                checked={rights === choice.value}
-                onChange={() => {
-                  setRights(choice.value);
-                }}
-                className={radio}
-              />
-              <span>{rightsSummary(choice.can)}</span>
-            </label>
+            <Radio
+              key={choice.value}
+              name={`${id}-rights`}
+              checked={rights === choice.value}
+              onCheck={() => {
+                setRights(choice.value);
+              }}
+            >
+              {rightsSummary(choice.can)}
+            </Radio>
           ))}
         </div>
       </fieldset>
@@ -398,6 +384,40 @@ function LinkForm({
         </button>
       </div>
     </form>
+  );
+}
+
+const RADIO = 'mt-0.5 size-4 shrink-0 accent-indigo-600';
+
+/** A radio button with its words beside it. */
+function Radio({
+  name,
+  checked,
+  disabled = false,
+  describedBy,
+  onCheck,
+  children,
+}: {
+  name: string;
+  checked: boolean;
+  disabled?: boolean;
+  describedBy?: string | undefined;
+  onCheck: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <label className="flex items-start gap-2 text-sm">
+      <input
+        type="radio"
+        name={name}
+        checked={checked}
+        disabled={disabled}
+        aria-describedby={describedBy}
+        onChange={onCheck}
+        className={RADIO}
+      />
+      <span>{children}</span>
+    </label>
   );
 }
 
