@@ -7,9 +7,9 @@
  *   given up. A crash between the commit and the delivery leaves it there for the next start
  *   (or, on PostgreSQL, for another instance once the lease is over).
  * - Few statements per alert: one claim for many alerts; the ends of the attempts that finish
- *   in the same turn of the event loop (or while the last ones were being written) written
- *   together, log entries and all, in one transaction before the next claim. A destination's
- *   next alert cannot be claimed before the one ahead of it is written off, so order holds.
+ *   within WRITE_EVERY_MS written together, log entries and all, in one transaction before the
+ *   next claim. A destination's next alert cannot be claimed before the one ahead of it is
+ *   written off, so order holds.
  * - Each attempt has ALERT_TIMEOUT_MS; a failed one is tried again after a backoff that doubles
  *   from RETRY_FIRST_MS up to RETRY_MAX_MS, until ALERT_GIVE_UP_AFTER_MS after the change: then
  *   it is given up and its destination shows as failing.
@@ -53,6 +53,11 @@ const LEASE_MS = 60_000;
 const MAX_IN_FLIGHT = 32;
 /** How often the outbox is looked at when nothing woke the sender (retries, other instances). */
 const POLL_MS = 1_000;
+/**
+ * How long the end of an attempt waits to be written with the others that end meanwhile, ms:
+ * one transaction (one commit) for them all. The destination's next alert waits for it too.
+ */
+const WRITE_EVERY_MS = 50;
 /** How long a group that used its minute's deliveries waits before its next alert is looked at. */
 const BUDGET_WAIT_MS = 5_000;
 /**
@@ -128,6 +133,11 @@ export class AlertSender {
   private readonly budget: DeliveryBudget;
   /** Ends of attempts not written to the store yet: written together before the next claim. */
   private ends: SettledAlert[] = [];
+  /** Set when the ends are due to be written (WRITE_EVERY_MS after the first of them). */
+  private writeTimer: NodeJS.Timeout | null = null;
+  private writeDue = false;
+  /** The last claim filled every slot: an attempt that ends makes room for another claim. */
+  private full = false;
 
   constructor(options: AlertSenderOptions) {
     this.options = options;
@@ -154,20 +164,22 @@ export class AlertSender {
     this.wake();
     await this.loop;
     await Promise.all(this.inFlight);
+    if (this.writeTimer) clearTimeout(this.writeTimer);
+    this.writeTimer = null;
     await this.write();
     for (const kept of this.destinations.values()) kept.client?.close();
     this.destinations.clear();
   }
 
-  /** Looks at the outbox soon (a commit wrote alerts, an attempt ended). */
+  /** Looks at the outbox soon (a commit wrote alerts, an attempt made room). */
   wake(): void {
     this.woken = true;
     this.resumeSoon();
   }
 
   /**
-   * Resumes an idle loop once the callbacks already due have run (setImmediate): the attempts
-   * that end in the same turn of the event loop are written in one transaction.
+   * Resumes an idle loop once the callbacks already due have run (setImmediate): the commits
+   * and attempts of one turn of the event loop wake it once.
    */
   private resumeSoon(): void {
     if (this.wakePending || this.wakeUp === null) return;
@@ -190,7 +202,10 @@ export class AlertSender {
     let compactedAt = 0;
     while (this.running) {
       this.woken = false;
-      await this.write();
+      if (this.writeDue) {
+        this.writeDue = false;
+        await this.write();
+      }
       if (this.clock() - compactedAt >= COMPACT_EVERY_MS) {
         compactedAt = this.clock();
         this.budget.prune(compactedAt);
@@ -199,9 +214,11 @@ export class AlertSender {
         });
       }
       const room = MAX_IN_FLIGHT - this.inFlight.size;
+      this.full = room <= 0;
       if (room > 0) {
         try {
           const claimed = await this.options.alerts.claim(this.clock(), LEASE_MS, room);
+          this.full = claimed.length >= room;
           for (const alert of claimed) this.launch(alert);
         } catch (error) {
           // The database is away: the alerts wait in the outbox; look again at the next poll.
@@ -242,6 +259,7 @@ export class AlertSender {
       await this.options.alerts.settle(ends);
     } catch (error) {
       this.ends = ends.concat(this.ends);
+      this.writeSoon(POLL_MS);
       this.options.logger.warn({ err: error }, 'alert deliveries could not be recorded');
       return;
     }
@@ -256,7 +274,7 @@ export class AlertSender {
       })
       .finally(() => {
         this.inFlight.delete(task);
-        this.wake();
+        if (this.full) this.wake();
       });
     this.inFlight.add(task);
   }
@@ -323,7 +341,18 @@ export class AlertSender {
   /** Hands an alert's end to the next write. */
   private settle(end: SettledAlert): void {
     this.ends.push(end);
-    this.wake();
+    this.writeSoon(WRITE_EVERY_MS);
+  }
+
+  /** Has the ends written in `ms` (unless a write is due sooner). */
+  private writeSoon(ms: number): void {
+    if (this.writeTimer !== null) return;
+    this.writeTimer = setTimeout(() => {
+      this.writeTimer = null;
+      this.writeDue = true;
+      this.wake();
+    }, ms);
+    this.writeTimer.unref();
   }
 
   /** One claimed alert: within the group's budget, sent, and then done or retried. */

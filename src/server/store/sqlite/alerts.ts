@@ -62,14 +62,15 @@ const toClaimedAlert = (row: OutboxRow): ClaimedAlert => ({
 });
 
 /**
- * The oldest waiting alert of each destination that is due, oldest first, with how many alerts
- * its group has waiting. Those leased in memory are left out after the read.
+ * The oldest waiting alert of each destination that is due and not leased (the ids leased in
+ * memory, a JSON array), oldest first, with how many alerts its group has waiting.
  */
 const DUE = `SELECT o.id, o.group_id, o.destination_id, o.body, o.created_at, o.attempts,
     o.progress,
     (SELECT count(*) FROM alert_outbox w WHERE w.group_id = o.group_id) AS waiting
   FROM alert_outbox o
   WHERE o.next_attempt_at <= ? AND o.lease_until <= ?
+    AND o.id NOT IN (SELECT value FROM json_each(?))
     AND NOT EXISTS (SELECT 1 FROM alert_outbox p WHERE p.group_id = o.group_id
       AND p.destination_id = o.destination_id AND p.id < o.id)
   ORDER BY o.id LIMIT ?`;
@@ -148,9 +149,8 @@ export class SqliteAlerts implements AlertStore {
 
   claim(now: number, leaseMs: number, limit: number): Promise<ClaimedAlert[]> {
     for (const [id, until] of this.leases) if (until <= now) this.leases.delete(id);
-    // Each leased alert may be among the due ones: read that many more.
-    const rows = this.prepare(DUE).all(now, now, limit + this.leases.size) as OutboxRow[];
-    const claimed = rows.filter((row) => !this.leases.has(row.id)).slice(0, limit);
+    const leased = JSON.stringify([...this.leases.keys()]);
+    const claimed = this.prepare(DUE).all(now, now, leased, limit) as OutboxRow[];
     for (const row of claimed) this.leases.set(row.id, now + leaseMs);
     return Promise.resolve(claimed.map(toClaimedAlert));
   }
