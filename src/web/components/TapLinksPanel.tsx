@@ -21,15 +21,15 @@ import { sectionNames } from '../lib/counter-settings.js';
 import { relativeTime } from '../lib/describe.js';
 import { newOperationId } from '../lib/ids.js';
 import { groupUrl } from '../lib/router.js';
+import { MAX_TAP_LINKS_PER_GROUP, TAP_LINK_LABEL_MAX_LENGTH } from '../../shared/link-rules.js';
 import { rightsSummary, scopeSummary } from '../lib/tap-links.js';
 import { errorText, mutedText, primaryButton, secondaryButton, textInput } from '../lib/ui.js';
 import { CopyButton } from './CopyButton.js';
 import { Copy, Loader } from './icons/index.js';
 import { ConfirmButtons, QrCode } from './ShareDialog.js';
 
-/** TAP_LINK_LABEL_MAX_LENGTH and MAX_TAP_LINKS_PER_GROUP of shared/links.ts (its runtime is zod). */
-const LABEL_MAX = 40;
-const LINKS_MAX = 50;
+const LABEL_MAX = TAP_LINK_LABEL_MAX_LENGTH;
+const LINKS_MAX = MAX_TAP_LINKS_PER_GROUP;
 
 type ScopeChoice = 'all' | 'counters' | 'section';
 type RightsChoice = 'both' | 'increment' | 'decrement';

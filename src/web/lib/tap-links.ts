@@ -1,11 +1,13 @@
 /**
- * Tap links on the web (docs/product.md#tap-links): what a page may tap with its key, and a link's
- * scope and rights in words. Types only from shared/links.ts: its runtime is zod, which must not
- * ship to the browser (the words here say the same as its scopeSummary and rightsSummary). Pure:
+ * Tap links on the web (docs/product.md#tap-links): what a page may tap with its key, and what a
+ * link's page says it may do. The link's scope and rights in words come from
+ * shared/link-rules.ts (no zod: shared/links.ts's schemas must not ship to the browser). Pure:
  * unit-tested in test/unit/web-tap-links.test.ts.
  */
 import type { AccessLevel, AdjustDirection } from '../../shared/api.js';
-import type { TapGrant, TapLinkScope, TapRight } from '../../shared/links.js';
+import type { TapGrant, TapLinkScope } from '../../shared/links.js';
+
+export { rightsSummary, scopeSummary } from '../../shared/link-rules.js';
 
 /** The directions a page may count in. One object per case, so memoised cards compare them. */
 export type TapRights = Readonly<Record<AdjustDirection, boolean>>;
@@ -22,20 +24,6 @@ export function tapRights(access: AccessLevel, link: Pick<TapGrant, 'can'> | nul
   const up = link.can.includes('increment');
   const down = link.can.includes('decrement');
   return up && down ? BOTH : up ? UP : down ? DOWN : NONE;
-}
-
-/** The link's scope in words, for the owner's list: "Every counter", "Section Entrances", "3 counters". */
-export function scopeSummary(scope: TapLinkScope, counterCount?: number): string {
-  if ('all' in scope) return 'Every counter';
-  if ('section' in scope) return `Section ${scope.section}`;
-  const n = counterCount ?? scope.counterIds.length;
-  return n === 1 ? '1 counter' : `${String(n)} counters`;
-}
-
-/** What a link may do, in words: "Count up and down", "Count up only", "Count down only". */
-export function rightsSummary(can: readonly TapRight[]): string {
-  if (can.includes('increment') && can.includes('decrement')) return 'Count up and down';
-  return can.includes('increment') ? 'Count up only' : 'Count down only';
 }
 
 /** The counters a scope names, within a sentence: "every counter", "the counters of Entrances". */
