@@ -77,6 +77,12 @@ const GROUP_NAME_KEPT_MS = 10_000;
 /** How long a push service keeps an alert for a browser that is offline, seconds. */
 const PUSH_TTL_SECONDS = 24 * 60 * 60;
 
+/** Resolves once the event loop has handled the input that is waiting (setImmediate). */
+const nextTurn = () =>
+  new Promise<void>((resolve) => {
+    setImmediate(resolve);
+  });
+
 /** The wait before try `attempt + 1`, after `attempt` failed ones (1-based), ms. */
 export function retryDelay(attempt: number, firstMs = RETRY_FIRST_MS): number {
   return Math.min(RETRY_MAX_MS, firstMs * 2 ** Math.max(0, attempt - 1));
@@ -219,7 +225,12 @@ export class AlertSender {
         try {
           const claimed = await this.options.alerts.claim(this.clock(), LEASE_MS, room);
           this.full = claimed.length >= room;
-          for (const alert of claimed) this.launch(alert);
+          for (const alert of claimed) {
+            this.launch(alert);
+            // The taps that came in meanwhile are answered before the next alert is sent: a
+            // burst of alerts (many groups crossing at once) is spread between them.
+            await nextTurn();
+          }
         } catch (error) {
           // The database is away: the alerts wait in the outbox; look again at the next poll.
           this.options.logger.warn({ err: error }, 'alert outbox could not be read');
