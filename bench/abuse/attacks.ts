@@ -607,6 +607,56 @@ export const nonReaders: Attack = {
   },
 };
 
+/**
+ * The greedy tapper's sockets, all from one address into its own group, and what each sends:
+ * taps at the live message limit (100 a second, DEFAULT_LIVE_MESSAGE_POLICY), in ticks.
+ */
+const GREEDY_SOCKETS = 300;
+const GREEDY_TICK_MS = 50;
+const GREEDY_TAPS_PER_TICK = 5;
+
+export const greedyTapper: Attack = {
+  name: '9 greedy tapper',
+  prepare: (ctx) => prepareOwnGroup(ctx, 'greedy', 10),
+  async run(ctx, deadline) {
+    const { group, counters } = ownGroup(ctx);
+    const answers = new Tally();
+    let sent = 0;
+    const sockets = Array.from({ length: GREEDY_SOCKETS }, (_, i) => {
+      const socket = openLive(ctx.origin, ATTACKER, group.name, { key: group.key });
+      socket.on('error', () => undefined);
+      socket.on('message', (data: Buffer) => {
+        const text = data.toString();
+        if (text.startsWith('{"type":"ack"')) answers.add('ack');
+        else if (text.includes('"code":"busy"')) answers.add('busy');
+        else if (text.startsWith('{"type":"error"')) answers.add('error');
+      });
+      return { socket, session: `greedy${String(i).padStart(4, '0')}`, n: 0 };
+    });
+    const timer = setInterval(() => {
+      for (const tapper of sockets) {
+        if (tapper.socket.readyState !== tapper.socket.OPEN) continue;
+        for (let k = 0; k < GREEDY_TAPS_PER_TICK; k++) {
+          tapper.n += 1;
+          sent += 1;
+          const counterId = counters[tapper.n % counters.length] ?? '';
+          tapper.socket.send(
+            `{"type":"mutate","opId":"${tapper.session}.${String(tapper.n)}","mutation":{"kind":"adjustCounter","counterId":"${counterId}","direction":"increment"}}`,
+          );
+        }
+      }
+    }, GREEDY_TICK_MS);
+    while (Date.now() < deadline) await sleep(100);
+    clearInterval(timer);
+    const closed = sockets.filter(({ socket }) => socket.readyState !== socket.OPEN).length;
+    for (const { socket } of sockets) socket.terminate();
+    return {
+      achieved: `${int(sent)} taps from ${String(GREEDY_SOCKETS)} sockets of one address: ${statuses(answers)}; ${String(closed)} sockets closed`,
+      details: { sent, answers: answers.toJSON(), closed },
+    };
+  },
+};
+
 export const ATTACKS: readonly Attack[] = [
   counterFlood,
   activityFlood,
@@ -616,4 +666,5 @@ export const ATTACKS: readonly Attack[] = [
   poisonedInput,
   presenceStorm,
   nonReaders,
+  greedyTapper,
 ];

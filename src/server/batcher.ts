@@ -15,6 +15,7 @@
 import { MESSAGES } from '../shared/messages.js';
 import type { Bus } from './bus/types.js';
 import { DomainError } from './errors.js';
+import { FairQueue } from './fair-queue.js';
 import {
   StorageUnavailableError,
   changesByGroup,
@@ -23,6 +24,9 @@ import {
   type OperationOutcome,
   type Store,
 } from './store/types.js';
+
+/** The client of operations the server makes itself (period ends): served like any other. */
+export const SERVER_CLIENT = 'tally';
 
 /** Most operations in one transaction: bounds the time one commit holds the write lock. */
 const MAX_BATCH = 2_000;
@@ -57,6 +61,8 @@ export const DEFAULT_ADMISSION: AdmissionPolicy = {
 
 interface Pending {
   operation: Operation;
+  /** Who sent it (a client address): the queue serves clients in turn (fair-queue.ts). */
+  client: string;
   /** performance.now() at submission, ms. */
   at: number;
   resolve: (outcome: OperationOutcome) => void;
@@ -126,13 +132,14 @@ const RATE_WINDOW_MS = 20;
 
 /** One group-commit queue with at most one batch committing. */
 class CommitLane {
-  queue: Pending[] = [];
+  readonly queue = new FairQueue<Pending>();
   flushing: Promise<void> | null = null;
   scheduled = false;
   /** performance.now() at submission of the oldest operation being committed, ms. */
   committingSince: number | null = null;
-  /** Operations in the commit under way. */
+  /** Operations in the commit under way, in all and by client. */
   committing = 0;
+  committingBy = new Map<string, number>();
   /** The batch waiting for more operations (a linger timer), and how many it waits for. */
   private lingering: NodeJS.Timeout | undefined;
   private expected = 0;
@@ -148,9 +155,9 @@ class CommitLane {
   ) {}
 
   push(pending: Pending): void {
-    this.queue.push(pending);
+    this.queue.push(pending.client, pending.operation.groupId, pending);
     this.countArrival(pending.at);
-    if (this.lingering !== undefined && this.queue.length >= this.expected) {
+    if (this.lingering !== undefined && this.queue.size >= this.expected) {
       // The batch holds what the rate said would come: no reason to wait longer.
       clearTimeout(this.lingering);
       this.lingering = undefined;
@@ -161,7 +168,7 @@ class CommitLane {
   }
 
   get busy(): boolean {
-    return this.queue.length > 0 || this.flushing !== null || this.scheduled;
+    return this.queue.size > 0 || this.flushing !== null || this.scheduled;
   }
 
   private countArrival(now: number): void {
@@ -180,7 +187,7 @@ class CommitLane {
     if (this.scheduled || this.flushing) return;
     this.scheduled = true;
     const expected = this.rate * this.linger.maxMs;
-    const oldest = this.queue[0]?.at ?? performance.now();
+    const oldest = this.queue.oldestAt ?? performance.now();
     const wait = this.linger.maxMs - (performance.now() - oldest);
     if (expected >= this.linger.minExpected && wait >= 1) {
       this.expected = Math.ceil(expected);
@@ -198,20 +205,27 @@ class CommitLane {
     this.flushing = this.flushAll().finally(() => {
       this.flushing = null;
       this.flushed();
-      if (this.queue.length > 0) this.schedule();
+      if (this.queue.size > 0) this.schedule();
     });
   };
 
   private async flushAll(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      this.committingSince = batch[0]?.at ?? null;
+    while (this.queue.size > 0) {
+      const batch = this.queue.take(MAX_BATCH);
+      this.committingSince = batch.reduce<number | null>(
+        (oldest, pending) => (oldest === null || pending.at < oldest ? pending.at : oldest),
+        null,
+      );
       this.committing = batch.length;
+      for (const { client } of batch) {
+        this.committingBy.set(client, (this.committingBy.get(client) ?? 0) + 1);
+      }
       try {
         await this.commit(batch);
       } finally {
         this.committingSince = null;
         this.committing = 0;
+        this.committingBy.clear();
       }
     }
   }
@@ -282,13 +296,13 @@ export class Batcher {
    * Applies an operation with its batch; rejects with `busy` (not applied) when overloaded, and
    * with `storage_unavailable` at once while the store cannot save (nothing queues meanwhile).
    */
-  submit(operation: Operation): Promise<OperationOutcome> {
+  submit(operation: Operation, client = SERVER_CLIENT): Promise<OperationOutcome> {
     if (this.store.availability?.saving === false) {
       const error = new StorageUnavailableError('database unavailable');
       this.observer?.notApplied(operation, error);
       return Promise.reject(error);
     }
-    if (this.overloaded) {
+    if (this.overloadedFor(client)) {
       this.refused += 1;
       const error = busyError();
       this.observer?.notApplied(operation, error);
@@ -296,7 +310,7 @@ export class Batcher {
     }
     const lane = this.lanes[laneOf(operation.groupId, this.lanes.length)] as CommitLane;
     return new Promise((resolve, reject) => {
-      lane.push({ operation, at: performance.now(), resolve, reject });
+      lane.push({ operation, client, at: performance.now(), resolve, reject });
     });
   }
 
@@ -305,16 +319,44 @@ export class Batcher {
    * operation not yet answered has waited longer than the target.
    */
   get overloaded(): boolean {
+    return this.load().state !== 'fine';
+  }
+
+  /**
+   * Whether an operation from `client` would be refused now. Past the target delay, only a
+   * client holding at least its equal part of what waits is refused (the greedy one); the
+   * others are still admitted, and their operations are served in turn (fair-queue.ts). At the
+   * queue's cap every client is refused: it bounds memory.
+   */
+  overloadedFor(client: string): boolean {
+    const { state } = this.load();
+    if (state !== 'late') return state === 'full';
+    let mine = 0;
+    let waiting = 0;
+    let clients = 0;
+    for (const lane of this.lanes) {
+      mine += lane.queue.queuedOf(client) + (lane.committingBy.get(client) ?? 0);
+      waiting += lane.queue.size + lane.committing;
+      clients += lane.queue.clientCount;
+      for (const other of lane.committingBy.keys())
+        if (lane.queue.queuedOf(other) === 0) clients += 1;
+    }
+    return mine > 0 && mine * clients >= waiting;
+  }
+
+  /** Whether the queue is fine, past its target delay (`late`) or at its cap (`full`). */
+  private load(): { state: 'fine' | 'late' | 'full' } {
     let waiting = 0;
     let oldest: number | undefined;
     for (const lane of this.lanes) {
-      waiting += lane.queue.length + lane.committing;
-      const since = lane.committingSince ?? lane.queue[0]?.at;
+      waiting += lane.queue.size + lane.committing;
+      const since = lane.committingSince ?? lane.queue.oldestAt;
       if (since !== undefined && (oldest === undefined || since < oldest)) oldest = since;
     }
-    if (waiting >= this.admission.maxQueued) return true;
-    if (waiting < this.admission.minQueued) return false;
-    return oldest !== undefined && performance.now() - oldest > this.admission.targetMs;
+    if (waiting >= this.admission.maxQueued) return { state: 'full' };
+    if (waiting < this.admission.minQueued) return { state: 'fine' };
+    const late = oldest !== undefined && performance.now() - oldest > this.admission.targetMs;
+    return { state: late ? 'late' : 'fine' };
   }
 
   /** Calls `listener` after every flush that leaves the queue under its target; returns an unsubscribe. */

@@ -12,6 +12,7 @@ import {
   type LingerPolicy,
 } from '../../src/server/batcher.js';
 import { MemoryBus } from '../../src/server/bus/memory.js';
+import { CONTENDED_CLIENT_SHARE } from '../../src/server/fair-queue.js';
 import { DomainError } from '../../src/server/errors.js';
 import { restAnswerOf } from '../../src/server/routes/errors.js';
 import {
@@ -177,6 +178,36 @@ describe('the commit queue under overload', () => {
     store.gate = null;
     await batcher.submit(operation('refused'));
     expect(store.committed).toEqual(['first-0', 'first-1', 'first-2', 'refused']);
+  });
+
+  it('past its target refuses the client holding more than its share, and admits the others', async () => {
+    const store = new FakeStore();
+    let release: () => void = () => undefined;
+    store.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const batcher = batcherOn(store, { targetMs: 20, maxQueued: 10_000, minQueued: 3 });
+    const onGroup = (groupId: string, opId: string): Operation => ({ ...operation(opId), groupId });
+    // The greedy address's first tap is committing (held); the rest of its flood waits.
+    const first = batcher.submit(onGroup('own', 'greedy-first'), '10.0.0.66');
+    await new Promise((resolve) => setImmediate(resolve));
+    const flood = Array.from({ length: 600 }, (_v, i) =>
+      batcher.submit(onGroup('own', `greedy-${String(i)}`), '10.0.0.66'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(batcher.overloaded).toBe(true);
+    const refused = await settle(batcher.submit(onGroup('own', 'greedy-more'), '10.0.0.66'));
+    expect((refused as DomainError).code).toBe('busy');
+    expect(batcher.overloadedFor('10.0.0.7')).toBe(false);
+    const member = batcher.submit(onGroup('other', 'member-tap'), '10.0.0.7');
+    release();
+    store.gate = null;
+    await Promise.all([first, ...flood, member]);
+    // The member's tap went with the next batch, not after the flood.
+    const at = store.committed.indexOf('member-tap');
+    expect(at).toBeGreaterThan(0);
+    expect(at).toBeLessThanOrEqual(1 + CONTENDED_CLIENT_SHARE);
+    expect(store.committed).toHaveLength(602);
   });
 
   it('does not refuse a few late operations: a descheduled process is not an overload', async () => {

@@ -56,6 +56,8 @@ export interface MutationOrigin {
   actor?: string | undefined;
   /** The tap link whose key made it: the commit holds it to the link's scope and rights. */
   link?: TapGrant | null | undefined;
+  /** Who sent it (the client's address): the commit queue serves clients in turn (ADR 32). */
+  client?: string | undefined;
 }
 
 export interface TallyServiceOptions {
@@ -294,15 +296,12 @@ export class TallyService {
   private async apply(
     groupId: string,
     mutation: StoreMutation,
-    { opId, actor, link }: MutationOrigin,
+    { opId, actor, link, client }: MutationOrigin,
   ): Promise<MutationResult> {
-    const outcome = await this.batcher.submit({
-      groupId,
-      opId,
-      mutation,
-      actor: memberName(actor),
-      ...(link ? { link } : {}),
-    });
+    const outcome = await this.batcher.submit(
+      { groupId, opId, mutation, actor: memberName(actor), ...(link ? { link } : {}) },
+      client,
+    );
     if (!outcome.ok) throw new DomainError(outcome.code, outcome.message);
     return outcome.result;
   }

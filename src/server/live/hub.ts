@@ -32,6 +32,7 @@ import { GAP_TIMEOUT_MS, GroupChannel, changesFrame, type ChannelMember } from '
 import { sendCorked, trackSocket } from './corked.js';
 import { CLOSE_CODE_OF, liveErrorOf, type LiveError } from './errors.js';
 import { SpreadHeartbeat } from './heartbeat.js';
+import { LiveFairShare } from './fair-share.js';
 import { PresenceBoard } from './presence.js';
 
 /** A socket that has not authenticated by then is closed, ms. */
@@ -59,11 +60,14 @@ const BUSY_ERROR_JSON = JSON.stringify({ code: 'busy', message: MESSAGES.busy })
  */
 export interface OverloadGate {
   readonly overloaded: boolean;
+  /** Whether a mutation from this client address would be refused now (the greedy one is). */
+  overloadedFor(client: string): boolean;
   onDrained(listener: () => void): () => void;
 }
 
 const NEVER_OVERLOADED: OverloadGate = {
   overloaded: false,
+  overloadedFor: () => false,
   onDrained: () => () => undefined,
 };
 
@@ -120,6 +124,8 @@ export interface LiveHubOptions {
   gate?: OverloadGate;
   /** Whether the store can save now (PostgreSQL); absent: always. */
   availability?: StoreAvailability | undefined;
+  /** Each address's share of the taps while the event loop is behind; one of its own unless given. */
+  fairShare?: LiveFairShare;
 }
 
 export class LiveHub {
@@ -142,6 +148,7 @@ export class LiveHub {
   private readonly messagePolicy: BucketPolicy;
   private readonly gate: OverloadGate;
   private readonly availability: StoreAvailability | undefined;
+  private readonly fairShare: LiveFairShare;
 
   constructor({
     bus,
@@ -152,7 +159,9 @@ export class LiveHub {
     messagePolicy = DEFAULT_LIVE_MESSAGE_POLICY,
     gate = NEVER_OVERLOADED,
     availability,
+    fairShare = new LiveFairShare(),
   }: LiveHubOptions) {
+    this.fairShare = fairShare;
     this.bus = bus;
     this.service = service;
     this.log = log;
@@ -272,6 +281,7 @@ export class LiveHub {
   /** Closes every socket with a code and reason (graceful stop: clients reconnect elsewhere). */
   closeAll(code: number, reason: string): void {
     this.heartbeat.stop();
+    this.fairShare.close();
     this.stopReconnectWatch();
     this.stopDrainWatch();
     this.stopAvailabilityWatch();
@@ -292,7 +302,7 @@ export class LiveHub {
       return;
     }
     const json = decode(data);
-    if (state.phase === 'joined' && this.gate.overloaded && this.shed(client, json)) return;
+    if (state.phase === 'joined' && this.shed(client, json)) return;
     const message = validate(json);
     if (!message) {
       this.close(client, CLOSE_CODES.badMessage, 'Invalid message');
@@ -335,18 +345,21 @@ export class LiveHub {
         }
         // A tap link's change is held to its scope and rights by the commit (tap_only otherwise).
         const link = client.state.link?.grant ?? null;
-        this.service.mutate(groupId, mutation, { opId, actor, link }).then(
-          (result) => {
-            if (client.state.phase !== 'closed') sendCorked(client.socket, ackFrame(opId, result));
-          },
-          (error: unknown) => {
-            if (error instanceof DomainError && error.code === 'busy') {
-              this.refuseBusy(client, opId);
-              return;
-            }
-            this.send(client, { type: 'error', opId, error: this.describe(error) });
-          },
-        );
+        this.service
+          .mutate(groupId, mutation, { opId, actor, link, client: clientOf(client) })
+          .then(
+            (result) => {
+              if (client.state.phase !== 'closed')
+                sendCorked(client.socket, ackFrame(opId, result));
+            },
+            (error: unknown) => {
+              if (error instanceof DomainError && error.code === 'busy') {
+                this.refuseBusy(client, opId);
+                return;
+              }
+              this.send(client, { type: 'error', opId, error: this.describe(error) });
+            },
+          );
         return;
       }
     }
@@ -450,18 +463,27 @@ export class LiveHub {
     // A valid operation id (OperationIdSchema), checked without zod on the shedding path.
     if (type !== 'mutate' || typeof opId !== 'string' || !OPERATION_ID_PATTERN.test(opId))
       return false;
+    const address = clientOf(client);
+    // An address over its share while the loop is behind (fair-share.ts), or past capacity a
+    // client holding more than its share of the commit queue (batcher.ts), waits; others don't.
+    if (this.fairShare.overShare(address)) {
+      this.refuseBusy(client, opId, { alone: true });
+      return true;
+    }
+    if (!this.gate.overloaded || !this.gate.overloadedFor(address)) return false;
     this.refuseBusy(client, opId);
     return true;
   }
 
   /** Answers `busy` (the operation was not applied: a retry applies it once) and pauses reading. */
-  private refuseBusy(client: Client, opId: string): void {
+  private refuseBusy(client: Client, opId: string, { alone = false } = {}): void {
     if (client.state.phase === 'closed') return;
     sendCorked(
       client.socket,
       `{"type":"error","opId":${JSON.stringify(opId)},"error":${BUSY_ERROR_JSON}}`,
     );
-    this.pause(client);
+    if (alone) this.pauseAlone(client);
+    else this.pause(client);
     const now = performance.now();
     if (now - this.lastOverloadLog >= OVERLOAD_LOG_EVERY_MS) {
       this.lastOverloadLog = now;
@@ -477,6 +499,20 @@ export class LiveHub {
     this.pauseTimer ??= setTimeout(() => {
       this.resumeAll();
     }, MAX_PAUSE_MS);
+  }
+
+  /**
+   * Stops reading a socket of an address over its share for MAX_PAUSE_MS to three times that,
+   * on a timer of its own: the flood's many sockets come back spread out, not all in one turn
+   * (each brings what its sender wrote meanwhile).
+   */
+  private pauseAlone(client: Client): void {
+    if (client.socket.isPaused) return;
+    client.socket.pause();
+    const resume = () => {
+      if (client.state.phase !== 'closed') client.socket.resume();
+    };
+    setTimeout(resume, MAX_PAUSE_MS * (1 + 2 * Math.random())).unref();
   }
 
   private resumeAll(): void {
@@ -532,6 +568,9 @@ export class LiveHub {
     });
   }
 }
+
+/** Whose share of the commit queue a socket's mutations take: its peer's address. */
+const clientOf = (client: Client): string => client.address ?? 'unknown';
 
 function presenceFrame(members: PresenceMember[]): string {
   return JSON.stringify({ type: 'presence', members } satisfies ServerMessage);

@@ -81,5 +81,5 @@ export function memberHeader(request: FastifyRequest): string | undefined {
 
 /** Where a REST mutation comes from: its operation id (header, else `bodyOpId`) and its member. */
 export function originOf(request: FastifyRequest, bodyOpId?: string): MutationOrigin {
-  return { opId: operationId(request, bodyOpId), actor: memberHeader(request) };
+  return { opId: operationId(request, bodyOpId), actor: memberHeader(request), client: request.ip };
 }
