@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../src/shared/messages.js';
 import { changeCount } from '../../src/web/live/ops.js';
-import { outboxKey, parseEntry, parseStoredOp } from '../../src/web/live/outbox.js';
+import { outboxKey, outboxOwner, parseEntry, parseStoredOp } from '../../src/web/live/outbox.js';
 
 const adjust = {
   kind: 'adjust',
@@ -173,5 +173,13 @@ describe('waiting changes', () => {
 
   it('keeps one entry per group and tab', () => {
     expect(outboxKey('coffee-club', 'ab12')).toBe('tally:outbox:coffee-club:ab12');
+  });
+
+  it('keeps a tap link’s taps apart from the group’s, so another key never sends them', () => {
+    const group = outboxKey(outboxOwner('coffee-club', null), 'ab12');
+    const link = outboxKey(outboxOwner('coffee-club', 'gate-b'), 'ab12');
+    expect(link).not.toBe(group);
+    // The group's own entries are found by the prefix `tally:outbox:coffee-club:`.
+    expect(link.startsWith('tally:outbox:coffee-club:')).toBe(false);
   });
 });

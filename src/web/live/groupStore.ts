@@ -41,7 +41,7 @@ import { PaceTracker, type PaceSample } from '../lib/pace.js';
 import type { LiveConnection, LiveHandlers, LiveStatus } from './connection.js';
 import { GROUP_LANE, Lanes, ORDER_LANE, type LaneClock, type LaneHandlers } from './lanes.js';
 import type { CounterPatch, GroupPatch, Op } from './ops.js';
-import { Outbox } from './outbox.js';
+import { Outbox, outboxOwner } from './outbox.js';
 import { sendOp } from './send.js';
 import {
   applyOrder,
@@ -178,7 +178,9 @@ export class GroupStore implements GroupAuth {
     this.member = member;
     this.server = initialServerState(snapshot.group, snapshot.seq);
     this.lanes = new Lanes(this.laneHandlers, browserClock);
-    this.outbox = new Outbox(this.slug, () => this.lanes.pendingOps());
+    this.outbox = new Outbox(outboxOwner(this.slug, this.link?.id ?? null), () =>
+      this.lanes.pendingOps(),
+    );
     this.state = this.buildState();
   }
 

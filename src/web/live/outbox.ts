@@ -36,6 +36,15 @@ const FALLBACK_ADOPT_AFTER_MS = 60_000;
 
 export const outboxKey = (group: string, tab: string) => `${PREFIX}${group}:${tab}`;
 
+/**
+ * Whose changes an outbox keeps: the group's (its access key; kept across a new key, sent once
+ * this browser opens the group with it) or one tap link's. A tap link's taps are kept apart (a
+ * group name never holds `@`), so taps kept by a link that is later revoked are never sent with
+ * another key of the group.
+ */
+export const outboxOwner = (group: string, linkId: string | null): string =>
+  linkId === null ? group : `${group}@${linkId}`;
+
 // ---- parsing (the stored JSON is untrusted: another version, another tab, a hand edit) --------
 
 const OP_ID = /^[A-Za-z0-9_-]{1,64}$/;
