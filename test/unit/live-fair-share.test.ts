@@ -37,8 +37,26 @@ describe('each address’s share of the live taps', () => {
     tap(share, '10.0.0.66', 2_000);
     share.markBehind();
     advance(10);
-    expect(tap(share, '10.0.0.66', 100)).toBe(100);
+    // Held: of what it sends now, at most a quarter of its recent taps gets through.
+    const refused = tap(share, '10.0.0.66', 2_000);
+    expect(refused).toBeGreaterThanOrEqual(1_500);
     expect(tap(share, '10.0.0.7', 3)).toBe(0);
+  });
+
+  it('lets a held address through less while the loop stays behind, and more once it keeps up', () => {
+    const { share, advance } = shareAt();
+    tap(share, '10.0.0.7', 3);
+    tap(share, '10.0.0.66', 2_000);
+    share.markBehind();
+    const passedPerWindow: number[] = [];
+    for (let window = 0; window < 6; window++) {
+      if (window < 3) share.markBehind();
+      passedPerWindow.push(2_000 - tap(share, '10.0.0.66', 2_000));
+      advance(500);
+    }
+    expect(passedPerWindow[1]).toBeLessThan(passedPerWindow[0] ?? 0);
+    expect(passedPerWindow[2]).toBeLessThan(passedPerWindow[1] ?? 0);
+    expect(passedPerWindow[5]).toBeGreaterThan(passedPerWindow[3] ?? 0);
   });
 
   it('never refuses many addresses that tap alike, even while the loop is behind', () => {
