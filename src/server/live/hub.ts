@@ -33,6 +33,7 @@ import { sendCorked, trackSocket } from './corked.js';
 import { CLOSE_CODE_OF, liveErrorOf, type LiveError } from './errors.js';
 import { SpreadHeartbeat } from './heartbeat.js';
 import { LiveFairShare } from './fair-share.js';
+import { TurnShares } from './turn-shares.js';
 import { PresenceBoard } from './presence.js';
 
 /** A socket that has not authenticated by then is closed, ms. */
@@ -149,6 +150,26 @@ export class LiveHub {
   private readonly gate: OverloadGate;
   private readonly availability: StoreAvailability | undefined;
   private readonly fairShare: LiveFairShare;
+  /** Each address's share of one turn of the event loop (turn-shares.ts). */
+  private readonly turns = new TurnShares<Client, RawData>({
+    handle: (client, data) => {
+      this.receive(client, data);
+    },
+    addressOf: (client) => clientOf(client),
+    pause: (client) => {
+      client.socket.pause();
+    },
+    resume: (client) => {
+      // Unless refusing `busy` paused it meanwhile: that pause ends on its own timer.
+      if (!this.paused.has(client) && !this.pausedAlone.has(client)) client.socket.resume();
+    },
+    closed: (client) => client.state.phase === 'closed',
+    shared: () => this.socketsByAddress.size > 1,
+  });
+  /** Open sockets by address (turn shares apply once there are two addresses). */
+  private readonly socketsByAddress = new Map<string, number>();
+  /** Sockets of addresses over their share, paused on timers of their own (pauseAlone). */
+  private readonly pausedAlone = new Set<Client>();
 
   constructor({
     bus,
@@ -252,6 +273,8 @@ export class LiveHub {
       this.close(client, CLOSE_CODES.unauthorized, 'Authentication timed out');
     }, AUTH_TIMEOUT_MS);
     this.clients.add(client);
+    const peer = clientOf(client);
+    this.socketsByAddress.set(peer, (this.socketsByAddress.get(peer) ?? 0) + 1);
     this.heartbeat.add(client);
     trackSocket(socket, address);
     socket.on('pong', () => {
@@ -263,7 +286,8 @@ export class LiveHub {
         this.close(client, CLOSE_CODES.tooManyMessages, 'Too many messages');
         return;
       }
-      this.receive(client, data);
+      // Handled now, or in a later turn if its address has had its share of this one.
+      this.turns.offer(client, data);
     });
     socket.on('close', () => {
       this.forget(client);
@@ -507,9 +531,11 @@ export class LiveHub {
    * (each brings what its sender wrote meanwhile).
    */
   private pauseAlone(client: Client): void {
-    if (client.socket.isPaused) return;
+    if (this.pausedAlone.has(client)) return;
     client.socket.pause();
+    this.pausedAlone.add(client);
     const resume = () => {
+      this.pausedAlone.delete(client);
       if (client.state.phase !== 'closed') client.socket.resume();
     };
     setTimeout(resume, MAX_PAUSE_MS * (1 + 2 * Math.random())).unref();
@@ -550,9 +576,12 @@ export class LiveHub {
     const { state } = client;
     clearTimeout(client.authTimer);
     client.state = { phase: 'closed' };
-    this.clients.delete(client);
+    // Forgotten once: a socket closed by the server is forgotten again by its 'close' event.
+    if (this.clients.delete(client)) this.forgetAddress(clientOf(client));
     this.heartbeat.delete(client);
     this.paused.delete(client);
+    this.pausedAlone.delete(client);
+    this.turns.forget(client);
     if (state.phase !== 'joined') return;
     state.channel.remove(client);
     this.presence.leave(state.groupId, client);
@@ -560,6 +589,12 @@ export class LiveHub {
       state.channel.close();
       this.channels.delete(state.groupId);
     }
+  }
+
+  private forgetAddress(address: string): void {
+    const sockets = (this.socketsByAddress.get(address) ?? 1) - 1;
+    if (sockets > 0) this.socketsByAddress.set(address, sockets);
+    else this.socketsByAddress.delete(address);
   }
 
   private describe(error: unknown): LiveError {
