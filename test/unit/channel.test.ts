@@ -73,6 +73,12 @@ class RecordingMember implements ChannelMember {
   sendFrame(frame: string | SharedFrame): void {
     this.received.push(JSON.parse(frameText(frame)) as ServerMessage);
   }
+  seesPart(): boolean {
+    return false;
+  }
+  sendChanges(changes: readonly Change[]): void {
+    this.received.push({ type: 'changes', changes: [...changes] });
+  }
   seqs(): number[] {
     return this.received.flatMap((m) => (m.type === 'changes' ? m.changes.map((c) => c.seq) : []));
   }

@@ -24,10 +24,11 @@ export interface ChannelMember {
   /** Sends an already-serialised frame (text for this member alone, or shared by several). */
   sendFrame(frame: string | SharedFrame): void;
   /**
-   * A member that sees only part of the group (a tap link) takes its changes this way, to send
-   * what it may see; every other member gets one frame shared by all.
+   * Whether the member sees only part of the group (a tap link): it then takes its changes by
+   * `sendChanges`, to send what it may see; every other member gets one frame shared by all.
    */
-  sendChanges?(changes: readonly Change[]): void;
+  seesPart(): boolean;
+  sendChanges(changes: readonly Change[]): void;
   /** Whether the key this member joined with still opens the group as it is now. */
   stillOpens(group: GroupRecord): boolean;
   /** Closes the member: its key no longer opens the group (CLOSE_CODES.keyChanged). */
@@ -221,7 +222,7 @@ export class GroupChannel {
     for (const [member, state] of this.members) {
       if (state.since === null) state.waiting.push(...changes);
       else if (state.since < first) {
-        if (member.sendChanges) member.sendChanges(changes);
+        if (member.seesPart()) member.sendChanges(changes);
         else member.sendFrame((frame ??= shareFrame(changesFrame(changes))));
       } else {
         const since = state.since;
@@ -238,7 +239,7 @@ export class GroupChannel {
 }
 
 function sendChanges(member: ChannelMember, changes: readonly Change[]): void {
-  if (member.sendChanges) member.sendChanges(changes);
+  if (member.seesPart()) member.sendChanges(changes);
   else member.sendFrame(changesFrame(changes));
 }
 

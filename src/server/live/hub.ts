@@ -243,6 +243,7 @@ export class LiveHub {
       sendFrame: (frame) => {
         if (client.state.phase !== 'closed') sendCorked(socket, frame);
       },
+      seesPart: () => client.state.phase === 'joined' && client.state.link !== null,
       sendChanges: (changes) => {
         const { state } = client;
         if (state.phase !== 'joined') return;
