@@ -5,10 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '../../src/shared/activity.js';
+import type { ActivityDraft } from '../../src/server/domain/activity.js';
+import { draftColumns, toActivityEntry } from '../../src/server/domain/entry-record.js';
 import {
   CHAIN_START,
   ChainCheck,
+  adjustedChainText,
   chainHash,
+  chainedText,
+  draftChainHash,
   type StoredChainEntry,
 } from '../../src/server/domain/log-chain.js';
 
@@ -138,5 +143,45 @@ describe('the activity hash chain', () => {
     const stripped = log.map((row) => (row.entry.id === 2 ? { ...row, hash: null } : row));
     expect(check(stripped, { head: headOf(log) })).toMatchObject({ ok: false, firstBrokenId: 2 });
     expect(check([], { head: null })).toEqual({ ok: true, checked: 0 });
+  });
+});
+
+describe('a tap entry’s chained text, written from its draft', () => {
+  const base: ActivityDraft = {
+    groupId: 'g-1',
+    seq: 42,
+    actor: 'Ada',
+    link: null,
+    kind: 'counter.adjusted',
+    counterId: 'c-1',
+    counterName: 'Coffees',
+    value: 12,
+    delta: 3,
+    increments: 4,
+    decrements: 1,
+    detail: null,
+    opIds: ['op-1'],
+  };
+  const shapes: [string, Partial<ActivityDraft>][] = [
+    ['a plain tap', {}],
+    ['a tap through a tap link', { link: { id: 'l-1', label: 'Gate "B" · Ost' } }],
+    ['a tap that reached the goal', { detail: { goal: 20 } }],
+    ['an entry without its amounts (older rows)', { increments: null, decrements: null }],
+    ['a negative delta', { delta: -5, increments: 0, decrements: 5, value: -5 }],
+    ['text that JSON escapes', { actor: 'Zoë \\ "the" 🎉\n', counterName: '</script>\u2028' }],
+    ['the largest values', { value: Number.MAX_SAFE_INTEGER, delta: -Number.MAX_SAFE_INTEGER }],
+  ];
+  it.each(shapes)('is the text of the entry read back from its row: %s', (_name, fields) => {
+    const draft = { ...base, ...fields };
+    const at = 1_795_761_192_688;
+    const row = toActivityEntry({
+      id: 7,
+      at,
+      ...draftColumns(draft),
+      undo_of: null,
+      undone_by: null,
+    });
+    expect(adjustedChainText(draft, at)).toBe(chainedText(draft.groupId, row));
+    expect(draftChainHash('prev', draft, at)).toBe(chainHash('prev', draft.groupId, row));
   });
 });

@@ -14,7 +14,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { ActivityEntry } from '../../shared/activity.js';
+import type { ActivityDraft } from './activity.js';
 import { canonicalJson } from './canonical-json.js';
+import { draftEntry } from './entry-record.js';
 
 /** What a group's first chained entry follows: no entry. */
 export const CHAIN_START = '';
@@ -31,9 +33,43 @@ export function chainedText(groupId: string, entry: ActivityEntry): string {
 
 /** The entry's hash after `previous` (CHAIN_START for a group's first), hex. */
 export function chainHash(previous: string, groupId: string, entry: ActivityEntry): string {
-  return createHash('sha256')
-    .update(`${previous}\n${chainedText(groupId, entry)}`)
-    .digest('hex');
+  return hashAfter(previous, chainedText(groupId, entry));
+}
+
+const hashAfter = (previous: string, text: string): string =>
+  createHash('sha256').update(`${previous}\n${text}`).digest('hex');
+
+/**
+ * A new entry's hash after `previous`, from its draft (`at`: the batch's time, epoch ms). Taps,
+ * the hot path's entries, have their canonical text written directly: the same text as
+ * chainedText of the entry read back from its row (test/unit/log-chain.test.ts compares the two
+ * for every shape a tap's entry takes), without building the entry and sorting its keys.
+ */
+export function draftChainHash(previous: string, draft: ActivityDraft, at: number): string {
+  if (draft.kind !== 'counter.adjusted') {
+    return chainHash(previous, draft.groupId, draftEntry(draft, at));
+  }
+  return hashAfter(previous, adjustedChainText(draft, at));
+}
+
+/** chainedText of a tap's entry: its keys in sorted order, without id and undo links. */
+export function adjustedChainText(draft: ActivityDraft, at: number): string {
+  const delta = draft.delta ?? 0;
+  const increments = draft.increments ?? Math.max(delta, 0);
+  const decrements = draft.decrements ?? Math.max(-delta, 0);
+  const goal = (draft.detail as { goal?: number } | null)?.goal ?? null;
+  const link =
+    draft.link === null
+      ? ''
+      : `,"link":{"id":${JSON.stringify(draft.link.id)},"label":${JSON.stringify(draft.link.label)}}`;
+  return (
+    `${JSON.stringify(draft.groupId)}\n{"actor":${JSON.stringify(draft.actor)},` +
+    `"at":"${new Date(at).toISOString()}","counterId":${JSON.stringify(draft.counterId ?? '')},` +
+    `"counterName":${JSON.stringify(draft.counterName ?? '')},"decrements":${JSON.stringify(decrements)},` +
+    `"delta":${JSON.stringify(delta)},"increments":${JSON.stringify(increments)},` +
+    `"kind":"counter.adjusted"${link},"reachedGoal":${JSON.stringify(goal)},` +
+    `"seq":${JSON.stringify(draft.seq)},"value":${JSON.stringify(draft.value)}}`
+  );
 }
 
 /** What a re-computed chain says. */

@@ -25,8 +25,7 @@ import type {
 } from './commit-io.js';
 import { seenText, type SessionWindow } from './numbered-ids.js';
 import type { AlertWrite } from './alert-config.js';
-import { draftEntry } from './entry-record.js';
-import { CHAIN_START, chainHash } from './log-chain.js';
+import { CHAIN_START, draftChainHash } from './log-chain.js';
 import type { Operation, SequencedOperation } from './operations.js';
 import type { Applied } from './outcomes.js';
 import { allTimeOf } from './periods.js';
@@ -185,7 +184,7 @@ export class BatchState implements BatchRows, BatchInput {
       const { groupId } = write.draft;
       const group = this.groups.get(groupId);
       const previous = group?.logHead ?? CHAIN_START;
-      const hash = chainHash(previous, groupId, draftEntry(write.draft, this.options.now));
+      const hash = draftChainHash(previous, write.draft, this.options.now);
       if (group) {
         group.logHead = hash;
         group.changed = true;
