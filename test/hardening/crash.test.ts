@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Counter } from '../../src/shared/api.js';
 import { PROTOCOL_VERSION, livePath, type ServerMessage } from '../../src/shared/protocol.js';
 import { call, createGroup } from '../helpers/client.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../../bench/targets.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KILLS = 3;

@@ -34,7 +34,7 @@ import {
 } from '../helpers/postgres.js';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 import { startServer } from '../helpers/server.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../../bench/targets.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LOOPBACK_ALLOWED = {
