@@ -4,7 +4,7 @@
  * they are stored, the delivery log, "Send test", and the group's Web Push subscriptions. Only
  * holders of the full key get here (the routes refuse view-only keys with read_only).
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   ALERT_DELIVERY_LOG_LENGTH,
   MAX_ALERT_DESTINATIONS_PER_GROUP,
@@ -35,6 +35,7 @@ import { newWebhookSecret } from '../alerts/formats.js';
 import type { PushSubscription } from '../alerts/push.js';
 import type { AlertSender } from '../alerts/sender.js';
 import type { GroupAccess } from './access-cache.js';
+import { idForOperation } from './derived-ids.js';
 import type { MutationOrigin, TallyService } from './service.js';
 
 export interface AlertServiceOptions {
@@ -163,7 +164,7 @@ export class AlertService {
     const rule: StoredAlertRule = {
       ...input,
       // A retry with the same operation id names the same rule, so its answer can be found.
-      id: ruleIdFor(group.id, context.origin.opId),
+      id: idForOperation(group.id, context.origin.opId),
       destinationId: destination.id,
       createdAt: Date.now(),
     };
@@ -271,13 +272,6 @@ export class AlertService {
   async unsubscribe(group: GroupAccess, endpoint: string): Promise<void> {
     await this.alerts.unsubscribePush(group.id, endpoint);
   }
-}
-
-/** A new rule's id: from the operation id when there is one (a retry finds it), else random. */
-function ruleIdFor(groupId: string, opId: string | undefined): string {
-  if (opId === undefined) return randomUUID();
-  const hash = createHash('sha256').update(`${groupId}\n${opId}`).digest('hex');
-  return `${hash.slice(0, 8)}-${hash.slice(8, 12)}-${hash.slice(12, 16)}-${hash.slice(16, 20)}-${hash.slice(20, 32)}`;
 }
 
 /** What a test of `rule` says: the event its kind makes, for `counter` as it is now. */
