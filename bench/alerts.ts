@@ -22,6 +22,7 @@
  * stands for folded ones counts for them too).
  */
 import { randomBytes } from 'node:crypto';
+import { int, ms, fixed } from './stats.js';
 import { Worker } from 'node:worker_threads';
 import { Histogram } from './histogram.js';
 import { quiesce, type HotpathShape } from './hotpath.js';
@@ -250,16 +251,7 @@ export function countAlerts(
   const fired = population.groups.reduce((sum, group) => sum + firedUpTo(valueOf(group), every), 0);
   const ids = new Set<string>();
   const multiples = new Set<string>();
-  const count: AlertCount = {
-    fired,
-    requests: 0,
-    received: 0,
-    duplicated: 0,
-    lost: 0,
-    extra: 0,
-    folded: 0,
-    repeatedMultiples: 0,
-  };
+  const count = noAlerts(fired);
   for (const alert of received) {
     if (alert.token !== token) continue;
     count.requests += 1;
@@ -572,22 +564,21 @@ export async function alertLatency(
   }
 }
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const ms = (micros: number) => (Number.isNaN(micros) ? '–' : (micros / 1_000).toFixed(2));
-const fixed = (digits: number) => (n: number) => n.toFixed(digits);
+/** A count of alerts with nothing received yet, `fired` of them expected. */
+const noAlerts = (fired: number): AlertCount => ({
+  fired,
+  requests: 0,
+  received: 0,
+  duplicated: 0,
+  lost: 0,
+  extra: 0,
+  folded: 0,
+  repeatedMultiples: 0,
+});
 
 /** Alerts of several runs added up. */
 export function sumAlerts(counts: readonly (AlertCount | null)[]): AlertCount {
-  const total: AlertCount = {
-    fired: 0,
-    requests: 0,
-    received: 0,
-    duplicated: 0,
-    lost: 0,
-    extra: 0,
-    folded: 0,
-    repeatedMultiples: 0,
-  };
+  const total = noAlerts(0);
   for (const count of counts) {
     if (!count) continue;
     for (const key of Object.keys(total) as (keyof AlertCount)[]) total[key] += count[key];

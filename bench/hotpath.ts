@@ -11,6 +11,7 @@
  * previous rate left behind (drain, checks, garbage) is not counted in the next window.
  */
 import { openLoop, populate, sleep, type LoadResult } from './load.js';
+import { int, ms, fixed } from './stats.js';
 import { sampleProcesses, cpuCores } from './proc.js';
 import { spread } from './stores-report.js';
 import type { RunningTarget, Target } from './targets.js';
@@ -132,10 +133,6 @@ export async function hotpathCurve(
     await running.stop();
   }
 }
-
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const ms = (micros: number) => (Number.isNaN(micros) ? '–' : (micros / 1_000).toFixed(2));
-const fixed = (digits: number) => (n: number) => n.toFixed(digits);
 
 /**
  * The table: per rate, per target, median (range) over the runs; the ratio to the bare baseline

@@ -21,6 +21,7 @@
  * Tally on PostgreSQL instead of SQLite.
  */
 import { execFileSync } from 'node:child_process';
+import { int, ms } from './stats.js';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -470,8 +471,6 @@ function log(message: string): void {
   process.stderr.write(`· ${message}\n`);
 }
 
-const ms = (micros: number) => (Number.isNaN(micros) ? '–' : (micros / 1_000).toFixed(2));
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : '–');
 /** A scenario's result, present for every target when the scenario ran. */
 function got<T>(value: T | undefined): T {

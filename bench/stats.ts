@@ -16,3 +16,16 @@ export function loadAverage(): string {
     .map((load) => load.toFixed(2))
     .join(', ');
 }
+
+/** A count for a table: rounded, with thousands separators. */
+export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** A duration in µs as ms with two decimals for a table; `–` when there is none. */
+export const ms = (micros: number): string =>
+  Number.isNaN(micros) ? '–' : (micros / 1_000).toFixed(2);
+
+/** A formatter of numbers with `digits` decimals. */
+export const fixed =
+  (digits: number) =>
+  (n: number): string =>
+    n.toFixed(digits);
