@@ -210,6 +210,28 @@ describe('alerts: every', () => {
     expect(multiplesCrossed(MAX_VALUE - 1, MAX_VALUE, MAX_VALUE)).toEqual([MAX_VALUE]);
     expect(multiplesCrossed(MIN_VALUE, MAX_VALUE, MAX_VALUE)).toEqual([MAX_VALUE]);
   });
+
+  it('finds the same multiples as counting one by one, below zero, across it and near the ends', () => {
+    const naive = (from: number, to: number, every: number): number[] => {
+      const found: number[] = [];
+      for (let value = from + 1; value <= to; value += 1) {
+        if (value >= every && value % every === 0) found.push(value);
+      }
+      return found.slice(-ALERT_EVERY_MAX_PER_CHANGE);
+    };
+    const starts = [-25, -10, -1, 0, 1, 9, 10, 11, 99, MAX_VALUE - 30, MIN_VALUE];
+    for (const every of [1, 2, 3, 7, 10, 64]) {
+      for (const start of starts) {
+        for (const span of [0, 1, 2, 5, 9, 10, 11, 25]) {
+          const to = Math.min(start + span, MAX_VALUE);
+          expect(
+            multiplesCrossed(start, to, every),
+            `${String(start)}→${String(to)} every ${String(every)}`,
+          ).toEqual(naive(start, to, every));
+        }
+      }
+    }
+  });
 });
 
 describe('alerts: capacity', () => {

@@ -83,6 +83,9 @@ export function ruleWatches(
   return true;
 }
 
+/** Largest `every` whose remainder sums stay exact in doubles (less than 2 × every). */
+const MAX_SAFE_HALF = Math.floor(Number.MAX_SAFE_INTEGER / 2);
+
 /** a ÷ b rounded down (toward −∞), b > 0: BigInt division rounds toward zero. */
 function floorDiv(a: bigint, b: bigint): bigint {
   const quotient = a / b;
@@ -96,6 +99,12 @@ function floorDiv(a: bigint, b: bigint): bigint {
  */
 export function multiplesCrossed(from: number, to: number, every: number): number[] {
   if (to <= from || every < 1) return [];
+  // The highest multiple at or below `to`, exact in doubles for safe integers (% is exact):
+  // at or below `from` (or not positive), nothing was crossed, which is most taps' answer.
+  if (Number.isSafeInteger(to) && Number.isSafeInteger(every) && every <= MAX_SAFE_HALF) {
+    const highest = to - (((to % every) + every) % every);
+    if (highest <= from || highest < every) return [];
+  }
   const step = BigInt(every);
   const last = floorDiv(BigInt(to), step);
   let first = floorDiv(BigInt(from), step) + 1n;
@@ -154,13 +163,18 @@ function crossings(rule: AlertRule, counter: Counter, from: number): EventDetail
 export function alertsFor(rules: readonly AlertRule[], change: AlertChange): AlertEvent[] {
   const { before, after } = change;
   if (before === null || after === null || before.value === after.value) return [];
-  const counter = { id: after.id, name: after.name, value: after.value };
-  const at = new Date(change.at).toISOString();
+  // Most taps fire nothing: what an event names is made only for the first one that fires.
+  let named: Pick<AlertEvent, 'counter' | 'by' | 'at'> | undefined;
   const events: AlertEvent[] = [];
   for (const rule of rules) {
     if (!ruleWatches(rule, after)) continue;
     for (const detail of crossings(rule, after, before.value)) {
-      events.push({ ...detail, ruleId: rule.id, counter, by: change.by, at });
+      named ??= {
+        counter: { id: after.id, name: after.name, value: after.value },
+        by: change.by,
+        at: new Date(change.at).toISOString(),
+      };
+      events.push({ ...detail, ruleId: rule.id, ...named });
     }
   }
   return events;

@@ -38,6 +38,8 @@ export function applyAdjust(
   let value = BigInt(counter.value);
   let reachedBy: string | undefined;
   const watched = group.alerts.rules.length > 0;
+  // The counter as the previous accepted tap left it: each tap's "before" for alerts.
+  let before = watched ? { ...counter, value: Number(value) } : counter;
   for (const index of step.indices) {
     const operation = batch.operations[index] as Operation;
     if (operation.mutation.kind !== 'adjustCounter') continue;
@@ -58,14 +60,15 @@ export function applyAdjust(
     }
     // Each tap is its own change for alerts: the one whose tap crossed is the one named.
     if (watched) {
-      batch.alerts.push(
-        ...alertWritesForChange(group, {
-          before: { ...counter, value: Number(value) },
-          after: { ...counter, value: Number(next) },
-          by: operation.actor ?? null,
-          at: batch.options.now,
-        }),
-      );
+      const after = { ...counter, value: Number(next) };
+      const fired = alertWritesForChange(group, {
+        before,
+        after,
+        by: operation.actor ?? null,
+        at: batch.options.now,
+      });
+      if (fired.length > 0) batch.alerts.push(...fired);
+      before = after;
     }
     value = next;
     accepted.push(index);
