@@ -4,7 +4,9 @@
  * - **Cost on the hot path**: the hot path's groups and rates (hotpath.ts), each group with a
  *   `standard` webhook rule `every N` on its counter, against the same server with no rules, in
  *   the same run. Both servers run with ALERTS_ALLOW_PRIVATE_TARGETS=true (the receiver is on
- *   loopback), so the only difference is the rules. Server CPU per acknowledged tap during the
+ *   loopback), so the only difference is the rules. Both first tap at the lowest rate until every
+ *   group has fired its first alert (a destination's first alert opens its connection, once in a
+ *   server's life), unmeasured. Server CPU per acknowledged tap during the
  *   window includes the sender's work only as far as it kept up (under heavy tapping it falls
  *   behind and catches up after the window), so each step also counts the server's CPU from the
  *   window's start until every alert fired so far has arrived and the server is idle again
@@ -316,6 +318,9 @@ export interface AlertsStep {
   caughtUpMs: number;
 }
 
+/** The warm-up's length over what every group needs to fire its first alert: taps are spread unevenly. */
+const WARM_UP_MARGIN = 1.5;
+
 /** One target's steps in one run, and (with rules) its alerts counted after the drain. */
 export interface AlertsCurve {
   target: Target;
@@ -349,11 +354,16 @@ export async function alertsCurve(
     const load = { members: shape.members, tappers: shape.tappers };
     try {
       await quiesce(running);
+      // Long enough for every group to fire once: a destination's first alert makes its
+      // connection (once in a server's life), which is not what a tap costs from then on.
+      const warmUpRate = shape.rates[0] ?? 0;
+      const firstAlertMs = warmUpRate > 0 ? ((every * shape.groups) / warmUpRate) * 1_000 : 0;
       await openLoop(population, running, target, {
         ...load,
-        rate: shape.rates[0] ?? 0,
-        durationMs: shape.warmUpMs,
+        rate: warmUpRate,
+        durationMs: Math.max(shape.warmUpMs, Math.ceil(firstAlertMs * WARM_UP_MARGIN)),
       });
+      if (token !== undefined) await drain(population, receiver, token, every, DRAIN_DEADLINE_MS);
       const steps: AlertsStep[] = [];
       let tapFailures = 0;
       for (const rate of shape.rates) {
