@@ -257,7 +257,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     /**
      * Only these scenarios, comma-separated (idle, throughput, fanout, latency, overload, hotpath,
-     * alerts, alert-latency, stores). Default: all but stores; with --store postgres, stores alone.
+     * alerts, alert-latency, hotroom, stores). Default: all but stores; with --store postgres, stores alone.
      */
     scenarios: { type: 'string' },
     /** Tally's store in the scenarios other than stores: sqlite (default) or postgres. */
@@ -407,7 +407,7 @@ const SCENARIOS: readonly Scenario[] = [
 const defaultScenarios =
   store === 'postgres'
     ? 'stores'
-    : 'idle,throughput,fanout,latency,overload,hotpath,alerts,alert-latency';
+    : 'idle,throughput,fanout,latency,overload,hotpath,alerts,alert-latency,hotroom';
 const selected = new Set(
   (values.scenarios ?? defaultScenarios).split(',').map((name) => name.trim()),
 );
