@@ -109,9 +109,10 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
     /**
      * Sent by a large group (docs/api.md, Live channel): the frame covers every change numbered
      * from `from` to its last change's `seq`; those not in it were folded into a later change of
-     * the same counter in it (the counter as it is after them; `opIds` of what it folds while
-     * they are few, none past that: each member's own operations are answered by their `ack`
-     * or HTTP answer). Absent: nothing folded, the frame starts at its first change.
+     * the same counter, in it or in the next frames of the same window, sent right after (the
+     * counter as it is after them; `opIds` of what it folds while they are few, none past that:
+     * each member's own operations are answered by their `ack` or HTTP answer). Absent: nothing
+     * folded, the frame starts at its first change.
      */
     from: z.number().int().optional(),
   }),
