@@ -128,8 +128,11 @@ test.describe('presence: Here now', () => {
           () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
         );
         expect(overflow).toBeLessThanOrEqual(0);
-        if (screenshotsWanted)
+        if (screenshotsWanted) {
+          // The header's last button loads on its own: the picture waits for the whole header.
+          await expect(page.getByRole('button', { name: 'Activity', exact: true })).toBeVisible();
           await page.screenshot({ path: screenshotPath(`here-crowd-${size}-${theme}.png`) });
+        }
         await page.context().close();
       }
     }
