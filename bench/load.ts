@@ -317,6 +317,44 @@ const LOOP_DELAY_RESOLUTION_MS = 5;
 /** How often server memory is sampled during a load, ms. */
 const RSS_SAMPLE_MS = 250;
 
+export interface GeneratorLoad {
+  /** The load generator's own CPU, cores (LoadResult.generatorCpuCores). */
+  generatorCpuCores: number;
+  /** Its event-loop delay, p99 µs beyond the monitor's period (LoadResult). */
+  generatorLoopDelayP99Micros: number;
+  /** The rest of the machine's CPU, cores (LoadResult.otherCpuCores). */
+  otherCpuCores: number;
+}
+
+/**
+ * Starts watching the load generator itself (its CPU and event-loop delay) and the machine;
+ * `stop` gives what they used over the `seconds` since, the server's `serverCores` apart.
+ */
+export function watchGenerator(): { stop(seconds: number, serverCores: number): GeneratorLoad } {
+  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
+  loopDelay.enable();
+  const cpuBefore = process.cpuUsage();
+  const machineBefore = machineCpuSeconds();
+  return {
+    stop(seconds, serverCores) {
+      const generator = process.cpuUsage(cpuBefore);
+      const machine = machineCpuSeconds() - machineBefore;
+      loopDelay.disable();
+      // cpuUsage is in µs.
+      const generatorCpuCores = (generator.user + generator.system) / 1e6 / seconds;
+      return {
+        generatorCpuCores,
+        // The histogram is in ns, and an idle loop records about its resolution (the timer's period).
+        generatorLoopDelayP99Micros: Math.max(
+          0,
+          loopDelay.percentile(99) / 1_000 - LOOP_DELAY_RESOLUTION_MS * 1_000,
+        ),
+        otherCpuCores: Math.max(0, machine / seconds - serverCores - generatorCpuCores),
+      };
+    },
+  };
+}
+
 /**
  * Open loop: taps are sent on schedule at `rate` per second whatever the answers, so a slow
  * server shows up as latency instead of being hidden by waiting.
@@ -330,12 +368,9 @@ export async function openLoop(
   const tappers = tappersOf(population, options.members, options.tappers);
   for (const client of tappers) client.onAck = () => undefined;
   resetStats(population);
-  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
-  loopDelay.enable();
+  const generator = watchGenerator();
   const startMicros = Number(process.hrtime.bigint() / 1_000n);
   const before = sampleProcesses(running.pids);
-  const generatorBefore = process.cpuUsage();
-  const machineBefore = machineCpuSeconds();
   const ackedBefore = population.groups.reduce((sum, group) => sum + group.acked, 0);
   let peakRss = before.rssBytes;
   const rssTimer = setInterval(() => {
@@ -362,12 +397,10 @@ export async function openLoop(
     }, 1);
   });
   const after = sampleProcesses(running.pids);
-  const generator = process.cpuUsage(generatorBefore);
-  const machine = machineCpuSeconds() - machineBefore;
-  const endMicros = Number(process.hrtime.bigint() / 1_000n);
-  loopDelay.disable();
-  clearInterval(rssTimer);
   const seconds = (after.at - before.at) / 1_000;
+  const generatorLoad = generator.stop(seconds, cpuCores(before, after));
+  const endMicros = Number(process.hrtime.bigint() / 1_000n);
+  clearInterval(rssTimer);
   // Acks and refusals counted during the load only: a backlog answered later is not throughput.
   const applied = population.groups.reduce((sum, group) => sum + group.acked, 0) - ackedBefore;
   const busy = population.stats.busy;
@@ -378,19 +411,7 @@ export async function openLoop(
     busyPerSecond: busy / seconds,
     deliveriesPerSecond: population.stats.deliveries / seconds,
     serverCpuCores: cpuCores(before, after),
-    // cpuUsage is in µs.
-    generatorCpuCores: (generator.user + generator.system) / 1e6 / seconds,
-    // The histogram is in ns, and an idle loop records about its resolution (the timer's period).
-    generatorLoopDelayP99Micros: Math.max(
-      0,
-      loopDelay.percentile(99) / 1_000 - LOOP_DELAY_RESOLUTION_MS * 1_000,
-    ),
-    otherCpuCores: Math.max(
-      0,
-      machine / seconds -
-        cpuCores(before, after) -
-        (generator.user + generator.system) / 1e6 / seconds,
-    ),
+    ...generatorLoad,
     window: { startMicros, endMicros },
     serverRssBytes: after.rssBytes,
     serverPeakRssBytes: Math.max(peakRss, after.rssBytes),

@@ -15,6 +15,11 @@
  * with no rules, in the same run; and the delivery latency from a tap's ack to a loopback
  * receiver, on SQLite and, when DATABASE_URL is a postgres:// URL, on PostgreSQL.
  *
+ * `npm run bench -- --scenarios hotroom [--preset full] [--runs 3] [--before DIR]`: the hot room
+ * (hotroom.ts, ADR 33), one large group on SQLite: hundreds of tappers and thousands of watchers
+ * on one counter, then on 20, clients spread over 200 loopback addresses; watcher delivery
+ * latency, every tap acknowledged and counted, sockets closed, server CPU and memory per socket.
+ *
  * `npm run bench -- --store postgres --instances 2 [--runs 3]`: the store comparison (stores.ts),
  * Tally on PostgreSQL with tappers and watchers on different instances against Tally on SQLite,
  * one instance, in the same run. `--store postgres` with `--scenarios …` runs those scenarios with
@@ -35,6 +40,13 @@ import {
   type HotpathCurve,
   type HotpathShape,
 } from './hotpath.js';
+import {
+  hotroomFailures,
+  hotroomRoom,
+  hotroomTable,
+  type HotroomShape,
+  type HotroomStep,
+} from './hotroom.js';
 import { DEFAULT_POSTGRES_URL, describePostgres, tallyOnPostgres } from './postgres-target.js';
 import {
   ALERTS_ENV,
@@ -117,6 +129,8 @@ interface Preset {
    * against no rules, and the delivery latency's groups.
    */
   alerts: { every: number; latency: LatencyShape };
+  /** Hot room (hotroom.ts): one large group, its crowd of watchers and tappers. */
+  hotroom: HotroomShape;
 }
 
 const PRESETS: Record<string, Preset> = {
@@ -160,6 +174,16 @@ const PRESETS: Record<string, Preset> = {
     // for 3 s (60 alerts) on SQLite and, with DATABASE_URL=postgres://… (as CI sets), PostgreSQL:
     // about 25 s in all.
     alerts: { every: 10, latency: { groups: 50, tapsPerSecond: 4, durationMs: 3_000 } },
+    // In CI's run: a room of 300 (20 tap) on one counter, then on 5 counters, 2 s a rate; past
+    // 100 members, so its changes go through the large group's windows (about 15 s in all).
+    hotroom: {
+      rooms: [
+        { counters: 1, tappers: 20, watchers: 280, rates: [500, 1_000] },
+        { counters: 5, tappers: 20, watchers: 280, rates: [1_000] },
+      ],
+      durationMs: 2_000,
+      warmUpMs: 500,
+    },
   },
   full: {
     settleMs: 3_000,
@@ -196,6 +220,17 @@ const PRESETS: Record<string, Preset> = {
     // 200 groups tapping 4/s: 800 taps/s, 80 alerts/s, 24 a minute per group (the sender's bound
     // is 60, past which it folds), 2,400 alerts in 30 s.
     alerts: { every: 10, latency: { groups: 200, tapsPerSecond: 4, durationMs: 30_000 } },
+    // A stadium: 500 tappers (20 taps/s each at 10,000/s) and 5,000 watchers on one counter,
+    // then 10,000 watchers at 2,000/s, then the first crowd on 20 counters; 8 s per rate.
+    hotroom: {
+      rooms: [
+        { counters: 1, tappers: 500, watchers: 5_000, rates: [5_000, 10_000] },
+        { counters: 1, tappers: 500, watchers: 10_000, rates: [2_000] },
+        { counters: 20, tappers: 500, watchers: 5_000, rates: [5_000, 10_000] },
+      ],
+      durationMs: 8_000,
+      warmUpMs: 1_000,
+    },
   },
 };
 
@@ -222,7 +257,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     /**
      * Only these scenarios, comma-separated (idle, throughput, fanout, latency, overload, hotpath,
-     * alerts, alert-latency, stores). Default: all but stores; with --store postgres, stores alone.
+     * alerts, alert-latency, hotroom, stores). Default: all but stores; with --store postgres, stores alone.
      */
     scenarios: { type: 'string' },
     /** Tally's store in the scenarios other than stores: sqlite (default) or postgres. */
@@ -236,6 +271,8 @@ const { values } = parseArgs({
      * ramp, and the hot path's rates.
      */
     rates: { type: 'string' },
+    /** Only these rooms of the hot room scenario, 1-based, comma-separated (1,3). */
+    rooms: { type: 'string' },
     /**
      * Taps a second of each group of the alert latency scenario, instead of the preset's 4 (an
      * alert every 10 taps: × 6 = alerts a minute per group; the sender folds past 60).
@@ -300,6 +337,17 @@ const preset: Preset = {
     rates: rates ?? chosen.hotpath.rates,
     durationMs: windowMs ?? chosen.hotpath.durationMs,
   },
+  hotroom: {
+    ...chosen.hotroom,
+    rooms:
+      values.rooms === undefined
+        ? chosen.hotroom.rooms
+        : values.rooms.split(',').map((raw) => {
+            const room = chosen.hotroom.rooms[wholeNumber('rooms', raw.trim(), 1) - 1];
+            if (!room) throw new Error(`--rooms: the preset has ${chosen.hotroom.rooms.length}`);
+            return room;
+          }),
+  },
   alerts: {
     ...chosen.alerts,
     latency: {
@@ -342,6 +390,7 @@ type Scenario =
   | 'hotpath'
   | 'alerts'
   | 'alert-latency'
+  | 'hotroom'
   | 'stores';
 const SCENARIOS: readonly Scenario[] = [
   'idle',
@@ -352,12 +401,13 @@ const SCENARIOS: readonly Scenario[] = [
   'hotpath',
   'alerts',
   'alert-latency',
+  'hotroom',
   'stores',
 ];
 const defaultScenarios =
   store === 'postgres'
     ? 'stores'
-    : 'idle,throughput,fanout,latency,overload,hotpath,alerts,alert-latency';
+    : 'idle,throughput,fanout,latency,overload,hotpath,alerts,alert-latency,hotroom';
 const selected = new Set(
   (values.scenarios ?? defaultScenarios).split(',').map((name) => name.trim()),
 );
@@ -370,12 +420,16 @@ const runs = (scenario: Scenario) => selected.has(scenario);
 /** The scenarios run by measure(), one server after the other. */
 const serverScenarios = SCENARIOS.filter(
   (scenario) =>
-    !['stores', 'hotpath', 'alerts', 'alert-latency'].includes(scenario) && runs(scenario),
+    !['stores', 'hotpath', 'alerts', 'alert-latency', 'hotroom'].includes(scenario) &&
+    runs(scenario),
 );
 if (repeats > 1 && serverScenarios.length > 0) {
   throw new Error(
     `--runs repeats the stores, hotpath, alerts and alert-latency scenarios only (not ${serverScenarios.join(', ')})`,
   );
+}
+if (runs('hotroom') && store !== 'sqlite') {
+  throw new Error('the hotroom scenario runs Tally on SQLite: leave out --store postgres');
 }
 if (runs('hotpath') && store !== 'sqlite') {
   throw new Error('the hotpath scenario runs Tally on SQLite: leave out --store postgres');
@@ -396,7 +450,10 @@ const tallyMain = store === 'postgres' ? tallyOnPostgres(instances, values.postg
 const tallyTargets = new Set<Target>([tallyMain, tallyWithoutLog]);
 
 const LABELS: Record<
-  Exclude<Scenario, 'idle' | 'overload' | 'hotpath' | 'alerts' | 'alert-latency' | 'stores'>,
+  Exclude<
+    Scenario,
+    'idle' | 'overload' | 'hotpath' | 'alerts' | 'alert-latency' | 'stores' | 'hotroom'
+  >,
   string
 > = {
   throughput: 'durable increments',
@@ -692,6 +749,44 @@ function printHotpath(outcome: HotpathOutcome): void {
   for (const warning of hotpathBusyStarts(outcome.runs)) console.log(`warning: ${warning}`);
 }
 
+interface HotroomOutcome {
+  /** Each target's runs, each run its steps (rooms and rates in order). */
+  runs: Map<Target, HotroomStep[][]>;
+  loads: { start: string; end: string }[];
+}
+
+/** The hot room, `repeats` times: each target on fresh servers, the order alternating. */
+async function compareHotroom(targets: Target[]): Promise<HotroomOutcome> {
+  const outcome: HotroomOutcome = { runs: new Map(targets.map((t) => [t, []])), loads: [] };
+  for (let run = 0; run < repeats; run++) {
+    const start = loadAverage();
+    log(`hot room, run ${run + 1} of ${repeats}, load average ${start}`);
+    const order = run % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) {
+      const steps: HotroomStep[] = [];
+      for (const room of preset.hotroom.rooms)
+        steps.push(...(await hotroomRoom(target, room, preset.hotroom, log)));
+      outcome.runs.get(target)?.push(steps);
+    }
+    outcome.loads.push({ start, end: loadAverage() });
+  }
+  return outcome;
+}
+
+function printHotroom(outcome: HotroomOutcome): void {
+  const shape = preset.hotroom;
+  console.log(
+    `\nHot room (ADR 33): one group on one fresh server per room, target and run; its tappers and watchers connect from 200 loopback addresses; live taps open loop, ${shape.durationMs / 1_000} s per rate. delivery = tap sent → the first frame at a watcher that covers its change number (every 10th watcher measures); answer = tap sent → its ack. ${repeats > 1 ? `Median (range) of ${repeats} runs; counts summed over the runs.` : 'One run.'}\n`,
+  );
+  outcome.loads.forEach((load, run) => {
+    console.log(
+      `run ${run + 1}: load average (1, 5, 15 min) ${load.start} at start, ${load.end} at end`,
+    );
+  });
+  console.log('');
+  console.log(hotroomTable(outcome.runs));
+}
+
 interface AlertsOutcome {
   /** The two targets of the comparison: no rules (the baseline), then rules. */
   targets: Target[];
@@ -903,6 +998,16 @@ async function main(): Promise<void> {
     alertScenarios && (only === undefined || 'tally'.includes(only))
       ? await compareAlerts()
       : undefined;
+  const room = runs('hotroom')
+    ? await compareHotroom(
+        [
+          ...(before === undefined
+            ? []
+            : [tallyTarget(`Tally before (${before.label})`, {}, before.root, beforeIds)]),
+          tally,
+        ].filter((target) => only === undefined || target.name.toLowerCase().includes(only)),
+      )
+    : undefined;
   const stores = runs('stores') ? await compareStores() : undefined;
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   console.log(
@@ -920,6 +1025,7 @@ async function main(): Promise<void> {
   if (hot) printHotpath(hot);
   if (alerts) printAlerts(alerts);
   if (stores) printStores(stores);
+  if (room) printHotroom(room);
   const loads = (r: TargetResult) =>
     [
       r.throughput,
@@ -944,13 +1050,15 @@ async function main(): Promise<void> {
   if (errors > 0) console.log(`\n${errors} client errors`);
   const tallyResults = results.filter((r) => tallyTargets.has(r.target));
   const tallyHot = hot?.targets.includes(tally) === true;
-  if (tallyResults.length > 0 || stores || tallyHot || alerts) {
+  const tallyRoom = room?.runs.get(tally);
+  if (tallyResults.length > 0 || stores || tallyHot || alerts || tallyRoom) {
     const lost =
       tallyResults
         .flatMap(loads)
         .reduce((sum, r) => sum + (r.lost ?? 0) + (r.duplicated ?? 0) + r.unanswered, 0) +
       (stores ? storeFailures([stores.candidate, stores.baseline]) : 0) +
       (hot ? hotpathFailures(hot.runs, tally) : 0) +
+      (tallyRoom ? hotroomFailures(tallyRoom) : 0) +
       (alerts
         ? alerts.runs.flat().reduce((sum, curve) => sum + curve.tapFailures, 0) +
           alerts.latency.reduce((sum, run) => sum + run.tapFailures, 0)

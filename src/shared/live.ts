@@ -4,6 +4,12 @@
  */
 export const PROTOCOL_VERSION = 1;
 
+/**
+ * Most members a `presence` message lists; past this it carries their number (`count`) and the
+ * first ones by name, so its size does not grow with the crowd.
+ */
+export const PRESENCE_LIST_MAX = 50;
+
 /** Application close codes (4000–4999 are free for applications, RFC 6455 §7.4.2). */
 export const CLOSE_CODES = {
   /** Server shutting down or restarting: reconnect. */

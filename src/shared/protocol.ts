@@ -19,7 +19,7 @@ import {
   OperationIdSchema,
 } from './api.js';
 import { TEXT_MAX_LENGTH } from './limits.js';
-export { CLOSE_CODES, PROTOCOL_VERSION, livePath } from './live.js';
+export { CLOSE_CODES, PRESENCE_LIST_MAX, PROTOCOL_VERSION, livePath } from './live.js';
 
 // ---- Client → server -------------------------------------------------------------------------
 
@@ -103,7 +103,19 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
     /** With a tap link's key: the link; `counters` and every later change are its scope's. */
     link: TapGrantSchema.optional(),
   }),
-  z.object({ type: z.literal('changes'), changes: z.array(ChangeSchema) }),
+  z.object({
+    type: z.literal('changes'),
+    changes: z.array(ChangeSchema),
+    /**
+     * Sent by a large group (docs/api.md, Live channel): the frame covers every change numbered
+     * from `from` to its last change's `seq`; those not in it were folded into a later change of
+     * the same counter, in it or in the next frames of the same window, sent right after (the
+     * counter as it is after them; `opIds` of what it folds while they are few, none past that:
+     * each member's own operations are answered by their `ack` or HTTP answer). Absent: nothing
+     * folded, the frame starts at its first change.
+     */
+    from: z.number().int().optional(),
+  }),
   /** The outcome of a `mutate`, like the REST answer; sent after the change itself. */
   z.object({ type: z.literal('ack'), opId: z.string(), result: MutationResultSchema }),
   z.object({
@@ -112,8 +124,16 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
     error: z.object({ code: ErrorCodeSchema, message: z.string() }),
   }),
   z.object({ type: z.literal('pong'), t: z.number().optional() }),
-  /** Everyone here now, one entry per member id, sent after `ready` and on every change. */
-  z.object({ type: z.literal('presence'), members: z.array(PresenceMemberSchema) }),
+  /**
+   * Who is here now, one entry per member id, sent after `ready` and on every change. Up to
+   * PRESENCE_LIST_MAX members, every one of them; past that, `count` says how many there are and
+   * `members` lists the first PRESENCE_LIST_MAX by name.
+   */
+  z.object({
+    type: z.literal('presence'),
+    members: z.array(PresenceMemberSchema),
+    count: z.number().int().optional(),
+  }),
   /**
    * Whether the server can save changes right now. `false` while its database is away: changes
    * are answered `storage_unavailable` and the member's device keeps them. `true` once it is

@@ -1,6 +1,8 @@
 import WebSocket from 'ws';
-import { PROTOCOL_VERSION, livePath } from '../../src/shared/live.js';
+import { PRESENCE_LIST_MAX, PROTOCOL_VERSION, livePath } from '../../src/shared/live.js';
 import { baseUrl, expect, openGroup, seedGroup, test } from './support/fixtures.js';
+import { memberPage, type Theme } from './support/members.js';
+import { SCREENSHOT_SIZES, screenshotPath, screenshotsWanted } from './support/screenshots.js';
 
 /** A member connected from outside the browser (the live protocol, docs/api.md). */
 async function connectMember(group: string, key: string, id: string, name: string) {
@@ -96,5 +98,44 @@ test.describe('presence: Here now', () => {
     }
     for (const socket of sockets) socket.close();
     await expect(here.getByRole('listitem')).toHaveCount(1, { timeout: 15_000 });
+  });
+
+  test('past the listed bound, the header says how many are here and names the first in its label', async ({
+    browser,
+  }) => {
+    const { name, key } = await seedGroup();
+    const crowd = PRESENCE_LIST_MAX + 10;
+    const sockets = await Promise.all(
+      Array.from({ length: crowd }, (_, index) =>
+        connectMember(name, key, `crowd-${String(index)}`, `Fan ${String(index).padStart(2, '0')}`),
+      ),
+    );
+    const sizes = Object.entries(SCREENSHOT_SIZES).filter(([size]) => size !== 'tv');
+    for (const [size, viewport] of sizes) {
+      for (const theme of ['light', 'dark'] as Theme[]) {
+        const page = await memberPage(browser, 'Me', { theme, viewport });
+        await openGroup(page, name, key);
+        const here = page.getByTestId('here-now');
+        // Everyone, this tab included: the crowd and 'Me'.
+        await expect(page.getByTestId('here-count')).toHaveText(`${String(crowd + 1)} here`);
+        await expect(here.getByRole('listitem')).toHaveCount(4);
+        await expect(here).toHaveAttribute(
+          'aria-label',
+          new RegExp(`^Here now: ${String(crowd + 1)} people: Fan 00, .* and 11 more$`),
+        );
+        // The header keeps to the screen's width.
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        expect(overflow).toBeLessThanOrEqual(0);
+        if (screenshotsWanted) {
+          // The header's last button loads on its own: the picture waits for the whole header.
+          await expect(page.getByRole('button', { name: 'Activity', exact: true })).toBeVisible();
+          await page.screenshot({ path: screenshotPath(`here-crowd-${size}-${theme}.png`) });
+        }
+        await page.context().close();
+      }
+    }
+    for (const socket of sockets) socket.close();
   });
 });

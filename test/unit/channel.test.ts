@@ -7,7 +7,7 @@ import { GroupChannel, type ChannelMember } from '../../src/server/live/channel.
 import type { GroupRecord } from '../../src/server/store/types.js';
 import type { Counter, GroupView } from '../../src/shared/api.js';
 import type { Change, ServerMessage } from '../../src/shared/protocol.js';
-import { GROUP_CALENDAR_DEFAULTS, noPurpose } from '../helpers/fixtures.js';
+import { emptySnapshotAt, GROUP_CALENDAR_DEFAULTS, noPurpose } from '../helpers/fixtures.js';
 import type { SharedFrame } from '../../src/server/live/corked.js';
 import { frameText } from '../helpers/frames.js';
 
@@ -30,19 +30,7 @@ function counterChange(seq: number): Change {
   return { type: 'counter.updated', seq, counter };
 }
 
-function snapshotAt(seq: number): GroupView {
-  return {
-    group: {
-      id: GROUP,
-      name: 'g',
-      displayName: 'g',
-      profileImageUrl: null,
-      ...GROUP_CALENDAR_DEFAULTS,
-    },
-    counters: [],
-    seq,
-  };
-}
+const snapshotAt = (seq: number) => emptySnapshotAt(seq, GROUP);
 
 /** The group's stored key hash, as the channel's access re-check reads it. */
 let storedKeyHash = 'old-key-hash';

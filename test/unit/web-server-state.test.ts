@@ -520,3 +520,31 @@ describe('goals reached', () => {
     expect(goals).toEqual([]);
   });
 });
+
+describe("a large group's folded frame", () => {
+  it('ends at the latest value, reports the goal once and confirms every id it carries', () => {
+    // Changes 11 to 14 of a1 folded into 14 (docs/api.md, Large groups): the frame covers them.
+    const start = run(
+      initialServerState(group, 0),
+      snapshot(10, [counter('a1', 10, { goal: 5, value: 4 }), counter('b2', 10)]),
+    );
+    const { state, goals, confirmed } = reduce(start, {
+      type: 'changes',
+      changes: [
+        { type: 'counter.updated', seq: 12, counter: counter('b2', 12, { value: 3 }) },
+        {
+          type: 'counter.updated',
+          seq: 14,
+          opIds: ['op-1', 'op-2', 'op-3'],
+          counter: counter('a1', 14, { goal: 5, value: 7 }),
+          goalReachedBy: 'Ada',
+        },
+      ],
+    });
+    expect(state.counters.get('a1')?.value).toBe(7);
+    expect(state.counters.get('b2')?.value).toBe(3);
+    expect(goals.map((goal) => goal.seq)).toEqual([14]);
+    expect(confirmed).toEqual(['op-1', 'op-2', 'op-3']);
+    expect(state.changeSeq).toBe(14);
+  });
+});

@@ -14,6 +14,7 @@ import type { GroupRecord } from '../store/types.js';
 import type { Change, ServerMessage } from '../../shared/protocol.js';
 import type { Bus } from '../bus/types.js';
 import { shareFrame, type SharedFrame } from './corked.js';
+import { FoldingBuffer, coalescedFrame, windowMsFor, type CoalescedFrame } from './fanout.js';
 
 /** How long a change waits for an older one before the channel resyncs, ms. */
 export const GAP_TIMEOUT_MS = 1_000;
@@ -62,6 +63,9 @@ export class GroupChannel {
   private early: Change[] = [];
   private readonly held = new Map<number, Change>();
   private gapTimer: NodeJS.Timeout | undefined;
+  /** A large group's coalescing window (live/fanout.ts): open while a timer is set. */
+  private windowTimer: NodeJS.Timeout | undefined;
+  private readonly pending = new FoldingBuffer();
   private readonly unsubscribe: () => void;
   private closed = false;
 
@@ -156,6 +160,8 @@ export class GroupChannel {
   close(): void {
     this.closed = true;
     this.clearGapTimer();
+    clearTimeout(this.windowTimer);
+    this.windowTimer = undefined;
     this.unsubscribe();
     this.members.clear();
   }
@@ -209,7 +215,10 @@ export class GroupChannel {
     return drained;
   }
 
-  /** One frame for all members whose snapshot predates every change in it (the usual case). */
+  /**
+   * Hands changes to the members: at once in a small group, or while a large group's window is
+   * closed (then opening one); held and folded while its window is open (live/fanout.ts).
+   */
   private deliver(changes: readonly Change[]): void {
     if (changes.length === 0) return;
     if (changes.some((change) => change.type === 'group.accessChanged')) {
@@ -217,17 +226,45 @@ export class GroupChannel {
         this.log.error({ err: error }, 'live access check failed');
       });
     }
+    if (this.windowTimer !== undefined) {
+      this.pending.push(changes);
+      return;
+    }
+    this.send({ from: changes[0]?.seq ?? 0, changes: [...changes] }, false);
+    this.openWindow();
+  }
+
+  /** Opens the next window if the group is large (a small one sends each batch at once). */
+  private openWindow(): void {
+    const windowMs = windowMsFor(this.members.size);
+    if (windowMs === 0) return;
+    this.windowTimer = setTimeout(() => {
+      this.windowTimer = undefined;
+      if (this.closed || this.pending.size === 0) return;
+      for (const frame of this.pending.take()) this.send(frame, true);
+      this.openWindow();
+    }, windowMs);
+  }
+
+  /**
+   * One frame shared by all members whose snapshot predates every change it covers (the usual
+   * case); `coalesced`: a window's frame, which says what it covers (`from`).
+   */
+  private send({ from, changes }: CoalescedFrame, coalesced: boolean): void {
     let frame: SharedFrame | undefined;
-    const first = changes[0]?.seq ?? 0;
+    const text = () => (coalesced ? coalescedFrame({ from, changes }) : changesFrame(changes));
     for (const [member, state] of this.members) {
       if (state.since === null) state.waiting.push(...changes);
-      else if (state.since < first) {
+      else if (state.since < from) {
         if (member.seesPart()) member.sendChanges(changes);
-        else member.sendFrame((frame ??= shareFrame(changesFrame(changes))));
+        else member.sendFrame((frame ??= shareFrame(text())));
       } else {
         const since = state.since;
         const newer = changes.filter((change) => change.seq > since);
-        if (newer.length > 0) sendChanges(member, newer);
+        if (newer.length === 0) continue;
+        if (member.seesPart()) member.sendChanges(newer);
+        else if (coalesced) member.sendFrame(coalescedFrame({ from: since + 1, changes: newer }));
+        else member.sendFrame(changesFrame(newer));
       }
     }
   }

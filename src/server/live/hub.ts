@@ -11,6 +11,7 @@ import { MESSAGES } from '../../shared/messages.js';
 import {
   CLOSE_CODES,
   ClientMessageSchema,
+  PRESENCE_LIST_MAX,
   PROTOCOL_VERSION,
   type ParsedClientMessage,
   type PresenceMember,
@@ -440,7 +441,7 @@ export class LiveHub {
     // still sees who is here.
     if (member)
       this.presence.join(groupId, client, { id: member.id, name: memberName(member.name) });
-    else this.send(client, { type: 'presence', members: this.presence.membersOf(groupId) });
+    else sendCorked(client.socket, presenceFrame(this.presence.membersOf(groupId)));
   }
 
   private channelFor(groupId: string): GroupChannel {
@@ -608,8 +609,16 @@ export class LiveHub {
 /** Whose share of the commit queue a socket's mutations take: its peer's address. */
 const clientOf = (client: Client): string => client.address ?? 'unknown';
 
-function presenceFrame(members: PresenceMember[]): string {
-  return JSON.stringify({ type: 'presence', members } satisfies ServerMessage);
+/**
+ * Who is here, as sent: everyone up to PRESENCE_LIST_MAX; past that their number and the first
+ * ones by name, so a crowd's presence frame stays the same size however many join.
+ */
+export function presenceFrame(members: readonly PresenceMember[]): string {
+  const message: ServerMessage =
+    members.length <= PRESENCE_LIST_MAX
+      ? { type: 'presence', members: [...members] }
+      : { type: 'presence', members: members.slice(0, PRESENCE_LIST_MAX), count: members.length };
+  return JSON.stringify(message);
 }
 
 /** The JSON value of a frame; undefined when it is not JSON. */

@@ -22,6 +22,12 @@ const REMOTE_TTL_MS = 3 * PRESENCE_HEARTBEAT_MS;
  */
 export const PRESENCE_WINDOW_MS = 250;
 
+/**
+ * The order of names, as localeCompare's: one collator made once instead of one per comparison
+ * (a crowd of thousands is sorted on every presence window).
+ */
+const byName = new Intl.Collator();
+
 interface RemoteList {
   members: PresenceMember[];
   expiresAt: number;
@@ -108,7 +114,7 @@ export class PresenceBoard {
       byId.set(member.id, { id: member.id, name: member.name });
     }
     return [...byId.values()].sort(
-      (a, b) => a.name.localeCompare(b.name) || (a.id < b.id ? -1 : 1),
+      (a, b) => byName.compare(a.name, b.name) || (a.id < b.id ? -1 : 1),
     );
   }
 

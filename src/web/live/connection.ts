@@ -18,8 +18,11 @@ export interface LiveHandlers {
   onStatus(status: LiveStatus): void;
   /** The server refused this group or key for good: reconnecting would not help. */
   onFatal(code: number, reason: string): void;
-  /** Everyone here now (presence). */
-  onPresence?(members: PresenceMember[]): void;
+  /**
+   * Who is here now (presence): every member, or in a crowd the first ones by name; `count`:
+   * how many there are in all.
+   */
+  onPresence?(members: PresenceMember[], count: number): void;
   /** Whether the server can save changes now (false while its database is away). */
   onStorage?(saving: boolean): void;
 }
@@ -151,7 +154,7 @@ export class LiveConnection {
         this.handlers.onChanges(message.changes);
         return;
       case 'presence':
-        this.handlers.onPresence?.(message.members);
+        this.handlers.onPresence?.(message.members, message.count ?? message.members.length);
         return;
       case 'storage':
         this.handlers.onStorage?.(message.saving);

@@ -80,8 +80,10 @@ export interface GroupViewState {
   access: AccessLevel;
   /** With a tap link's key: its label, scope and rights; null with any other key. */
   link: TapGrant | null;
-  /** Who has the group open now (presence), one entry per browser. */
+  /** Who has the group open now (presence), one entry per browser; in a crowd the first ones. */
   members: readonly PresenceMember[];
+  /** How many have the group open now (more than `members` holds in a crowd). */
+  here: number;
   /** Goals just reached, live: each shown for GOAL_NOTICE_MS, oldest first. */
   goalNotices: readonly GoalNotice[];
   /** The server can save changes now; false while its database is away (changes wait here). */
@@ -156,6 +158,7 @@ export class GroupStore implements GroupAuth {
   private access: AccessLevel;
   private link: TapGrant | null;
   private members: readonly PresenceMember[] = [];
+  private here = 0;
   private readonly member: PresenceMember | null;
   private readonly outbox: Outbox;
   /** The lanes' revision the outbox was last written at. */
@@ -236,8 +239,9 @@ export class GroupStore implements GroupAuth {
       this.listLoaded();
       this.emit();
     },
-    onPresence: (members) => {
+    onPresence: (members, count) => {
       this.members = members;
+      this.here = count;
       this.emit();
     },
     onStorage: (saving) => {
@@ -346,6 +350,7 @@ export class GroupStore implements GroupAuth {
       access: this.access,
       link: this.link,
       members: this.members,
+      here: this.here,
       goalNotices: this.goalNotices,
       saving: this.saving,
     };

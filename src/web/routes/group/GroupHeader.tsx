@@ -102,7 +102,7 @@ export function GroupHeader({
               </span>
             )}
             {state.access === 'tap' && <span className="view-only-badge">Tap link</span>}
-            <HereNow members={state.members} />
+            <HereNow members={state.members} count={state.here} />
           </div>
         </div>
       </div>

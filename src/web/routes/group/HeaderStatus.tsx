@@ -71,12 +71,31 @@ export function ConnectionBadge({ status }: { status: LiveStatus }) {
 /** How many people 'Here now' shows before '+N'. */
 const HERE_NOW_MAX = 4;
 
-/** Presence: who has the group open now, as initials (names in the tooltip and for screen readers). */
-export function HereNow({ members }: { members: readonly PresenceMember[] }) {
-  if (members.length === 0) return null;
+/** How many in a crowd are counted: '1,234 here'. */
+const hereCount = new Intl.NumberFormat('en');
+
+/**
+ * Presence: who has the group open now, as initials (names in the tooltip and for screen readers).
+ * In a crowd the server lists only the first members by name (`count` says how many there are):
+ * the line then reads 'N here' after the first initials, and the tooltip names those listed.
+ */
+export function HereNow({
+  members,
+  count = members.length,
+}: {
+  members: readonly PresenceMember[];
+  count?: number;
+}) {
+  const total = Math.max(count, members.length);
+  if (total === 0) return null;
+  const crowd = total > members.length;
   const shown = members.slice(0, HERE_NOW_MAX);
-  const more = members.length - shown.length;
-  const names = members.map((m) => m.name || 'Someone').join(', ');
+  const more = total - shown.length;
+  const named = members.map((m) => m.name || 'Someone').join(', ');
+  const others = total - members.length;
+  const names = crowd
+    ? `${hereCount.format(total)} people: ${named} and ${hereCount.format(others)} more`
+    : named;
   return (
     <div
       role="group"
@@ -85,7 +104,7 @@ export function HereNow({ members }: { members: readonly PresenceMember[] }) {
       data-testid="here-now"
       className="flex items-center gap-1.5"
     >
-      <span className={`text-xs font-medium ${mutedText}`}>Here now</span>
+      {!crowd && <span className={`text-xs font-medium ${mutedText}`}>Here now</span>}
       <ul className="flex -space-x-1.5">
         {shown.map((m) => (
           <li
@@ -98,7 +117,7 @@ export function HereNow({ members }: { members: readonly PresenceMember[] }) {
             <span className="sr-only">{m.name}</span>
           </li>
         ))}
-        {more > 0 && (
+        {more > 0 && !crowd && (
           <li
             title={members
               .slice(HERE_NOW_MAX)
@@ -110,6 +129,14 @@ export function HereNow({ members }: { members: readonly PresenceMember[] }) {
           </li>
         )}
       </ul>
+      {crowd && (
+        <span
+          data-testid="here-count"
+          className={`text-xs font-medium whitespace-nowrap ${mutedText}`}
+        >
+          {hereCount.format(total)} here
+        </span>
+      )}
     </div>
   );
 }
