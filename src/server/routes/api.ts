@@ -2,6 +2,7 @@
  * The public HTTP API (docs/api.md). Each handler parses its input with the shared schemas,
  * checks the key, and calls the core service; nothing here touches the database directly.
  */
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AdjustBodySchema,
@@ -22,7 +23,7 @@ import {
 import { MESSAGES } from '../../shared/messages.js';
 import type { TallyService } from '../core/service.js';
 import { scopedView } from '../core/scope.js';
-import { countersJson, viewJsonWith } from '../core/snapshots.js';
+import { countersBytes, viewWith } from '../core/snapshots.js';
 import { DomainError } from '../errors.js';
 import type { GroupAccess } from '../core/access-cache.js';
 import { bearerKey, originOf, parseExact, parseWith } from './parse.js';
@@ -47,11 +48,14 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
       key,
       request.ip,
     );
-    // Serialised once per change number however many members join (core/snapshots.ts).
+    // Serialised once per change number however many members join, and written by reference
+    // (core/snapshots.ts): only the answer's first field is this request's own.
+    const { head, tail } = viewWith(view, link ? { access, link } : { access });
     return reply
       .code(created ? 201 : 200)
       .type('application/json; charset=utf-8')
-      .send(viewJsonWith(view, link ? { access, link } : { access }));
+      .header('content-length', head.length + tail.length)
+      .send(Readable.from([head, tail]));
   });
 
   app.patch<GroupParams>('/api/groups/:name', async (request) => {
@@ -76,7 +80,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     // (core/snapshots.ts).
     return reply
       .type('application/json; charset=utf-8')
-      .send(countersJson(link ? scopedView(view, link) : view));
+      .send(countersBytes(link ? scopedView(view, link) : view));
   });
 
   app.post<GroupParams>('/api/groups/:name/counters', async (request, reply) => {
