@@ -38,6 +38,7 @@ import {
 } from './security/connection-limits.js';
 import { API_HEADERS, SECURITY_HEADERS } from './security/headers.js';
 import { GroupCreationQuota } from './security/group-quota.js';
+import { HeavyReads } from './security/heavy-reads.js';
 import { KeyGuard } from './security/key-guard.js';
 import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from './security/policy.js';
 import { RefusalLog } from './security/refusal-log.js';
@@ -185,7 +186,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerHealthRoute(app, store, () => hub.connectionCount);
   registerApiRoutes(app, service);
-  registerActivityRoutes(app, service, async (group) => (await alerts.list(group)).rules);
+  registerActivityRoutes(app, service, {
+    alertRules: async (group) => (await alerts.list(group)).rules,
+    heavyReads: new HeavyReads(security.heavyReads),
+  });
   registerAccessRoutes(app, service);
   registerAlertRoutes(app, { service, alerts });
   registerLinkRoutes(app, { service, links: new TapLinkService(store, service) });

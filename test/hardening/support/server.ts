@@ -15,6 +15,7 @@ export const UNLIMITED: SecurityPolicy = {
     perGroup: { burst: 1e9, refillMs: 1 },
   },
   liveMessages: { burst: 1e9, refillMs: 1 },
+  heavyReads: { atOnce: 1e9, rate: { burst: 1e9, refillMs: 1 } },
 };
 
 export function startHardenedServer(
