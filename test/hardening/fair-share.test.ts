@@ -11,6 +11,7 @@ import type { Counter, ErrorCode } from '../../src/shared/api.js';
 import type { ServerMessage } from '../../src/shared/protocol.js';
 import { call } from '../helpers/client.js';
 import { joinLive, type LiveClient } from '../helpers/live.js';
+import { LiveFairShare } from '../../src/server/live/fair-share.js';
 import { storeBackends } from '../helpers/postgres.js';
 import { callFrom } from './support/from.js';
 import { UNLIMITED, startHardenedServer, type HardenedServer } from './support/server.js';
@@ -192,8 +193,49 @@ describe.each(storeBackends())('the fair share between addresses on %s', (_name,
       }
       expect(last).toBe('ok');
       expect(await greedy.value()).toBe(applied + 1);
-      for (const socket of [...floods, tapper, watcher]) socket.close();
+      // Cut, not closed: a socket paused by the fair share would read the close frame late.
+      for (const client of [...floods, tapper, watcher]) client.socket.terminate();
     },
     TEST_TIMEOUT_MS,
   );
+});
+
+describe('REST taps in the fair share while the event loop is behind', () => {
+  /** Taps the greedy address sends: past the fair share's floor (50 per window) at once. */
+  const FLOOD = 80;
+  // A clock that stands still: every tap falls in one window of the fair share.
+  const fairShare = new LiveFairShare({ sample: false, now: () => 1_000 });
+  let server: HardenedServer;
+  beforeAll(async () => {
+    server = await startHardenedServer({ security: UNLIMITED, fairShare });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('refuses the address over its share busy over REST, and lets the member at another address through', async () => {
+    const suffix = Date.now().toString(36);
+    const greedy = await groupFrom(server, GREEDY, `greedy-rest-${suffix}`);
+    const member = await groupFrom(server, MEMBER, `member-rest-${suffix}`);
+    const restTap = (address: string, group: typeof greedy, id: string) =>
+      callFrom<Counter>(address, server.url, 'POST', tapPath(group), {
+        key: group.key,
+        headers: { 'idempotency-key': id },
+      });
+    // Taps counted live and over REST alike; nobody is refused until the loop is behind.
+    for (let i = 0; i < FLOOD; i++)
+      expect((await restTap(GREEDY, greedy, `g-${String(i)}`)).status).toBe(200);
+    expect((await restTap(MEMBER, member, 'm-1')).status).toBe(200);
+
+    fairShare.markBehind();
+    const refused = await restTap(GREEDY, greedy, 'g-refused');
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    for (let i = 2; i <= 5; i++)
+      expect((await restTap(MEMBER, member, `m-${String(i)}`)).status).toBe(200);
+
+    // Nothing refused was applied; every member tap was.
+    expect(await greedy.value()).toBe(FLOOD);
+    expect(await member.value()).toBe(5);
+  });
 });

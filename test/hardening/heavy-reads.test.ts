@@ -151,3 +151,34 @@ describe('heavy reads from several addresses (real server)', () => {
     expect((await read(address, '/activity?limit=200')).status).toBe(429);
   });
 });
+
+describe('heavy reads one at a time (real server)', () => {
+  const ADDRESS = '127.0.0.7';
+  let server: HardenedServer;
+  beforeAll(async () => {
+    server = await startHardenedServer({
+      security: { heavyReads: { atOnce: 1, rate: { burst: 1_000, refillMs: 1 } } },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("frees an address's place when each answer has been sent, a streamed export's included", async () => {
+    const group = await createGroup(server.url);
+    const counter = await group.addCounter({ name: 'Coffees' });
+    const paths = [
+      '/export?format=json',
+      `/counters/${counter.id}/history?points=10`,
+      '/history',
+      '/activity/verify',
+      '/activity?limit=200',
+    ];
+    for (const path of [...paths, ...paths]) {
+      const answer = await callFrom(ADDRESS, server.url, 'GET', `${group.base}${path}`, {
+        key: group.key,
+      });
+      expect(answer.status).toBe(200);
+    }
+  });
+});

@@ -24,7 +24,9 @@ import { MESSAGES } from '../../shared/messages.js';
 import type { TallyService } from '../core/service.js';
 import { scopedView } from '../core/scope.js';
 import { countersBytes, viewWith } from '../core/snapshots.js';
+import { busyError } from '../batcher.js';
 import { DomainError } from '../errors.js';
+import type { LiveFairShare } from '../live/fair-share.js';
 import type { GroupAccess } from '../core/access-cache.js';
 import { bearerKey, originOf, parseExact, parseWith } from './parse.js';
 
@@ -32,7 +34,12 @@ type GroupParams = { Params: { name: string } };
 type CounterParams = { Params: { name: string; id: string } };
 type SectionParams = { Params: { name: string; section: string } };
 
-export function registerApiRoutes(app: FastifyInstance, service: TallyService): void {
+export function registerApiRoutes(
+  app: FastifyInstance,
+  service: TallyService,
+  /** Each address's share of the taps while the event loop is behind (shared with the live channel). */
+  fairShare: LiveFairShare,
+): void {
   /** The group, if the request's key is its access key (a change other than a tap). */
   const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupAccess> =>
     service.authorize(request.params.name, bearerKey(request), { client: request.ip });
@@ -114,6 +121,9 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
         bearerKey(request),
         { client: request.ip, need: 'tap' },
       );
+      // While the event loop is behind, an address over its share of the taps (live and REST
+      // together) is refused `busy` before the commit sees it (live/fair-share.ts, ADR 34).
+      if (fairShare.overShare(request.ip)) throw busyError();
       const { times, opId } = parseWith(AdjustBodySchema, request.body ?? {});
       const result = await service.mutate(
         group.id,

@@ -21,7 +21,7 @@ export const UNLIMITED: SecurityPolicy = {
 export function startHardenedServer(
   options: Pick<
     TestServerOptions,
-    'security' | 'database' | 'logLevel' | 'trustProxy' | 'limits' | 'timeouts'
+    'security' | 'database' | 'logLevel' | 'trustProxy' | 'limits' | 'timeouts' | 'fairShare'
   > = {},
 ): Promise<HardenedServer> {
   return startServer(options);
