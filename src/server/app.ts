@@ -22,6 +22,7 @@ import { registerLinkRoutes } from './routes/links.js';
 import { TapLinkService } from './core/tap-links.js';
 import { GroupAccessCache } from './core/access-cache.js';
 import { TallyService } from './core/service.js';
+import { LiveFairShare } from './live/fair-share.js';
 import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
 import { clientAddressOf } from './security/client-address.js';
@@ -38,6 +39,7 @@ import {
 } from './security/connection-limits.js';
 import { API_HEADERS, SECURITY_HEADERS } from './security/headers.js';
 import { GroupCreationQuota } from './security/group-quota.js';
+import { HeavyReads } from './security/heavy-reads.js';
 import { KeyGuard } from './security/key-guard.js';
 import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from './security/policy.js';
 import { RefusalLog } from './security/refusal-log.js';
@@ -60,6 +62,8 @@ export interface AppOptions {
   timeouts?: Partial<EdgeTimeouts>;
   /** The alert sender's first retry wait, ms (alerts/sender.ts); tests retry sooner. */
   alertRetryFirstMs?: number;
+  /** Each address's share of the taps; one sampling the event loop unless a test drives it. */
+  fairShare?: LiveFairShare;
 }
 
 declare module 'fastify' {
@@ -123,6 +127,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     guard: new KeyGuard(security.keyFailures),
     creations: new GroupCreationQuota(limitsOf(config).groupsPerAddressPerHour),
   });
+  // One share of the taps per address, live and REST alike (ADR 32, ADR 34).
+  const fairShare = options.fairShare ?? new LiveFairShare();
   const hub = new LiveHub({
     bus,
     service,
@@ -131,6 +137,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     messagePolicy: security.liveMessages,
     gate: batcher,
     availability: store.availability,
+    fairShare,
   });
   app.decorate('tally', { store, hub, service });
 
@@ -184,8 +191,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   registerHealthRoute(app, store, () => hub.connectionCount);
-  registerApiRoutes(app, service);
-  registerActivityRoutes(app, service, async (group) => (await alerts.list(group)).rules);
+  registerApiRoutes(app, service, fairShare);
+  registerActivityRoutes(app, service, {
+    alertRules: async (group) => (await alerts.list(group)).rules,
+    heavyReads: new HeavyReads(security.heavyReads),
+  });
   registerAccessRoutes(app, service);
   registerAlertRoutes(app, { service, alerts });
   registerLinkRoutes(app, { service, links: new TapLinkService(store, service) });

@@ -130,6 +130,8 @@ export const ErrorCodeSchema = z.enum([
   'too_many_counters',
   'too_many_groups',
   'too_many_connections',
+  // Heavy reads (exports, history, the chain check, large activity pages) per address (ADR 34).
+  'too_many_reads',
   'busy',
   'storage_unavailable',
   'request_timeout',

@@ -59,6 +59,11 @@ export const OPERATION_SESSION_WINDOW = 512;
 export const MEMBER_NAME_MAX_LENGTH = 100;
 /** Most activity entries one page may hold. */
 export const ACTIVITY_PAGE_MAX = 200;
+/**
+ * An activity page that returns more entries than this is a heavy read, within its address's
+ * budget (docs/api.md "Limits", ADR 34); a catch-up that finds a few new entries is not.
+ */
+export const ACTIVITY_LIGHT_PAGE_MAX = 50;
 /** Most points one history answer may hold. */
 export const HISTORY_POINTS_MAX = 1_000;
 /** Points of a card's sparkline (the most recent values). */

@@ -80,6 +80,8 @@ export const MESSAGES = {
   tooManyGroups: (seconds: number) =>
     `Too many new groups from this address. Please try again in ${seconds} s.`,
   tooManyConnections: 'Too many connections from this address. Close some tabs and try again.',
+  tooManyReads: (seconds: number) =>
+    `Too many exports, histories and long activity pages from this address at once. Please try again in ${seconds} s.`,
   busy: 'Tally is busy right now. Please try again in a moment.',
   storageUnavailable: 'Tally cannot save changes right now. Please try again later.',
   textHasNul: 'Text must not contain NUL characters',

@@ -9,46 +9,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Counter, ErrorCode } from '../../src/shared/api.js';
 import { MESSAGES } from '../../src/shared/messages.js';
-import type { ServerMessage } from '../../src/shared/protocol.js';
-import type { Operation, OperationOutcome } from '../../src/server/store/types.js';
 import { DEFAULT_ADMISSION } from '../../src/server/batcher.js';
 import { call, createGroup } from '../helpers/client.js';
 import { joinLive, type LiveClient } from '../helpers/live.js';
 import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
 import type { DatabaseConfig } from '../../src/server/config.js';
 import { UNLIMITED, startHardenedServer, type HardenedServer } from './support/server.js';
-
-type Answer =
-  | Extract<ServerMessage, { type: 'ack' }>
-  | (Extract<ServerMessage, { type: 'error' }> & { opId: string });
-
-const answerTo =
-  (opId: string) =>
-  (m: ServerMessage): m is Answer =>
-    (m.type === 'ack' || m.type === 'error') && m.opId === opId;
-
-const errorCode = (answer: Answer): ErrorCode | 'ok' =>
-  answer.type === 'ack' ? 'ok' : answer.error.code;
-
-/** Holds every commit of the server's store until released: a disk or database that stalls. */
-function stallCommits(server: HardenedServer): { release: () => void } {
-  const store = server.app.tally.store;
-  const commit = store.commit.bind(store);
-  let release: () => void = () => undefined;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  store.commit = async (operations: readonly Operation[]): Promise<OperationOutcome[]> => {
-    await gate;
-    return commit(operations);
-  };
-  return {
-    release: () => {
-      store.commit = commit;
-      release();
-    },
-  };
-}
+import { answerTo, errorCode, stallCommits } from './support/overload.js';
 
 /** Longer than the admission target, so the stalled commit's operations are past it. */
 const PAST_TARGET_MS = DEFAULT_ADMISSION.targetMs * 2;

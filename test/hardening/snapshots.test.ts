@@ -8,10 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Counter, GroupSnapshot } from '../../src/shared/api.js';
 import {
   SnapshotCache,
-  countersJson,
-  keptChars,
-  viewJson,
-  viewJsonWith,
+  countersBytes,
+  keptBytes,
+  viewWith,
 } from '../../src/server/core/snapshots.js';
 import { call, createGroup } from '../helpers/client.js';
 import { isReady, joinLive } from '../helpers/live.js';
@@ -44,7 +43,9 @@ describe.each(stores)('snapshots of a large group on $name', ({ database, skip }
   it.skipIf(skip)('answers every join and live ready with the latest change', async () => {
     const member = await createGroup(server.url);
     const counters = [];
-    for (let i = 0; i < LARGE; i++) counters.push(await member.addCounter({ name: `c${i}` }));
+    // Names of several UTF-8 bytes per character: the answers are measured in bytes, not characters.
+    for (let i = 0; i < LARGE; i++)
+      counters.push(await member.addCounter({ name: `c${i} Café ☕ 𝄞` }));
     const join = () =>
       call<GroupSnapshot>(server.url, 'POST', `${member.base}/join`, { body: { key: member.key } });
 
@@ -53,6 +54,7 @@ describe.each(stores)('snapshots of a large group on $name', ({ database, skip }
     expect(again.body).toEqual(first.body);
     expect(first.body.counters).toHaveLength(LARGE);
     expect(first.body.access).toBe('full');
+    expect(first.body.counters[3]?.name).toBe('c3 Café ☕ 𝄞');
 
     const target = counters[7];
     if (!target) throw new Error('no counter');
@@ -155,7 +157,7 @@ describe('the snapshot cache', () => {
     small.remember('small', fewCounters);
     expect(small.get('small', 1)).toBe(fewCounters);
 
-    const cache = new SnapshotCache(3 * keptChars(view(1, 100)));
+    const cache = new SnapshotCache(3 * keptBytes(view(1, 100)));
     cache.remember('huge', view(1, 400));
     expect(cache.size).toBe(0);
     for (const id of ['a', 'b', 'c', 'd']) cache.remember(id, view(1, 100));
@@ -166,14 +168,17 @@ describe('the snapshot cache', () => {
 
   it('serialises a view once and adds fields without serialising it again', () => {
     const v = view(3, 2);
-    expect(JSON.parse(viewJsonWith(v, { type: 'ready', access: 'view' }))).toEqual({
+    const ready = viewWith(v, { type: 'ready', access: 'view' });
+    expect(JSON.parse(Buffer.concat([ready.head, ready.tail]).toString())).toEqual({
       type: 'ready',
       access: 'view',
       ...v,
     });
-    expect(viewJson(v)).toBe(viewJson(v));
-    expect(viewJson(v)).toBe(JSON.stringify(v));
-    expect(JSON.parse(countersJson(v))).toEqual(v.counters);
-    expect(countersJson(v)).toBe(countersJson(v));
+    const join = viewWith(v, { access: 'full' });
+    // The same bytes, not a copy: every answer carrying this view shares them.
+    expect(join.tail).toBe(ready.tail);
+    expect(`{${join.tail.toString()}`).toBe(JSON.stringify(v));
+    expect(JSON.parse(countersBytes(v).toString())).toEqual(v.counters);
+    expect(countersBytes(v).buffer).toBe(ready.tail.buffer);
   });
 });

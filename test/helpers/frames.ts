@@ -6,7 +6,7 @@ import type { SharedFrame } from '../../src/server/live/corked.js';
 
 export function frameText(frame: string | SharedFrame): string {
   if (typeof frame === 'string') return frame;
-  const bytes = frame.bytes;
+  const bytes = frame.rest ? Buffer.concat([frame.bytes, frame.rest]) : frame.bytes;
   if (bytes[0] !== 0x81) throw new Error(`not a final text frame: first byte ${bytes[0]}`);
   const short = (bytes[1] ?? 0) & 0x7f;
   if ((bytes[1] ?? 0) & 0x80) throw new Error('a server frame must not be masked');

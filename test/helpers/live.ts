@@ -28,8 +28,17 @@ export interface LiveClient {
   close(): void;
 }
 
-export function connectLive(wsUrl: string, groupName: string): Promise<LiveClient> {
-  const socket = new WebSocket(wsUrl + livePath(groupName));
+/** Options of a test socket: `localAddress` makes it another client address (127.0.0.x). */
+export interface LiveOptions {
+  localAddress?: string;
+}
+
+export function connectLive(
+  wsUrl: string,
+  groupName: string,
+  options: LiveOptions = {},
+): Promise<LiveClient> {
+  const socket = new WebSocket(wsUrl + livePath(groupName), options);
   const messages: ServerMessage[] = [];
   const counters = new Map<string, Counter>();
   const listeners = new Set<() => void>();
@@ -102,8 +111,13 @@ export function connectLive(wsUrl: string, groupName: string): Promise<LiveClien
 }
 
 /** Connects and authenticates; resolves once the snapshot has arrived. */
-export async function joinLive(wsUrl: string, groupName: string, key: string): Promise<LiveClient> {
-  const client = await connectLive(wsUrl, groupName);
+export async function joinLive(
+  wsUrl: string,
+  groupName: string,
+  key: string,
+  options: LiveOptions = {},
+): Promise<LiveClient> {
+  const client = await connectLive(wsUrl, groupName, options);
   client.send({ type: 'auth', protocol: PROTOCOL_VERSION, key });
   await client.waitFor(isReady);
   return client;

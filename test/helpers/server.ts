@@ -46,6 +46,8 @@ export interface TestServerOptions {
   alerts?: Config['alerts'];
   /** The alert sender's first retry wait, ms. */
   alertRetryFirstMs?: number;
+  /** Each address's share of the taps (a test's own, that it marks behind). */
+  fairShare?: AppOptions['fairShare'];
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -77,6 +79,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.security === undefined ? {} : { security: options.security }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+    ...(options.fairShare === undefined ? {} : { fairShare: options.fairShare }),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

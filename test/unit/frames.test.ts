@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { shareFrame } from '../../src/server/live/corked.js';
+import { shareFrame, shareFrameOf } from '../../src/server/live/corked.js';
 import { textFrame } from '../../src/server/live/frames.js';
 import { frameText } from '../helpers/frames.js';
 
@@ -36,6 +36,24 @@ describe('textFrame', () => {
   });
 });
 
+describe('shareFrameOf', () => {
+  it('frames a head and a shared rest as one text of their bytes, in each length form', () => {
+    const rest = Buffer.from(texts.unicode);
+    for (const head of Object.values(texts)) {
+      const frame = shareFrameOf(Buffer.from(head), rest);
+      expect(frame.rest).toBe(rest);
+      expect(frameText(frame)).toBe(head + texts.unicode);
+    }
+  });
+
+  it('announces the whole payload in the first bytes, whatever part the rest is', () => {
+    const rest = Buffer.from('x'.repeat(65_536));
+    const frame = shareFrameOf(Buffer.from('{"type":"ready",'), rest);
+    expect(frame.bytes.length).toBe(10 + '{"type":"ready",'.length);
+    expect(Number(frame.bytes.readBigUInt64BE(2))).toBe('{"type":"ready",'.length + 65_536);
+  });
+});
+
 describe('a shared frame written straight to the socket', () => {
   let server: WebSocketServer;
   let url: string;
@@ -49,6 +67,10 @@ describe('a shared frame written straight to the socket', () => {
       // A frame through ws, then the shared ones straight to the stream, in order.
       socket.send('first');
       for (const text of Object.values(texts)) stream.write(textFrame(text));
+      // A frame in two writes whose second part is shared (a snapshot's bytes).
+      const twoPart = shareFrameOf(Buffer.from('{"head":1,'), Buffer.from('"tail":"é"}'));
+      stream.write(twoPart.bytes);
+      if (twoPart.rest) stream.write(twoPart.rest);
     });
   });
 
@@ -58,7 +80,7 @@ describe('a shared frame written straight to the socket', () => {
 
   it('reaches a ws client as text messages, in order, after what ws sent', async () => {
     const client = new WebSocket(url);
-    const expected = ['first', ...Object.values(texts)];
+    const expected = ['first', ...Object.values(texts), '{"head":1,"tail":"é"}'];
     const received: { text: string; binary: boolean }[] = [];
     await new Promise<void>((resolve, reject) => {
       client.on('message', (data, isBinary) => {

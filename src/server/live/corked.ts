@@ -19,7 +19,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import { textFrame } from './frames.js';
+import { textFrame, textFrameStart } from './frames.js';
 
 /** Unread bytes past which a socket gets no more frames and is closed (N). */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -127,10 +127,20 @@ function dropSlowReader(socket: WebSocket): void {
  */
 export interface SharedFrame {
   readonly bytes: Buffer;
+  /**
+   * The rest of the frame, written right after `bytes`: a payload shared by frames that differ
+   * only in their first fields (a snapshot's bytes after each `ready` frame's own fields).
+   */
+  readonly rest?: Buffer;
 }
 
 export function shareFrame(text: string): SharedFrame {
   return { bytes: textFrame(text) };
+}
+
+/** A text frame of `head` then `rest`, whose `rest` is written by reference, never copied. */
+export function shareFrameOf(head: Buffer, rest: Buffer): SharedFrame {
+  return { bytes: textFrameStart(head, head.length + rest.length), rest };
 }
 
 /** Sends a frame (text for one socket, or a SharedFrame) in the socket's corked turn. */
@@ -142,7 +152,8 @@ export function sendCorked(socket: WebSocket, frame: string | SharedFrame): void
   }
   // Text length in UTF-16 units for one socket's frame, bytes for a shared one: both bound
   // memory the same way (a unit is at most 3 bytes).
-  const size = typeof frame === 'string' ? frame.length : frame.bytes.length;
+  const size =
+    typeof frame === 'string' ? frame.length : frame.bytes.length + (frame.rest?.length ?? 0);
   if (size >= LARGE_FRAME_BYTES) largeFrameOf.set(socket, size);
   const address = addressOf.get(socket);
   if (address !== undefined) {
@@ -173,6 +184,11 @@ export function sendCorked(socket: WebSocket, frame: string | SharedFrame): void
   if (typeof frame === 'string') socket.send(frame);
   // Straight to the stream, in order with what ws wrote before (no compression, so ws never
   // holds frames back): the socket is open, so ws has sent no close frame yet.
-  else if (stream) stream.write(frame.bytes);
-  else socket.send(frame.bytes, { binary: false });
+  else if (stream) {
+    stream.write(frame.bytes);
+    if (frame.rest) stream.write(frame.rest);
+  } else
+    socket.send(frame.rest ? Buffer.concat([frame.bytes, frame.rest]) : frame.bytes, {
+      binary: false,
+    });
 }

@@ -43,6 +43,8 @@ export const CLOSE_CODE_OF = {
   too_many_counters: CLOSE_CODES.goingAway,
   too_many_groups: CLOSE_CODES.goingAway,
   too_many_connections: CLOSE_CODES.goingAway,
+  // Only heavy REST reads answer it; a live socket never does.
+  too_many_reads: CLOSE_CODES.goingAway,
   busy: CLOSE_CODES.goingAway,
   storage_unavailable: CLOSE_CODES.goingAway,
   request_timeout: CLOSE_CODES.goingAway,

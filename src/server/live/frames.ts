@@ -14,8 +14,30 @@ const MEDIUM_LENGTH_MAX = 0xffff;
 
 export function textFrame(text: string): Buffer {
   const length = Buffer.byteLength(text);
-  const headerBytes = length <= SHORT_LENGTH_MAX ? 2 : length <= MEDIUM_LENGTH_MAX ? 4 : 10;
+  const headerBytes = headerBytesFor(length);
   const frame = Buffer.allocUnsafe(headerBytes + length);
+  writeHeader(frame, length, headerBytes);
+  frame.write(text, headerBytes, 'utf8');
+  return frame;
+}
+
+/**
+ * The first bytes of a text frame whose payload is `head` followed by `payloadBytes − head.length`
+ * bytes written after it (a payload shared by several frames: live/corked.ts SharedFrame).
+ */
+export function textFrameStart(head: Buffer, payloadBytes: number): Buffer {
+  const headerBytes = headerBytesFor(payloadBytes);
+  const start = Buffer.allocUnsafe(headerBytes + head.length);
+  writeHeader(start, payloadBytes, headerBytes);
+  head.copy(start, headerBytes);
+  return start;
+}
+
+function headerBytesFor(length: number): number {
+  return length <= SHORT_LENGTH_MAX ? 2 : length <= MEDIUM_LENGTH_MAX ? 4 : 10;
+}
+
+function writeHeader(frame: Buffer, length: number, headerBytes: number): void {
   frame[0] = FIN_TEXT;
   if (headerBytes === 2) {
     frame[1] = length;
@@ -26,6 +48,4 @@ export function textFrame(text: string): Buffer {
     frame[1] = LONG_LENGTH;
     frame.writeBigUInt64BE(BigInt(length), 2);
   }
-  frame.write(text, headerBytes, 'utf8');
-  return frame;
 }

@@ -22,7 +22,7 @@ import type { StoreAvailability } from '../store/types.js';
 import { memberName } from '../../shared/activity.js';
 import { hashKey } from '../core/access.js';
 import type { TallyService } from '../core/service.js';
-import { viewJsonWith } from '../core/snapshots.js';
+import { viewWith } from '../core/snapshots.js';
 import { DomainError } from '../errors.js';
 import { MessageBudget } from '../security/message-budget.js';
 import { DEFAULT_LIVE_MESSAGE_POLICY } from '../security/policy.js';
@@ -30,7 +30,7 @@ import type { BucketPolicy } from '../security/token-buckets.js';
 import { ScopedFeed } from '../core/scope.js';
 import { LINK_MESSAGES, type TapGrant } from '../../shared/links.js';
 import { GAP_TIMEOUT_MS, GroupChannel, changesFrame, type ChannelMember } from './channel.js';
-import { sendCorked, trackSocket } from './corked.js';
+import { sendCorked, shareFrameOf, trackSocket } from './corked.js';
 import { CLOSE_CODE_OF, liveErrorOf, type LiveError } from './errors.js';
 import { SpreadHeartbeat } from './heartbeat.js';
 import { LiveFairShare } from './fair-share.js';
@@ -232,14 +232,16 @@ export class LiveHub {
         const { state } = client;
         if (state.phase !== 'joined') return;
         const { link } = state;
-        // The snapshot's JSON is made once for every socket that gets it (core/snapshots.ts).
+        // The snapshot's bytes are made once and written by reference to every socket that
+        // gets it (core/snapshots.ts); only the frame's first fields are this socket's own.
         const ready = {
           type: 'ready',
           protocol: PROTOCOL_VERSION,
           access: state.access,
           ...(link ? { link: link.grant } : {}),
         } satisfies Omit<Extract<ServerMessage, { type: 'ready' }>, keyof GroupView>;
-        sendCorked(socket, viewJsonWith(link ? link.feed.start(snapshot) : snapshot, ready));
+        const { head, tail } = viewWith(link ? link.feed.start(snapshot) : snapshot, ready);
+        sendCorked(socket, shareFrameOf(head, tail));
       },
       sendFrame: (frame) => {
         if (client.state.phase !== 'closed') sendCorked(socket, frame);

@@ -3,7 +3,7 @@
  * shared schemas, check the key, call the core service.
  */
 import type { AlertRuleView } from '../../shared/alerts.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ActivityQuerySchema,
   ExportQuerySchema,
@@ -12,7 +12,7 @@ import {
   UndoOperationBodySchema,
 } from '../../shared/activity.js';
 import { TalliesQuerySchema, type Mutation } from '../../shared/api.js';
-import { SPARKLINE_POINTS } from '../../shared/limits.js';
+import { ACTIVITY_LIGHT_PAGE_MAX, SPARKLINE_POINTS } from '../../shared/limits.js';
 import { accessOf, type TallyService } from '../core/service.js';
 import {
   ACTIVITY_COLUMNS,
@@ -26,6 +26,7 @@ import {
 import { jsonExportStream } from '../export/json.js';
 import type { GroupAccess } from '../core/access-cache.js';
 import { errors } from '../errors.js';
+import type { HeavyReadEnd, HeavyReads } from '../security/heavy-reads.js';
 import { hasNul } from '../security/nul.js';
 import { bearerKey, originOf, parseWith } from './parse.js';
 
@@ -36,9 +37,33 @@ type CounterParams = { Params: { name: string; id: string } };
 export function registerActivityRoutes(
   app: FastifyInstance,
   service: TallyService,
-  /** The group's alert rules, which the JSON export holds for its access key only. */
-  alertRules: (group: GroupAccess) => Promise<readonly AlertRuleView[]>,
+  {
+    alertRules,
+    heavyReads,
+  }: {
+    /** The group's alert rules, which the JSON export holds for its access key only. */
+    alertRules: (group: GroupAccess) => Promise<readonly AlertRuleView[]>;
+    /** Each address's budget of heavy reads: exports, history, the chain check, large pages. */
+    heavyReads: HeavyReads;
+  },
 ): void {
+  /**
+   * A heavy read of the request's address starts, or is refused 429 too_many_reads (after the
+   * key check: a stranger learns nothing from it). Its place is freed once the answer is sent or
+   * the client has gone, a streamed export's only at its end.
+   */
+  const heavy = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    options?: { chargeAtEnd: boolean },
+  ): HeavyReadEnd => {
+    const end = heavyReads.begin(request.ip, options);
+    reply.raw.once('close', () => {
+      end();
+    });
+    return end;
+  };
+
   /** Exports and the chain check are open to view-only links, not to tap links (tap_only). */
   const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupAccess> =>
     service.authorize(request.params.name, bearerKey(request), {
@@ -67,16 +92,23 @@ export function registerActivityRoutes(
   };
 
   // Whether the log is as it was written (ADR 30): { ok, checked } or the first broken entry.
-  app.get<GroupParams>('/api/groups/:name/activity/verify', async (request) =>
-    service.verifyActivity((await authorize(request)).id),
-  );
+  app.get<GroupParams>('/api/groups/:name/activity/verify', async (request, reply) => {
+    const group = await authorize(request);
+    heavy(request, reply);
+    return service.verifyActivity(group.id);
+  });
 
-  app.get<GroupParams>('/api/groups/:name/activity', async (request) => {
+  app.get<GroupParams>('/api/groups/:name/activity', async (request, reply) => {
     const { group, link } = await scoped(request, 'see');
     const query = parseWith(ActivityQuerySchema, request.query);
     // PostgreSQL refuses NUL in text: such a counter id names no counter, so nothing matches.
     if (query.counter !== undefined && hasNul(query.counter)) return { entries: [], next: null };
-    return service.activity(group.id, query, link);
+    if (query.limit <= ACTIVITY_LIGHT_PAGE_MAX) return service.activity(group.id, query, link);
+    // A long page counts only if it was long: a catch-up finds a few entries (ADR 34).
+    const end = heavy(request, reply, { chargeAtEnd: true });
+    const page = await service.activity(group.id, query, link);
+    end(page.entries.length > ACTIVITY_LIGHT_PAGE_MAX);
+    return page;
   });
 
   app.post<EntryParams>('/api/groups/:name/activity/:entryId/undo', async (request) =>
@@ -96,19 +128,21 @@ export function registerActivityRoutes(
     })),
   );
 
-  app.get<GroupParams>('/api/groups/:name/history', async (request) => {
+  app.get<GroupParams>('/api/groups/:name/history', async (request, reply) => {
     const { group, link } = await scoped(request, 'see');
     const { points } = parseWith(HistoryQuerySchema, {
       points: SPARKLINE_POINTS,
       ...(request.query as object),
     });
+    heavy(request, reply);
     return service.recentValues(group.id, points, link);
   });
 
-  app.get<CounterParams>('/api/groups/:name/counters/:id/history', async (request) => {
+  app.get<CounterParams>('/api/groups/:name/counters/:id/history', async (request, reply) => {
     const { group, link } = await scoped(request, 'see');
     const { points } = parseWith(HistoryQuerySchema, request.query);
     if (hasNul(request.params.id)) throw errors.counterNotFound();
+    heavy(request, reply);
     return service.counterHistory(group.id, request.params.id, { points, link });
   });
 
@@ -129,6 +163,7 @@ export function registerActivityRoutes(
   app.get<GroupParams>('/api/groups/:name/export', async (request, reply) => {
     const group = await authorize(request);
     const { format, data } = parseWith(ExportQuerySchema, request.query);
+    heavy(request, reply);
     const snapshot = await service.snapshot(group.id);
     const fullKey = accessOf(group, bearerKey(request) ?? '').access === 'full';
     // Exports are files of this moment: never cached anywhere.

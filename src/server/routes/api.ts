@@ -2,6 +2,7 @@
  * The public HTTP API (docs/api.md). Each handler parses its input with the shared schemas,
  * checks the key, and calls the core service; nothing here touches the database directly.
  */
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AdjustBodySchema,
@@ -22,8 +23,10 @@ import {
 import { MESSAGES } from '../../shared/messages.js';
 import type { TallyService } from '../core/service.js';
 import { scopedView } from '../core/scope.js';
-import { countersJson, viewJsonWith } from '../core/snapshots.js';
+import { countersBytes, viewWith } from '../core/snapshots.js';
+import { busyError } from '../batcher.js';
 import { DomainError } from '../errors.js';
+import type { LiveFairShare } from '../live/fair-share.js';
 import type { GroupAccess } from '../core/access-cache.js';
 import { bearerKey, originOf, parseExact, parseWith } from './parse.js';
 
@@ -31,7 +34,12 @@ type GroupParams = { Params: { name: string } };
 type CounterParams = { Params: { name: string; id: string } };
 type SectionParams = { Params: { name: string; section: string } };
 
-export function registerApiRoutes(app: FastifyInstance, service: TallyService): void {
+export function registerApiRoutes(
+  app: FastifyInstance,
+  service: TallyService,
+  /** Each address's share of the taps while the event loop is behind (shared with the live channel). */
+  fairShare: LiveFairShare,
+): void {
   /** The group, if the request's key is its access key (a change other than a tap). */
   const authorize = (request: FastifyRequest<{ Params: { name: string } }>): Promise<GroupAccess> =>
     service.authorize(request.params.name, bearerKey(request), { client: request.ip });
@@ -47,11 +55,14 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
       key,
       request.ip,
     );
-    // Serialised once per change number however many members join (core/snapshots.ts).
+    // Serialised once per change number however many members join, and written by reference
+    // (core/snapshots.ts): only the answer's first field is this request's own.
+    const { head, tail } = viewWith(view, link ? { access, link } : { access });
     return reply
       .code(created ? 201 : 200)
       .type('application/json; charset=utf-8')
-      .send(viewJsonWith(view, link ? { access, link } : { access }));
+      .header('content-length', head.length + tail.length)
+      .send(Readable.from([head, tail]));
   });
 
   app.patch<GroupParams>('/api/groups/:name', async (request) => {
@@ -76,7 +87,7 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
     // (core/snapshots.ts).
     return reply
       .type('application/json; charset=utf-8')
-      .send(countersJson(link ? scopedView(view, link) : view));
+      .send(countersBytes(link ? scopedView(view, link) : view));
   });
 
   app.post<GroupParams>('/api/groups/:name/counters', async (request, reply) => {
@@ -110,6 +121,9 @@ export function registerApiRoutes(app: FastifyInstance, service: TallyService): 
         bearerKey(request),
         { client: request.ip, need: 'tap' },
       );
+      // While the event loop is behind, an address over its share of the taps (live and REST
+      // together) is refused `busy` before the commit sees it (live/fair-share.ts, ADR 34).
+      if (fairShare.overShare(request.ip)) throw busyError();
       const { times, opId } = parseWith(AdjustBodySchema, request.body ?? {});
       const result = await service.mutate(
         group.id,

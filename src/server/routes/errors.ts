@@ -34,6 +34,7 @@ export const STATUS_OF = {
   too_many_counters: 409,
   too_many_groups: 429,
   too_many_connections: 429,
+  too_many_reads: 429,
   busy: 503,
   storage_unavailable: 503,
   request_timeout: 408,

@@ -432,7 +432,7 @@ export const OPERATIONS: readonly Operation[] = [
         content: { 'application/json': CounterHistorySchema },
       },
     ],
-    errors: ['counter_not_found'],
+    errors: ['counter_not_found', 'too_many_reads'],
   },
   {
     id: 'groupHistory',
@@ -451,6 +451,7 @@ export const OPERATIONS: readonly Operation[] = [
         content: { 'application/json': GroupHistorySchema },
       },
     ],
+    errors: ['too_many_reads'],
   },
   {
     id: 'listActivity',
@@ -469,6 +470,7 @@ export const OPERATIONS: readonly Operation[] = [
         content: { 'application/json': ActivityPageSchema },
       },
     ],
+    errors: ['too_many_reads'],
   },
   {
     id: 'verifyActivity',
@@ -486,6 +488,7 @@ export const OPERATIONS: readonly Operation[] = [
         content: { 'application/json': ChainVerdictSchema },
       },
     ],
+    errors: ['too_many_reads'],
   },
   {
     id: 'undoEntry',
@@ -580,6 +583,7 @@ export const OPERATIONS: readonly Operation[] = [
         headers: { 'Content-Disposition': 'attachment; filename="{name}-export.json" (or .csv)' },
       },
     ],
+    errors: ['too_many_reads'],
   },
   {
     id: 'rotateKey',

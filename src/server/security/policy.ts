@@ -25,12 +25,33 @@ export const DEFAULT_KEY_FAILURE_POLICY: KeyFailurePolicy = {
  */
 export const DEFAULT_LIVE_MESSAGE_POLICY: BucketPolicy = { burst: 500, refillMs: 10 };
 
+/** Heavy reads one client address may make (security/heavy-reads.ts, ADR 34). */
+export interface HeavyReadPolicy {
+  /** Heavy reads of one address running at the same time. */
+  atOnce: number;
+  /** Heavy reads one address may start, as a token bucket. */
+  rate: BucketPolicy;
+}
+
+/**
+ * 3 at once; 30 at once, then 4 a second. A member opening a group makes one (its sparklines),
+ * opening a chart one, an export one: a few a minute, so tens of members behind one address
+ * still fit, while a script reading exports and histories in a loop gets a tenth of what it
+ * got before (docs/benchmarks.md#abuse).
+ */
+export const DEFAULT_HEAVY_READ_POLICY: HeavyReadPolicy = {
+  atOnce: 3,
+  rate: { burst: 30, refillMs: 250 },
+};
+
 export interface SecurityPolicy {
   keyFailures: KeyFailurePolicy;
   liveMessages: BucketPolicy;
+  heavyReads: HeavyReadPolicy;
 }
 
 export const DEFAULT_SECURITY_POLICY: SecurityPolicy = {
   keyFailures: DEFAULT_KEY_FAILURE_POLICY,
   liveMessages: DEFAULT_LIVE_MESSAGE_POLICY,
+  heavyReads: DEFAULT_HEAVY_READ_POLICY,
 };

@@ -15,12 +15,13 @@ export const UNLIMITED: SecurityPolicy = {
     perGroup: { burst: 1e9, refillMs: 1 },
   },
   liveMessages: { burst: 1e9, refillMs: 1 },
+  heavyReads: { atOnce: 1e9, rate: { burst: 1e9, refillMs: 1 } },
 };
 
 export function startHardenedServer(
   options: Pick<
     TestServerOptions,
-    'security' | 'database' | 'logLevel' | 'trustProxy' | 'limits' | 'timeouts'
+    'security' | 'database' | 'logLevel' | 'trustProxy' | 'limits' | 'timeouts' | 'fairShare'
   > = {},
 ): Promise<HardenedServer> {
   return startServer(options);
