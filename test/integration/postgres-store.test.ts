@@ -1,4 +1,4 @@
-import { afterAll, describe } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parsePostgresUrl } from '../../src/server/store/postgres/connection.js';
 import { PostgresStore } from '../../src/server/store/postgres/store.js';
 import { encodeAnnouncements } from '../../src/server/bus/notify.js';
@@ -11,7 +11,7 @@ import { describeStoreContract, type StoreFactory } from './store.suite.js';
 
 const schemas = new Map<Store, string>();
 
-async function open(schema: string, clock?: () => number): Promise<Store> {
+async function open(schema: string, clock?: () => number): Promise<PostgresStore> {
   const database = postgresDatabase(schema);
   if (database.kind !== 'postgres') throw new Error('not postgres');
   const store = new PostgresStore({
@@ -48,5 +48,23 @@ describe.skipIf(postgresUrl === undefined)('on PostgreSQL', () => {
     },
   };
   describeStoreContract('PostgreSQL', postgresStores);
+
+  it('a connection that fails as the pool hands it over does not end the process', async () => {
+    const store = await open(uniqueSchema());
+    // Handed over: the pool's idle listener is off, and no caller has added its own yet. A
+    // server's FATAL read then (a restart ends every backend) is emitted as 'error' right there.
+    const client = await store.pool.connect();
+    try {
+      expect(() =>
+        client.emit('error', new Error('terminating connection due to administrator command')),
+      ).not.toThrow();
+    } finally {
+      client.release(true);
+    }
+    // The store goes on: the broken connection was discarded.
+    const { created } = await store.createGroup('after-a-lost-connection', 'a'.repeat(64));
+    expect(created).toBe(true);
+    await store.close();
+  });
   describeNumberedIdsContract('PostgreSQL', postgresStores);
 });

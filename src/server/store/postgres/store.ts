@@ -520,8 +520,17 @@ export class PostgresStore implements Store {
     // An idle connection dropped (a restart, pg_terminate_backend, a firewall's idle cut) must not
     // end the process: the pool discards it, and one probe says whether the database is gone too
     // (then the store stops accepting changes until a probe commits) or only that connection was.
-    pool.on('error', (error) => {
+    const noteLost = (error: Error) => {
       if (pool === this.currentPool && isConnectionFailure(error)) this.checkConnection();
+    };
+    pool.on('error', noteLost);
+    // Every connection keeps a listener of its own too. The pool takes its idle listener off a
+    // connection as it hands it to a waiting caller, whose own listener is added a microtask
+    // later: a server's FATAL read in the same chunk as the answer that freed the connection (a
+    // restart ends every backend) would otherwise be an unhandled 'error' that ends the process.
+    // The connection is then unusable, and its next statement fails as a lost connection.
+    pool.on('connect', (client) => {
+      client.on('error', noteLost);
     });
     return pool;
   }
