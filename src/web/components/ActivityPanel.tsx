@@ -43,6 +43,7 @@ import {
   X,
 } from './icons/index.js';
 import { ErrorBanner } from './ErrorBanner.js';
+import { dateLocale } from '../i18n/format.js';
 
 const loadMembersPanel = () => import('./MembersPanel.js');
 const MembersPanel = lazy(() => loadMembersPanel().then((m) => ({ default: m.MembersPanel })));
@@ -521,7 +522,7 @@ function Entry({
               wraps, it starts its line, never "·". */}
           <span className="muted text-xs">{'\u00a0·'}</span>{' '}
           <span className="muted whitespace-nowrap text-xs">
-            <time dateTime={entry.at} title={new Date(at).toLocaleString('en-GB')}>
+            <time dateTime={entry.at} title={new Date(at).toLocaleString(dateLocale())}>
               {relativeTime(at, now)}
             </time>
           </span>

@@ -21,6 +21,7 @@ import { leaderboard, leaderName, signedNet, type TallyGrouping } from '../lib/t
 import type { GroupStore } from '../live/groupStore.js';
 import { ErrorBanner } from './ErrorBanner.js';
 import { Check, Loader } from './icons/index.js';
+import { formatNumber } from '../i18n/format.js';
 
 /** Changes are followed this long after the first one of a burst, ms. */
 export const TALLIES_REFRESH_MS = 500;
@@ -302,12 +303,8 @@ export function MembersPanel({ store }: { store: GroupStore }) {
                           {mine && <span className="muted font-normal"> (you)</span>}
                         </span>
                       </th>
-                      <td className="py-2 pl-3 text-right">
-                        {row.increments.toLocaleString('en-US')}
-                      </td>
-                      <td className="py-2 pl-3 text-right">
-                        {row.decrements.toLocaleString('en-US')}
-                      </td>
+                      <td className="py-2 pl-3 text-right">{formatNumber(row.increments)}</td>
+                      <td className="py-2 pl-3 text-right">{formatNumber(row.decrements)}</td>
                       <td className="py-2 pl-3 text-right font-semibold">{signedNet(row.net)}</td>
                     </tr>
                   );
