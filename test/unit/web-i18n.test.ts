@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../src/shared/messages.js';
 import { catalogOf, i18n } from '../../src/web/i18n/i18n.js';
-import { formatNumber } from '../../src/web/i18n/format.js';
+import { formatNumber, numbersInOrder } from '../../src/web/i18n/format.js';
 import { LOCALES, isLocale, matchLocale, preferredLocale } from '../../src/web/i18n/locales.js';
 import { changesWaiting, problemText } from '../../src/web/i18n/messages.js';
 import { blockedReason } from '../../src/web/lib/capacity.js';
@@ -245,4 +245,12 @@ describe('times and dates as each language writes them', () => {
       );
     });
   }
+});
+
+describe('numbers around a slash where text runs right to left', () => {
+  it('keeps "6 / 8" in its order in Arabic, and English as it is', async () => {
+    expect(numbersInOrder('6 / 8')).toBe('6 / 8');
+    await speak('ar');
+    expect(numbersInOrder('6 / 8')).toBe('\u20666 / 8\u2069');
+  });
 });

@@ -318,7 +318,7 @@ export function ActivityPanel({
           aria-label="Close activity"
           title="Close"
           onClick={onClose}
-          className="icon-btn -mr-2"
+          className="icon-btn -me-2"
         >
           <X className="size-5" />
         </button>
@@ -544,7 +544,11 @@ function Entry({
           title="Undo"
           className="chip-btn shrink-0"
         >
-          {busy ? <Loader className="size-3.5 animate-spin" /> : <Undo className="size-3.5" />}
+          {busy ? (
+            <Loader className="size-3.5 animate-spin" />
+          ) : (
+            <Undo className="size-3.5 rtl:-scale-x-100" />
+          )}
           Undo
         </button>
       )}
@@ -555,7 +559,7 @@ function Entry({
 function KindBadge({ entry }: { entry: ActivityEntry }) {
   let tone = 'kind-neutral';
   let glyph: ReactNode;
-  if (entry.undoOf !== null) glyph = <Undo className="size-3.5" />;
+  if (entry.undoOf !== null) glyph = <Undo className="size-3.5 rtl:-scale-x-100" />;
   else {
     switch (entry.kind) {
       case 'counter.adjusted':

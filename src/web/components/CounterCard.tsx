@@ -40,7 +40,7 @@ import { card } from '../lib/ui.js';
 import { InlineEdit } from './InlineEdit.js';
 import { MenuButton } from './Menu.js';
 import { PaceLine } from './PaceLine.js';
-import { formatNumber } from '../i18n/format.js';
+import { formatNumber, numbersInOrder } from '../i18n/format.js';
 
 // Opened rarely: loaded on idle after the group screen shows (see prefetchCardEditors).
 const loadConfirmDialog = () => import('./ConfirmDialog.js');
@@ -488,7 +488,7 @@ function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity |
                 Goal reached
               </span>
             )}
-            <span className="ml-auto font-semibold tabular-nums">{goal.label}</span>
+            <span className="ms-auto font-semibold tabular-nums">{goal.label}</span>
           </div>
           <Bar
             labelledBy={goalId}
@@ -514,8 +514,8 @@ function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity |
               )}
               {capacity.label}
             </span>
-            <span className="ml-auto font-semibold tabular-nums">
-              {formatNumber(counter.value)} / {formatNumber(capacity.max)}
+            <span className="ms-auto font-semibold tabular-nums">
+              {numbersInOrder(`${formatNumber(counter.value)} / ${formatNumber(capacity.max)}`)}
             </span>
           </div>
           <Bar
@@ -595,7 +595,7 @@ function Step({
   alignEnd?: boolean;
 }) {
   return (
-    <div className={`flex flex-col gap-0.5 ${alignEnd ? 'items-end text-right' : 'items-start'}`}>
+    <div className={`flex flex-col gap-0.5 ${alignEnd ? 'items-end text-end' : 'items-start'}`}>
       <span className="step-label">{label}</span>
       <InlineEdit
         value={String(value)}

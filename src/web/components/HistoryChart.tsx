@@ -136,7 +136,7 @@ export function HistoryChart({
               type="button"
               aria-label="Close"
               onClick={close}
-              className="icon-btn -mt-1.5 -mr-2"
+              className="icon-btn -mt-1.5 -me-2"
             >
               <X className="size-5" />
             </button>
@@ -389,7 +389,7 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
         aria-label={`Totals per ${PERIOD_NAME[kind]}, newest first`}
         // Scrolls past 8 rows: reachable from the keyboard then (arrow keys scroll it).
         tabIndex={rows.length > 8 ? 0 : undefined}
-        className="mt-3 max-h-64 space-y-1 overflow-y-auto pr-1"
+        className="mt-3 max-h-64 space-y-1 overflow-y-auto pe-1"
       >
         {rows.map((row) => (
           <li
@@ -418,7 +418,7 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
                 style={{ width: `${(row.share * 100).toFixed(1)}%` }}
               />
             </span>
-            <span className="text-right font-semibold tabular-nums">
+            <span className="text-end font-semibold tabular-nums">
               <span className="sr-only">: </span>
               {formatNumber(row.value)}
             </span>

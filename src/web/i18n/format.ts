@@ -1,4 +1,5 @@
 import { i18n } from '@lingui/core';
+import { directionOf } from './locales.js';
 
 /**
  * Numbers as the member's language writes them (docs/product.md#languages): digit grouping and
@@ -15,6 +16,14 @@ export function formatNumber(value: number): string {
     numberFormats.set(locale, format);
   }
   return format.format(value);
+}
+
+/**
+ * "6 / 8" kept in that order where text runs right to left, which would otherwise read the two
+ * numbers around the spaced slash as "8 / 6"; in a left-to-right language, the text as it is.
+ */
+export function numbersInOrder(text: string): string {
+  return directionOf(i18n.locale) === 'rtl' ? `\u2066${text}\u2069` : text;
 }
 
 /**

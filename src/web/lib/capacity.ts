@@ -7,7 +7,7 @@ import type { Counter } from '../../shared/api.js';
 import type { ResetPeriod } from '../../shared/fields.js';
 import { capacityState } from '../../shared/capacity.js';
 import { t } from '@lingui/core/macro';
-import { formatNumber } from '../i18n/format.js';
+import { formatNumber, numbersInOrder } from '../i18n/format.js';
 
 const count = formatNumber;
 const clamp01 = (n: number) => Math.min(1, Math.max(0, n));
@@ -42,7 +42,7 @@ export function goalProgress(
     goal,
     fraction,
     reached,
-    label: `${count(value)} / ${count(goal)}`,
+    label: numbersInOrder(`${count(value)} / ${count(goal)}`),
     valueText: `${count(value)} of ${count(goal)}, ${Math.floor(fraction * 100)} %`,
   };
 }

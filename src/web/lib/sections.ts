@@ -11,7 +11,7 @@
 import type { Counter } from '../../shared/api.js';
 import { NEAR_LIMIT_RATIO } from '../../shared/limits.js';
 import { sectionMaxOf } from '../../shared/rules.js';
-import { formatNumber } from '../i18n/format.js';
+import { formatNumber, numbersInOrder } from '../i18n/format.js';
 
 /** How full something with a maximum is: 'none' without one. */
 export type Capacity = 'none' | 'open' | 'near' | 'full';
@@ -103,7 +103,7 @@ const format = formatNumber;
 export function totalText(block: SectionBlock): string {
   return block.max === null
     ? `total ${format(block.total)}`
-    : `${format(block.total)} / ${format(block.max)}`;
+    : numbersInOrder(`${format(block.total)} / ${format(block.max)}`);
 }
 
 /** The capacity's words, never colour alone: "45 left", "Nearly full · 20 left", "Full". */

@@ -31,7 +31,7 @@ import type { GroupStore } from '../live/groupStore.js';
 import { AccessDenied } from './group/Notices.js';
 import { Pending, Shell } from './group/Page.js';
 import { useGroupAccess } from './group/useGroupAccess.js';
-import { formatNumber } from '../i18n/format.js';
+import { formatNumber, numbersInOrder } from '../i18n/format.js';
 
 /** The display joins the live channel without a member entry: it is not listed in 'Here now'. */
 const noMember = () => null;
@@ -127,7 +127,7 @@ function DisplayView({ store }: { store: GroupStore }) {
         <p
           role="status"
           data-testid="display-status"
-          className="ml-auto shrink-0 text-base font-medium text-zinc-700 sm:text-lg dark:text-zinc-300"
+          className="ms-auto shrink-0 text-base font-medium text-zinc-700 sm:text-lg dark:text-zinc-300"
         >
           {statusText(state.status)}
         </p>
@@ -166,7 +166,7 @@ function DisplayView({ store }: { store: GroupStore }) {
                     {totalText(block)}
                   </span>
                   {capacityText(block) !== null && (
-                    <span className={`ml-2 font-normal ${toneText(block.capacity)}`}>
+                    <span className={`ms-2 font-normal ${toneText(block.capacity)}`}>
                       · {capacityText(block)}
                     </span>
                   )}
@@ -334,7 +334,8 @@ function DisplayCell({
             className={`max-w-full truncate font-semibold tabular-nums ${toneText(capacity.level)}`}
             style={detail}
           >
-            {capacity.label} · {format(counter.value)} / {format(capacity.max)}
+            {capacity.label} ·{' '}
+            {numbersInOrder(`${format(counter.value)} / ${format(capacity.max)}`)}
           </span>
         )}
         <PaceLine

@@ -263,7 +263,7 @@ export function Landing() {
             {submitting ? (
               <Loader className="size-4 animate-spin" />
             ) : (
-              <ArrowRight className="size-4" />
+              <ArrowRight className="size-4 rtl:-scale-x-100" />
             )}
           </button>
         </form>

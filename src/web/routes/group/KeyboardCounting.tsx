@@ -164,7 +164,7 @@ export function KeyboardCounting({
       </p>
       <div role="status" aria-live="polite">
         {viewOnlyNotice > 0 && (
-          <div className="fixed inset-x-4 bottom-4 z-40 mx-auto flex max-w-md items-start gap-3 rounded-xl border border-sky-200 bg-sky-50 py-3 pr-2 pl-4 text-sm text-sky-950 shadow-lg dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50">
+          <div className="fixed inset-x-4 bottom-4 z-40 mx-auto flex max-w-md items-start gap-3 rounded-xl border border-sky-200 bg-sky-50 py-3 pe-2 ps-4 text-sm text-sky-950 shadow-lg dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50">
             <Eye className="mt-0.5 size-4 shrink-0" />
             <p className="min-w-0 flex-1">{noticeText}</p>
             <DismissButton
