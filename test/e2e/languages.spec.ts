@@ -185,3 +185,33 @@ test.describe('each screen in Arabic, Japanese and German', () => {
     }
   }
 });
+
+test('the pseudo-locale (longer, accented English) overflows nothing at 360 px', async ({
+  page,
+}) => {
+  const { name, key } = await seedGroup([
+    { name: 'Visitors', value: 1840, max: 2000, section: 'Hall' },
+    { name: 'Water', value: 6, goal: 8 },
+  ]);
+  await page.setViewportSize({ width: 360, height: 780 });
+  for (const url of [
+    '/?lang=en-XA',
+    `/${name}?key=${key}&lang=en-XA`,
+    `/${name}/display?key=${key}&lang=en-XA`,
+  ]) {
+    await page.goto(url);
+    await expect(page.locator('html')).toHaveAttribute('lang', 'en-XA');
+    await expect(page.getByTestId('app-bar')).toBeVisible();
+    if (url !== '/?lang=en-XA') {
+      await expect(
+        page.getByTestId('display-counter').or(counterCard(page, 'Water')).first(),
+      ).toBeVisible({ timeout: 15_000 });
+    }
+    expect(await sideways(page), url).toBeLessThanOrEqual(0);
+  }
+  // The text is the pseudo-locale's, not English: the submit button says something else.
+  await page.goto('/?lang=en-XA');
+  const submit = page.locator('form button[type="submit"]');
+  await expect(submit).toHaveText(/\p{L}{4}/u);
+  await expect(submit).not.toHaveText('Create Group');
+});
