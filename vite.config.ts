@@ -4,13 +4,15 @@ import path from 'node:path';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { linguiCatalogs, linguiMacros } from './lingui.vite.js';
 
 const root = path.resolve(import.meta.dirname, 'src/web');
 
 export default defineConfig({
   root,
   // React 19 itself (ADR 27): the official plugin compiles JSX and gives Fast Refresh in `vite`.
-  plugins: [react(), tailwindcss(), serviceWorker()],
+  // Lingui (ADR 35): its macros word each message, and a language's .po compiles when imported.
+  plugins: [linguiMacros(), linguiCatalogs(), react(), tailwindcss(), serviceWorker()],
   build: {
     outDir: path.resolve(import.meta.dirname, 'dist/web'),
     emptyOutDir: true,

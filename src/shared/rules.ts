@@ -27,15 +27,41 @@ export function normaliseGroupName(input: string): string {
 
 export type Result<T> = { ok: true; value: T } | { ok: false; message: string };
 
-/** Validates a typed or URL group name and returns its slug, or the message that says why not. */
-export function parseGroupName(input: string | undefined | null): Result<string> {
+/**
+ * A check's outcome without its words: a refusal names the key of its message in MESSAGES. The
+ * web app says it in the member's language and leaves MESSAGES (the server's English) out of the
+ * browser; the server words it with the functions below.
+ */
+export type Checked<T, Problem extends PlainMessage> =
+  { ok: true; value: T } | { ok: false; problem: Problem };
+
+/** The keys of MESSAGES whose message has no value in it. */
+type PlainMessage = {
+  [K in keyof typeof MESSAGES]: (typeof MESSAGES)[K] extends string ? K : never;
+}[keyof typeof MESSAGES];
+
+export type GroupNameProblem = 'emptyGroupName' | 'groupNameNeedsAlnum' | 'groupNameTooLong';
+
+/** Validates a typed or URL group name and returns its slug, or why not. */
+export function checkGroupName(
+  input: string | undefined | null,
+): Checked<string, GroupNameProblem> {
   if (input === undefined || input === null || input.trim() === '') {
-    return { ok: false, message: MESSAGES.emptyGroupName };
+    return { ok: false, problem: 'emptyGroupName' };
   }
   const slug = normaliseGroupName(input);
-  if (slug === '' || slug === '-') return { ok: false, message: MESSAGES.groupNameNeedsAlnum };
-  if (slug.length > GROUP_NAME_MAX_LENGTH) return { ok: false, message: MESSAGES.groupNameTooLong };
+  if (slug === '' || slug === '-') return { ok: false, problem: 'groupNameNeedsAlnum' };
+  if (slug.length > GROUP_NAME_MAX_LENGTH) return { ok: false, problem: 'groupNameTooLong' };
   return { ok: true, value: slug };
+}
+
+/** checkGroupName, with a refusal in the product's English message. */
+export function parseGroupName(input: string | undefined | null): Result<string> {
+  return worded(checkGroupName(input));
+}
+
+function worded<T>(checked: Checked<T, PlainMessage>): Result<T> {
+  return checked.ok ? checked : { ok: false, message: MESSAGES[checked.problem] };
 }
 
 const KEY_PATTERN = new RegExp(`^[0-9a-fA-F]{${KEY_MIN_LENGTH},${KEY_MAX_LENGTH}}$`);
@@ -102,14 +128,14 @@ export function parseIntegerInput(input: string, current?: number, min?: number)
  * use). Without a base (the server: it does not know which address its users see) a path is
  * refused rather than read as a host name ("https://icons/icon-192.png").
  */
-export function normaliseUrl(
+export function checkUrl(
   input: string | null | undefined,
   base?: string,
-): Result<string | null> {
+): Checked<string | null, 'invalidUrl'> {
   const trimmed = (input ?? '').trim();
   if (trimmed === '') return { ok: true, value: null };
   const isSitePath = trimmed.startsWith('/') && !trimmed.startsWith('//');
-  if (isSitePath && base === undefined) return { ok: false, message: MESSAGES.invalidUrl };
+  if (isSitePath && base === undefined) return { ok: false, problem: 'invalidUrl' };
   const hasScheme = /^[a-z][a-z0-9+.-]*:/i.test(trimmed);
   // "localhost:8080/x" looks like a scheme to the regex above; a port number after the colon
   // means it is a host, so it gets https:// like any other scheme-less address.
@@ -117,13 +143,13 @@ export function normaliseUrl(
   const candidate =
     isSitePath || (hasScheme && !looksLikeHostPort) ? trimmed : `https://${trimmed}`;
   if (candidate.length > URL_MAX_LENGTH || /\s/.test(candidate)) {
-    return { ok: false, message: MESSAGES.invalidUrl };
+    return { ok: false, problem: 'invalidUrl' };
   }
   let url: URL;
   try {
     url = isSitePath ? new URL(candidate, base) : new URL(candidate);
   } catch {
-    return { ok: false, message: MESSAGES.invalidUrl };
+    return { ok: false, problem: 'invalidUrl' };
   }
   if (
     (url.protocol !== 'http:' && url.protocol !== 'https:') ||
@@ -131,9 +157,17 @@ export function normaliseUrl(
     // The base adds to a path's length: the full URL is what gets stored.
     (isSitePath && url.href.length > URL_MAX_LENGTH)
   ) {
-    return { ok: false, message: MESSAGES.invalidUrl };
+    return { ok: false, problem: 'invalidUrl' };
   }
   return { ok: true, value: url.href };
+}
+
+/** checkUrl, with a refusal in the product's English message. */
+export function normaliseUrl(
+  input: string | null | undefined,
+  base?: string,
+): Result<string | null> {
+  return worded(checkUrl(input, base));
 }
 
 /** A guest name: Guest plus a random number from 1 to 9999 (docs/product.md#member-names). */

@@ -1,3 +1,7 @@
+// First: English is active before any other module of the app runs.
+import { activateLocale, i18n, initialLocale } from './i18n/i18n.js';
+import { SOURCE_LOCALE } from './i18n/locales.js';
+import { I18nProvider } from '@lingui/react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
@@ -21,11 +25,21 @@ if (import.meta.env.PROD && 'serviceWorker' in navigator) {
   });
 }
 
-const root = document.getElementById('root');
-if (root) {
+// The page renders in its language from the first frame, so nobody sees English flash by. English
+// is at hand at once; another language waits for its catalog (a few KB, cached by the service
+// worker), and when that cannot load (offline before it was ever fetched) the page opens in English.
+function render() {
+  const root = document.getElementById('root');
+  if (!root) return;
   createRoot(root).render(
     <StrictMode>
-      <App />
+      <I18nProvider i18n={i18n}>
+        <App />
+      </I18nProvider>
     </StrictMode>,
   );
 }
+
+activateLocale(initialLocale(window.location.search, navigator.languages))
+  .catch(() => activateLocale(SOURCE_LOCALE))
+  .finally(render);

@@ -43,6 +43,7 @@ import {
   X,
 } from './icons/index.js';
 import { ErrorBanner } from './ErrorBanner.js';
+import { dateLocale } from '../i18n/format.js';
 
 const loadMembersPanel = () => import('./MembersPanel.js');
 const MembersPanel = lazy(() => loadMembersPanel().then((m) => ({ default: m.MembersPanel })));
@@ -317,7 +318,7 @@ export function ActivityPanel({
           aria-label="Close activity"
           title="Close"
           onClick={onClose}
-          className="icon-btn -mr-2"
+          className="icon-btn -me-2"
         >
           <X className="size-5" />
         </button>
@@ -521,7 +522,7 @@ function Entry({
               wraps, it starts its line, never "·". */}
           <span className="muted text-xs">{'\u00a0·'}</span>{' '}
           <span className="muted whitespace-nowrap text-xs">
-            <time dateTime={entry.at} title={new Date(at).toLocaleString('en-GB')}>
+            <time dateTime={entry.at} title={new Date(at).toLocaleString(dateLocale())}>
               {relativeTime(at, now)}
             </time>
           </span>
@@ -543,7 +544,11 @@ function Entry({
           title="Undo"
           className="chip-btn shrink-0"
         >
-          {busy ? <Loader className="size-3.5 animate-spin" /> : <Undo className="size-3.5" />}
+          {busy ? (
+            <Loader className="size-3.5 animate-spin" />
+          ) : (
+            <Undo className="size-3.5 rtl:-scale-x-100" />
+          )}
           Undo
         </button>
       )}
@@ -554,7 +559,7 @@ function Entry({
 function KindBadge({ entry }: { entry: ActivityEntry }) {
   let tone = 'kind-neutral';
   let glyph: ReactNode;
-  if (entry.undoOf !== null) glyph = <Undo className="size-3.5" />;
+  if (entry.undoOf !== null) glyph = <Undo className="size-3.5 rtl:-scale-x-100" />;
   else {
     switch (entry.kind) {
       case 'counter.adjusted':

@@ -108,7 +108,7 @@ export function AlertsDialog({
                 aria-label="Close alerts"
                 title="Close"
                 onClick={close}
-                className={`${iconButton} -mt-1.5 -mr-2`}
+                className={`${iconButton} -mt-1.5 -me-2`}
               >
                 <X className="size-5" />
               </button>
@@ -371,7 +371,7 @@ function RuleItem({
           type="button"
           onClick={onDelete}
           aria-label={`Delete alert: ${words}`}
-          className="chip-btn ml-auto min-h-9 px-3 text-red-700 dark:text-red-300"
+          className="chip-btn ms-auto min-h-9 px-3 text-red-700 dark:text-red-300"
         >
           <Trash className="size-3.5" />
           Delete
@@ -462,7 +462,7 @@ function DeliveryLog({
               {outcomeWords(delivery)}
             </span>
             <span>{deliveryKind(delivery)}</span>
-            <time dateTime={delivery.at} className={`ml-auto text-xs ${mutedText}`}>
+            <time dateTime={delivery.at} className={`ms-auto text-xs ${mutedText}`}>
               {attemptTime(delivery.at)}
             </time>
           </p>

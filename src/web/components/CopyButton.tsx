@@ -1,6 +1,6 @@
+import { useLingui } from '@lingui/react/macro';
 import { useEffect, useState, type ComponentType } from 'react';
 import { COPIED_MS, COPY_ERROR_MS } from '../../shared/limits.js';
-import { MESSAGES } from '../../shared/messages.js';
 import { copyText } from '../lib/clipboard.js';
 import { secondaryButton } from '../lib/ui.js';
 import { Check } from './icons/index.js';
@@ -22,6 +22,7 @@ export function CopyButton({
   /** Classes of the wrapper, which positions the error under the button. */
   className?: string;
 }) {
+  const { t } = useLingui();
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
 
   useEffect(() => {
@@ -58,11 +59,11 @@ export function CopyButton({
         ) : (
           <Icon className="size-4" />
         )}
-        <span aria-live="polite">{state === 'copied' ? MESSAGES.copied : label}</span>
+        <span aria-live="polite">{state === 'copied' ? t`Copied!` : label}</span>
       </button>
       {state === 'failed' && (
         <p role="alert" className="copy-error">
-          {MESSAGES.copyFailed}
+          {t`Failed to copy URL to clipboard. Please copy manually.`}
         </p>
       )}
     </div>

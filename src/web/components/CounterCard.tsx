@@ -17,11 +17,12 @@ import {
   Trash,
   TriangleAlert,
 } from './icons/index.js';
+import { useLingui } from '@lingui/react/macro';
 import { lazy, memo, Suspense, useId, useState, type ReactNode } from 'react';
 import type { Counter } from '../../shared/api.js';
 import { MIN_STEP } from '../../shared/limits.js';
-import { MESSAGES } from '../../shared/messages.js';
 import { parseIntegerInput, sanitizeText } from '../../shared/rules.js';
+import { counterImageFailed } from '../i18n/messages.js';
 import type { GroupStore } from '../live/groupStore.js';
 import {
   atMinimum,
@@ -39,6 +40,7 @@ import { card } from '../lib/ui.js';
 import { InlineEdit } from './InlineEdit.js';
 import { MenuButton } from './Menu.js';
 import { PaceLine } from './PaceLine.js';
+import { formatNumber, numbersInOrder } from '../i18n/format.js';
 
 // Opened rarely: loaded on idle after the group screen shows (see prefetchCardEditors).
 const loadConfirmDialog = () => import('./ConfirmDialog.js');
@@ -88,6 +90,7 @@ export const CounterCard = memo(function CounterCard({
   sectionMax?: number | null;
   sectionTotal?: number;
 }) {
+  const { t } = useLingui();
   const [editingThumbnail, setEditingThumbnail] = useState(false);
   const [editingSettings, setEditingSettings] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
@@ -220,7 +223,7 @@ export const CounterCard = memo(function CounterCard({
         </div>
         {thumbnailFailed && !editingThumbnail && (
           <p role="status" className="text-xs text-red-700 dark:text-red-300">
-            {MESSAGES.counterImageFailed}
+            {counterImageFailed()}
           </p>
         )}
       </div>
@@ -253,7 +256,10 @@ export const CounterCard = memo(function CounterCard({
             />
             {unsent && (
               // In the gap under the number, so the card keeps its height while offline.
-              <p className="unsent-note" title={MESSAGES.notSentYet}>
+              <p
+                className="unsent-note"
+                title={t`Not sent yet: it goes out when the connection is back`}
+              >
                 <Clock className="size-3.5" />
                 <span>Not sent yet</span>
               </p>
@@ -358,7 +364,7 @@ export const CounterCard = memo(function CounterCard({
           <Suspense fallback={null}>
             <ConfirmDialog
               title="Delete counter"
-              message={MESSAGES.deleteConfirm}
+              message={t`Are you sure you want to delete this counter?`}
               confirmLabel="Delete"
               onConfirm={() => {
                 store.deleteCounter(id);
@@ -433,7 +439,7 @@ function LimitNote({
   onSet: (value: number) => void;
 }) {
   const target = value + room;
-  const shown = target.toLocaleString('en-US');
+  const shown = formatNumber(target);
   return (
     <div className="flex items-start gap-2 rounded-xl bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950/50 dark:text-amber-100">
       <CircleAlert className="mt-0.5 size-4 shrink-0" />
@@ -482,7 +488,7 @@ function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity |
                 Goal reached
               </span>
             )}
-            <span className="ml-auto font-semibold tabular-nums">{goal.label}</span>
+            <span className="ms-auto font-semibold tabular-nums">{goal.label}</span>
           </div>
           <Bar
             labelledBy={goalId}
@@ -508,8 +514,8 @@ function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity |
               )}
               {capacity.label}
             </span>
-            <span className="ml-auto font-semibold tabular-nums">
-              {counter.value.toLocaleString('en-US')} / {capacity.max.toLocaleString('en-US')}
+            <span className="ms-auto font-semibold tabular-nums">
+              {numbersInOrder(`${formatNumber(counter.value)} / ${formatNumber(capacity.max)}`)}
             </span>
           </div>
           <Bar
@@ -589,7 +595,7 @@ function Step({
   alignEnd?: boolean;
 }) {
   return (
-    <div className={`flex flex-col gap-0.5 ${alignEnd ? 'items-end text-right' : 'items-start'}`}>
+    <div className={`flex flex-col gap-0.5 ${alignEnd ? 'items-end text-end' : 'items-start'}`}>
       <span className="step-label">{label}</span>
       <InlineEdit
         value={String(value)}

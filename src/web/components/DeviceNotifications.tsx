@@ -113,15 +113,15 @@ export function DeviceNotifications({
           onClick={toggle}
           className="inline-flex shrink-0 items-center gap-2 rounded-full text-sm font-semibold disabled:cursor-not-allowed disabled:opacity-60"
         >
-          <span aria-hidden="true" className="w-7 text-right">
-            {busy ? <Loader className="ml-auto size-4 animate-spin" /> : on ? 'On' : 'Off'}
+          <span aria-hidden="true" className="w-7 text-end">
+            {busy ? <Loader className="ms-auto size-4 animate-spin" /> : on ? 'On' : 'Off'}
           </span>
           <span
             aria-hidden="true"
             className={`relative h-6 w-11 rounded-full transition-colors ${on ? 'bg-indigo-600' : 'bg-zinc-400 dark:bg-zinc-600'}`}
           >
             <span
-              className={`absolute top-0.5 left-0.5 size-5 rounded-full bg-white shadow transition-transform ${on ? 'translate-x-5' : ''}`}
+              className={`absolute top-0.5 start-0.5 size-5 rounded-full bg-white shadow transition-transform ${on ? 'translate-x-5 rtl:-translate-x-5' : ''}`}
             />
           </span>
         </button>

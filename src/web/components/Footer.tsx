@@ -1,3 +1,4 @@
+import { useLingui } from '@lingui/react/macro';
 import { mutedText } from '../lib/ui.js';
 
 /**
@@ -5,12 +6,8 @@ import { mutedText } from '../lib/ui.js';
  * its operator's SOURCE_URL or package.json's `repository`, else '/source.tar.gz' (the archive
  * the build made of its own source); null when the server names none. Never a guessed address.
  */
-export function sourceLink(): { href: string; label: string } | null {
-  const href = document.querySelector('meta[name="tally-source"]')?.getAttribute('content');
-  if (!href) return null;
-  return href.startsWith('/')
-    ? { href, label: 'Source code of this server (.tar.gz)' }
-    : { href, label: 'Source code' };
+function sourceHref(): string | null {
+  return document.querySelector('meta[name="tally-source"]')?.getAttribute('content') || null;
 }
 
 /**
@@ -18,7 +15,14 @@ export function sourceLink(): { href: string; label: string } | null {
  * names no source shows the copyright alone rather than a link that may lead nowhere.
  */
 export function Footer() {
-  const source = sourceLink();
+  const { t } = useLingui();
+  const href = sourceHref();
+  const source =
+    href === null
+      ? null
+      : href.startsWith('/')
+        ? { href, label: t`Source code of this server (.tar.gz)` }
+        : { href, label: t`Source code` };
   return (
     <footer className={`mt-auto px-4 py-8 text-center text-sm ${mutedText}`}>
       <p>

@@ -15,6 +15,7 @@ import { periodRows, RESET_KIND, timeOfDay, dayLabel } from '../lib/periods.js';
 import type { GroupStore } from '../live/groupStore.js';
 import { Dialog } from './Dialog.js';
 import { Loader, X } from './icons/index.js';
+import { dateLocale, formatNumber } from '../i18n/format.js';
 
 /** Points asked for: enough for a smooth line, few enough for a small answer. */
 export const CHART_POINTS = 200;
@@ -79,15 +80,15 @@ export function timeLabel(t: number, step: number, span: number): string {
   const date = new Date(t);
   const midnight = date.getHours() === 0 && date.getMinutes() === 0;
   if (step < DAY && !midnight) {
-    return date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+    return date.toLocaleTimeString(dateLocale(), { hour: '2-digit', minute: '2-digit' });
   }
   if (span <= 400 * DAY)
-    return date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short' });
-  return date.toLocaleDateString('en-GB', { month: 'short', year: 'numeric' });
+    return date.toLocaleDateString(dateLocale(), { day: 'numeric', month: 'short' });
+  return date.toLocaleDateString(dateLocale(), { month: 'short', year: 'numeric' });
 }
 
 const fullTime = (t: number) =>
-  new Date(t).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  new Date(t).toLocaleString(dateLocale(), { dateStyle: 'medium', timeStyle: 'short' });
 
 export function HistoryChart({
   counter,
@@ -135,7 +136,7 @@ export function HistoryChart({
               type="button"
               aria-label="Close"
               onClick={close}
-              className="icon-btn -mt-1.5 -mr-2"
+              className="icon-btn -mt-1.5 -me-2"
             >
               <X className="size-5" />
             </button>
@@ -189,7 +190,7 @@ function Chart({ points: history, counter }: { points: HistoryPoint[]; counter: 
   const to = Math.max(now, from + MINUTE);
   const span = to - from;
 
-  const labelWidth = Math.max(...yTicks.map((tick) => tick.toLocaleString('en-GB').length)) * 7;
+  const labelWidth = Math.max(...yTicks.map((tick) => formatNumber(tick).length)) * 7;
   const left = labelWidth + 14;
   const plotWidth = Math.max(1, width - left - MARGIN.right);
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
@@ -239,7 +240,7 @@ function Chart({ points: history, counter }: { points: HistoryPoint[]; counter: 
                   textAnchor="end"
                   className="fill-zinc-600 dark:fill-zinc-400"
                 >
-                  {tick.toLocaleString('en-GB')}
+                  {formatNumber(tick)}
                 </text>
               </g>
             ))}
@@ -305,7 +306,7 @@ function Fact({ label, value }: { label: string; value: number }) {
     <div className="flex gap-1">
       <dt>{label}</dt>
       <dd className="font-semibold text-zinc-900 tabular-nums dark:text-zinc-100">
-        {value.toLocaleString('en-GB')}
+        {formatNumber(value)}
       </dd>
     </div>
   );
@@ -381,14 +382,14 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
       </h3>
       <p className="muted mt-0.5 text-xs">
         {resetText(reset, store.getState().group.weekStart, timeZone)} It starts again at{' '}
-        {counter.startValue.toLocaleString('en-GB')}.
+        {formatNumber(counter.startValue)}.
         {since !== null && ` The current period began ${sinceText(kind, since, timeZone)}.`}
       </p>
       <ol
         aria-label={`Totals per ${PERIOD_NAME[kind]}, newest first`}
         // Scrolls past 8 rows: reachable from the keyboard then (arrow keys scroll it).
         tabIndex={rows.length > 8 ? 0 : undefined}
-        className="mt-3 max-h-64 space-y-1 overflow-y-auto pr-1"
+        className="mt-3 max-h-64 space-y-1 overflow-y-auto pe-1"
       >
         {rows.map((row) => (
           <li
@@ -417,9 +418,9 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
                 style={{ width: `${(row.share * 100).toFixed(1)}%` }}
               />
             </span>
-            <span className="text-right font-semibold tabular-nums">
+            <span className="text-end font-semibold tabular-nums">
               <span className="sr-only">: </span>
-              {row.value.toLocaleString('en-GB')}
+              {formatNumber(row.value)}
             </span>
           </li>
         ))}

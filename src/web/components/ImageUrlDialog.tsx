@@ -1,7 +1,8 @@
 import { Loader } from './icons/index.js';
+import { useLingui } from '@lingui/react/macro';
 import { useId, useState, type ReactNode } from 'react';
-import { MESSAGES } from '../../shared/messages.js';
-import { normaliseUrl } from '../../shared/rules.js';
+import { checkUrl } from '../../shared/rules.js';
+import { counterImageFailed, problemText } from '../i18n/messages.js';
 import { FULL_ADDRESS_HINT, imageLoads } from '../lib/image.js';
 import { errorText, textInput } from '../lib/ui.js';
 import { Avatar } from './Avatar.js';
@@ -42,6 +43,7 @@ function ImageUrlDialog({
   /** A button that removes the image at once, offered while there is one. */
   removeLabel?: string;
 }) {
+  const { t } = useLingui();
   const titleId = useId();
   const inputId = useId();
   const hintId = useId();
@@ -52,9 +54,9 @@ function ImageUrlDialog({
 
   const save = async (close: () => void) => {
     // A path such as /icons/icon-192.png is an image of this very site.
-    const parsed = normaliseUrl(draft, window.location.origin);
+    const parsed = checkUrl(draft, window.location.origin);
     if (!parsed.ok) {
-      setError(parsed.message);
+      setError(problemText(parsed.problem));
       return;
     }
     if (parsed.value !== null) {
@@ -132,7 +134,7 @@ function ImageUrlDialog({
               checking ? (
                 <>
                   <Loader className="size-4 animate-spin" />
-                  Checking image...
+                  {t`Checking image...`}
                 </>
               ) : undefined
             }
@@ -148,10 +150,11 @@ export function ProfilePictureDialog({
   groupName,
   ...props
 }: ImageUrlDialogProps & { groupName: string }) {
+  const { t } = useLingui();
   return (
     <ImageUrlDialog
       {...props}
-      title="Profile Picture"
+      title={t`Profile Picture`}
       preview={
         <div className="mt-5 flex justify-center">
           <Avatar
@@ -162,21 +165,22 @@ export function ProfilePictureDialog({
           />
         </div>
       }
-      label="Image URL"
+      label={t`Image URL`}
       placeholder="https://example.com/picture.png"
-      hint="Leave empty to remove the picture."
-      failedMessage={MESSAGES.profileImageFailed}
+      hint={t`Leave empty to remove the picture.`}
+      failedMessage={t`Could not load image from this URL. Please check the link and try again.`}
     />
   );
 }
 
 /** Add, change or remove a counter's thumbnail (in a dialog: the card keeps its size). */
 export function ThumbnailDialog(props: ImageUrlDialogProps) {
+  const { t } = useLingui();
   const { currentUrl } = props;
   return (
     <ImageUrlDialog
       {...props}
-      title={currentUrl === null ? 'Add thumbnail' : 'Change thumbnail'}
+      title={currentUrl === null ? t`Add thumbnail` : t`Change thumbnail`}
       preview={
         currentUrl !== null && (
           <img
@@ -189,11 +193,11 @@ export function ThumbnailDialog(props: ImageUrlDialogProps) {
           />
         )
       }
-      label="Thumbnail URL"
+      label={t`Thumbnail URL`}
       placeholder="https://example.com/image.png"
-      hint={MESSAGES.thumbnailHint}
-      failedMessage={MESSAGES.counterImageFailed}
-      removeLabel="Remove thumbnail"
+      hint={t`Supports JPG, PNG, GIF, WebP, SVG`}
+      failedMessage={counterImageFailed()}
+      removeLabel={t`Remove thumbnail`}
     />
   );
 }

@@ -21,6 +21,7 @@ import { leaderboard, leaderName, signedNet, type TallyGrouping } from '../lib/t
 import type { GroupStore } from '../live/groupStore.js';
 import { ErrorBanner } from './ErrorBanner.js';
 import { Check, Loader } from './icons/index.js';
+import { formatNumber } from '../i18n/format.js';
 
 /** Changes are followed this long after the first one of a burst, ms. */
 export const TALLIES_REFRESH_MS = 500;
@@ -54,7 +55,7 @@ const GROUPINGS: { by: TallyGrouping; label: string }[] = [
 ];
 
 /** The number columns take what their content needs; the member's name gets the rest. */
-const NUMBER_HEAD = 'w-px py-2 pl-3 text-right font-medium whitespace-nowrap';
+const NUMBER_HEAD = 'w-px py-2 ps-3 text-end font-medium whitespace-nowrap';
 
 /** A range choice: a radio button drawn as a chip; the chosen one filled and ticked. */
 const RANGE_CHIP =
@@ -251,7 +252,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
             aria-busy={stale}
             className={`w-full text-sm tabular-nums ${stale ? 'opacity-60' : ''}`}
           >
-            <caption className="mb-2 text-left">
+            <caption className="mb-2 text-start">
               <span className="block font-semibold">
                 {scope} · {rangeText.title}
               </span>
@@ -261,11 +262,11 @@ export function MembersPanel({ store }: { store: GroupStore }) {
             </caption>
             <thead>
               <tr className="muted border-b border-zinc-200 text-xs dark:border-zinc-800">
-                <th scope="col" className="w-px py-2 pr-3 text-left font-medium">
+                <th scope="col" className="w-px py-2 pe-3 text-start font-medium">
                   <span aria-hidden="true">#</span>
                   <span className="sr-only">Rank</span>
                 </th>
-                <th scope="col" className="w-full py-2 pr-2 text-left font-medium">
+                <th scope="col" className="w-full py-2 pe-2 text-start font-medium">
                   {by === 'link' ? 'Tap link' : 'Member'}
                 </th>
                 <th scope="col" className={NUMBER_HEAD}>
@@ -295,20 +296,16 @@ export function MembersPanel({ store }: { store: GroupStore }) {
                       key={`${row.member}\n${row.link ?? ''}`}
                       className={mine ? 'bg-indigo-50 dark:bg-indigo-950/40' : undefined}
                     >
-                      <td className="py-2 pr-3 font-semibold">{row.rank}</td>
-                      <th scope="row" className="max-w-0 py-2 pr-2 text-left font-medium">
+                      <td className="py-2 pe-3 font-semibold">{row.rank}</td>
+                      <th scope="row" className="max-w-0 py-2 pe-2 text-start font-medium">
                         <span className="block truncate" title={name}>
                           {name}
                           {mine && <span className="muted font-normal"> (you)</span>}
                         </span>
                       </th>
-                      <td className="py-2 pl-3 text-right">
-                        {row.increments.toLocaleString('en-US')}
-                      </td>
-                      <td className="py-2 pl-3 text-right">
-                        {row.decrements.toLocaleString('en-US')}
-                      </td>
-                      <td className="py-2 pl-3 text-right font-semibold">{signedNet(row.net)}</td>
+                      <td className="py-2 ps-3 text-end">{formatNumber(row.increments)}</td>
+                      <td className="py-2 ps-3 text-end">{formatNumber(row.decrements)}</td>
+                      <td className="py-2 ps-3 text-end font-semibold">{signedNet(row.net)}</td>
                     </tr>
                   );
                 })

@@ -122,7 +122,7 @@ export function MenuButton({
           event.preventDefault();
           setOpen(event.key === 'ArrowUp' ? 'last' : 'first');
         }}
-        className="icon-btn -mt-1 -mr-1"
+        className="icon-btn -mt-1 -me-1"
       >
         {icon}
       </button>
@@ -134,7 +134,7 @@ export function MenuButton({
           aria-label={label}
           data-owns-keys=""
           onKeyDown={onMenuKey}
-          className="absolute top-full right-0 z-30 mt-1 flex w-max min-w-48 flex-col rounded-xl border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900 dark:shadow-black/40"
+          className="absolute top-full end-0 z-30 mt-1 flex w-max min-w-48 flex-col rounded-xl border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900 dark:shadow-black/40"
         >
           {items.map((item) => (
             <button
@@ -148,7 +148,7 @@ export function MenuButton({
                 close();
                 item.onSelect();
               }}
-              className={`flex items-center gap-2.5 rounded-lg px-3 py-2.5 text-left text-sm font-medium whitespace-nowrap ${
+              className={`flex items-center gap-2.5 rounded-lg px-3 py-2.5 text-start text-sm font-medium whitespace-nowrap ${
                 item.danger === true
                   ? 'text-red-700 hover:bg-red-50 focus:bg-red-50 dark:text-red-300 dark:hover:bg-red-950/60 dark:focus:bg-red-950/60'
                   : 'text-zinc-800 hover:bg-zinc-100 focus:bg-zinc-100 dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800'

@@ -2,10 +2,12 @@
  * Shown while the server cannot save changes (its database is away: a restart, a failover): a calm
  * note that taps are kept on this device, not an error. It goes by itself once saving resumes.
  */
-import { MESSAGES } from '../../shared/messages.js';
+import { useLingui } from '@lingui/react/macro';
+import { changesWaiting } from '../i18n/messages.js';
 import { CloudOff } from './icons/index.js';
 
 export function SavingPaused({ waiting }: { waiting: number }) {
+  const { t } = useLingui();
   return (
     <div
       role="status"
@@ -15,10 +17,8 @@ export function SavingPaused({ waiting }: { waiting: number }) {
     >
       <CloudOff className="mt-0.5 size-5 shrink-0 text-amber-700 dark:text-amber-300" />
       <p className="min-w-0 flex-1">
-        {MESSAGES.savingPaused}
-        {waiting > 0 && (
-          <span className="ml-1 font-medium">{MESSAGES.changesWaiting(waiting)}.</span>
-        )}
+        {t`Changes are not being saved right now. Your taps are kept on this device and sent as soon as saving resumes.`}
+        {waiting > 0 && <span className="ms-1 font-medium">{changesWaiting(waiting)}.</span>}
       </p>
     </div>
   );

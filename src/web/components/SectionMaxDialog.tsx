@@ -2,9 +2,11 @@
  * Sets or removes a section's maximum (docs/product.md#sections): the counters of the section
  * together cannot go above it. Loaded when a member first opens it (a section header's "Set max").
  */
+import { useLingui } from '@lingui/react/macro';
 import { useId, useState } from 'react';
 import { MAX_VALUE } from '../../shared/limits.js';
-import { MESSAGES } from '../../shared/messages.js';
+import { formatNumber } from '../i18n/format.js';
+import { notAnInteger } from '../i18n/messages.js';
 import { errorText, textInput } from '../lib/ui.js';
 import { Dialog, FormButtons } from './Dialog.js';
 
@@ -32,6 +34,7 @@ export function SectionMaxDialog({
   onSave: (max: number | null) => void;
   onClose: () => void;
 }) {
+  const { t } = useLingui();
   const titleId = useId();
   const inputId = useId();
   const hintId = useId();
@@ -42,11 +45,12 @@ export function SectionMaxDialog({
   const save = (close: () => void) => {
     const parsed = draft.trim() === '' ? null : parseSectionMax(draft);
     if (draft.trim() !== '' && parsed === null) {
-      setError(MESSAGES.notAnInteger);
+      setError(notAnInteger());
       return;
     }
     if (parsed !== null && parsed < total) {
-      setError(MESSAGES.sectionLimitBelowTotal(section, total));
+      const current = formatNumber(total);
+      setError(t`The maximum of ${section} cannot be less than its current total of ${current}.`);
       return;
     }
     if (parsed !== max) onSave(parsed);
@@ -64,13 +68,13 @@ export function SectionMaxDialog({
           }}
         >
           <h2 id={titleId} className="text-lg font-semibold">
-            Maximum of {section}
+            {t`Maximum of ${section}`}
           </h2>
           <p id={hintId} className="mt-2 text-sm text-zinc-600 dark:text-zinc-300">
-            The counters of this section together cannot go above it. Leave it empty for no maximum.
+            {t`The counters of this section together cannot go above it. Leave it empty for no maximum.`}
           </p>
           <label htmlFor={inputId} className="mt-5 block text-sm font-medium">
-            Maximum
+            {t`Maximum`}
           </label>
           <input
             id={inputId}
@@ -97,7 +101,7 @@ export function SectionMaxDialog({
             remove={
               max !== null
                 ? {
-                    label: 'Remove maximum',
+                    label: t`Remove maximum`,
                     onRemove: () => {
                       onSave(null);
                       close();

@@ -229,7 +229,7 @@ export function ShareDialog({
 /** Closes the dialog: at the end of the last row of buttons, so the dialog stays short. */
 function DoneButton({ onClick }: { onClick: () => void }) {
   return (
-    <button type="button" onClick={onClick} className={`${primaryButton} ml-auto`}>
+    <button type="button" onClick={onClick} className={`${primaryButton} ms-auto`}>
       Done
     </button>
   );

@@ -325,7 +325,7 @@ function LinkForm({
             )}
           </Radio>
           {scope === 'section' && (
-            <div className="pl-6">
+            <div className="ps-6">
               <label htmlFor={`${id}-section`} className="sr-only">
                 Section
               </label>

@@ -1,3 +1,4 @@
+import { useLingui } from '@lingui/react/macro';
 import { Moon, Sun } from './icons/index.js';
 import { useEffect, useState } from 'react';
 import {
@@ -14,6 +15,7 @@ import {
  * localStorage and followed by the other tabs.
  */
 export function ThemeToggle() {
+  const { t } = useLingui();
   const [theme, setTheme] = useState<Theme>(currentTheme);
 
   useEffect(() => {
@@ -31,6 +33,7 @@ export function ThemeToggle() {
   }, []);
 
   const next: Theme = theme === 'dark' ? 'light' : 'dark';
+  const label = next === 'light' ? t`Switch to light mode` : t`Switch to dark mode`;
   return (
     <button
       type="button"
@@ -39,8 +42,8 @@ export function ThemeToggle() {
         saveTheme(next);
         setTheme(next);
       }}
-      aria-label={`Switch to ${next} mode`}
-      title={`Switch to ${next} mode`}
+      aria-label={label}
+      title={label}
       className="theme-toggle"
     >
       {theme === 'dark' ? <Sun className="size-5" /> : <Moon className="size-5" />}

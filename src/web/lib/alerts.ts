@@ -17,6 +17,7 @@ import type {
 } from '../../shared/alerts.js';
 import type { Counter } from '../../shared/api.js';
 import { ApiRequestError, groupPath, request, type GroupAuth } from './api.js';
+import { dateLocale, formatNumber } from '../i18n/format.js';
 
 // ---- The API ----------------------------------------------------------------------------------
 
@@ -62,7 +63,7 @@ export const NO_CONNECTION = 'Tally could not be reached. Check the connection a
 
 // ---- Words ------------------------------------------------------------------------------------
 
-const count = (n: number) => n.toLocaleString('en-US');
+const count = formatNumber;
 
 type Scope = Pick<AlertRuleView, 'counterId' | 'section'>;
 
@@ -202,7 +203,7 @@ export function testResultWords(delivery: AlertDelivery): string {
 
 /** When an attempt was made, in this browser's time zone: "3 Jun 2025, 14:05:12". */
 export function attemptTime(iso: string): string {
-  return new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+  return new Date(iso).toLocaleString(dateLocale(), { dateStyle: 'medium', timeStyle: 'medium' });
 }
 
 /** "3 of 20 alerts · to 2 of 10 places": how much of the group's room the rules take. */

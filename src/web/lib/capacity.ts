@@ -6,9 +6,10 @@
 import type { Counter } from '../../shared/api.js';
 import type { ResetPeriod } from '../../shared/fields.js';
 import { capacityState } from '../../shared/capacity.js';
-import { MESSAGES } from '../../shared/messages.js';
+import { t } from '@lingui/core/macro';
+import { formatNumber, numbersInOrder } from '../i18n/format.js';
 
-const count = (n: number) => n.toLocaleString('en-US');
+const count = formatNumber;
 const clamp01 = (n: number) => Math.min(1, Math.max(0, n));
 
 export interface GoalProgress {
@@ -41,7 +42,7 @@ export function goalProgress(
     goal,
     fraction,
     reached,
-    label: `${count(value)} / ${count(goal)}`,
+    label: numbersInOrder(`${count(value)} / ${count(goal)}`),
     valueText: `${count(value)} of ${count(goal)}, ${Math.floor(fraction * 100)} %`,
   };
 }
@@ -105,15 +106,22 @@ export function blockedReason(
 ): string | null {
   const { value, min, max } = counter;
   if (direction === 'decrement') {
-    return min !== null && value - counter.decrementStep < min ? MESSAGES.limitBelow(min) : null;
+    if (min === null || value - counter.decrementStep >= min) return null;
+    const minimum = formatNumber(min);
+    return t`Limit reached: this counter cannot go below ${minimum}.`;
   }
-  if (max !== null && value + counter.incrementStep > max) return MESSAGES.limitAbove(max);
+  if (max !== null && value + counter.incrementStep > max) {
+    const maximum = formatNumber(max);
+    return t`Limit reached: this counter cannot go above ${maximum}.`;
+  }
   if (
     section !== null &&
     counter.section !== null &&
     section.total + counter.incrementStep > section.max
   ) {
-    return MESSAGES.sectionFull(counter.section, section.max);
+    const sectionName = counter.section;
+    const maximum = formatNumber(section.max);
+    return t`Limit reached: ${sectionName} cannot hold more than ${maximum} in total.`;
   }
   return null;
 }

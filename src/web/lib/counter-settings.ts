@@ -7,7 +7,8 @@
 import type { Counter } from '../../shared/api.js';
 import { RESET_PERIODS, type ResetPeriod } from '../../shared/fields.js';
 import { MAX_VALUE, MIN_VALUE, SECTION_NAME_MAX_LENGTH } from '../../shared/limits.js';
-import { MESSAGES } from '../../shared/messages.js';
+import { t } from '@lingui/core/macro';
+import { notAnInteger } from '../i18n/messages.js';
 import { sanitizeText } from '../../shared/rules.js';
 import type { CounterPatch } from '../live/ops.js';
 
@@ -52,10 +53,10 @@ type Parsed = { ok: true; value: number | null } | { ok: false; message: string 
 export function parseOptionalInteger(text: string): Parsed {
   const trimmed = text.trim();
   if (trimmed === '') return { ok: true, value: null };
-  if (!/^[+-]?\d+$/.test(trimmed)) return { ok: false, message: MESSAGES.notAnInteger };
+  if (!/^[+-]?\d+$/.test(trimmed)) return { ok: false, message: notAnInteger() };
   const value = Number(trimmed);
   if (!Number.isSafeInteger(value) || value < MIN_VALUE || value > MAX_VALUE) {
-    return { ok: false, message: MESSAGES.valueOutOfRange };
+    return { ok: false, message: t`Counter value out of range` };
   }
   return { ok: true, value };
 }
@@ -90,7 +91,7 @@ export function settingsPatch(draft: SettingsDraft, counter: SettingsCounter): S
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   if (min !== null && max !== null && min > max) {
-    errors.min = MESSAGES.minAboveMax;
+    errors.min = t`The minimum cannot be greater than the maximum.`;
   } else {
     const inside = (value: number) =>
       (min === null || value >= min) && (max === null || value <= max);
@@ -102,9 +103,11 @@ export function settingsPatch(draft: SettingsDraft, counter: SettingsCounter): S
     if (resets && !inside(startValue) && !typed) {
       startValue = Math.min(Math.max(startValue, min ?? startValue), max ?? startValue);
     }
-    if (resets && !inside(startValue)) errors.startValue = MESSAGES.startValueOutsideLimits;
-    else if (!inside(counter.value)) {
-      errors[min !== null && counter.value < min ? 'min' : 'max'] = MESSAGES.limitsExcludeValue;
+    if (resets && !inside(startValue)) {
+      errors.startValue = t`The start value must be between the minimum and the maximum.`;
+    } else if (!inside(counter.value)) {
+      errors[min !== null && counter.value < min ? 'min' : 'max'] =
+        t`The value must stay between the minimum and the maximum.`;
     }
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };

@@ -7,6 +7,7 @@ import type { ActivityEntry, FieldChange } from '../../shared/activity.js';
 import type { Op } from '../live/ops.js';
 import { ApiRequestError } from './api.js';
 import { periodKind } from './periods.js';
+import { dateLocale, formatNumber } from '../i18n/format.js';
 
 /** "+5" or "−3" (a real minus sign, read as "minus" by screen readers). */
 export function signed(delta: number): string {
@@ -237,7 +238,7 @@ export function describeOp(op: Op): string {
     case 'section':
       return op.max === null
         ? `Removed the maximum of ${op.section}`
-        : `Set the maximum of ${op.section} to ${op.max.toLocaleString('en-US')}`;
+        : `Set the maximum of ${op.section} to ${formatNumber(op.max)}`;
     default:
       // An op of a kind a newer version stored (the outbox outlives deploys): still a sentence.
       return 'Changed the group';
@@ -277,16 +278,40 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** "just now", "2 min ago", "3 h ago", "4 d ago", then a date ("12 Mar", "12 Mar 2024"). */
+const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();
+
+/** The language's relative times; none for English, whose short forms are the app's own. */
+function relativeFormat(): Intl.RelativeTimeFormat | null {
+  const locale = dateLocale();
+  if (locale === 'en-GB') return null;
+  let format = relativeFormats.get(locale);
+  if (!format) {
+    format = new Intl.RelativeTimeFormat(locale, { numeric: 'auto', style: 'short' });
+    relativeFormats.set(locale, format);
+  }
+  return format;
+}
+
+/**
+ * "just now", "2 min ago", "3 h ago", "4 d ago", then a date ("12 Mar", "12 Mar 2024"); in
+ * another language, as Intl.RelativeTimeFormat writes it there ("vor 2 Min.", "il y a 3 h").
+ */
 export function relativeTime(at: number, now: number): string {
   const ago = Math.max(0, now - at);
-  if (ago < MINUTE) return 'just now';
-  if (ago < HOUR) return `${Math.floor(ago / MINUTE)} min ago`;
-  if (ago < DAY) return `${Math.floor(ago / HOUR)} h ago`;
-  if (ago < 7 * DAY) return `${Math.floor(ago / DAY)} d ago`;
+  const relative = relativeFormat();
+  if (ago < MINUTE) return relative ? relative.format(0, 'second') : 'just now';
+  if (ago < 7 * DAY) {
+    const [amount, unit, short] =
+      ago < HOUR
+        ? [Math.floor(ago / MINUTE), 'minute' as const, 'min']
+        : ago < DAY
+          ? [Math.floor(ago / HOUR), 'hour' as const, 'h']
+          : [Math.floor(ago / DAY), 'day' as const, 'd'];
+    return relative ? relative.format(-amount, unit) : `${amount} ${short} ago`;
+  }
   const date = new Date(at);
   const sameYear = date.getFullYear() === new Date(now).getFullYear();
-  return date.toLocaleDateString('en-GB', {
+  return date.toLocaleDateString(dateLocale(), {
     day: 'numeric',
     month: 'short',
     ...(sameYear ? {} : { year: 'numeric' }),

@@ -3,6 +3,7 @@
  * arithmetic so it can be tested without a browser: the grid's columns and rows and the value's
  * font size follow from how many counters there are and the size of the viewport.
  */
+import { formatNumber } from '../i18n/format.js';
 
 export interface DisplayLayout {
   columns: number;
@@ -200,7 +201,7 @@ function tallestValue(
 /** The characters the widest value takes ("-1,234" is 6), at least 1. */
 export function widestValue(values: readonly number[]): number {
   let widest = 1;
-  for (const value of values) widest = Math.max(widest, value.toLocaleString('en-US').length);
+  for (const value of values) widest = Math.max(widest, formatNumber(value).length);
   return widest;
 }
 

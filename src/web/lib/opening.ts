@@ -9,8 +9,8 @@
  * join (to check the key) is the group's first load.
  */
 import type { Counter, GroupSnapshot } from '../../shared/api.js';
-import { MESSAGES } from '../../shared/messages.js';
-import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
+import { checkGroupName, isValidKeyFormat } from '../../shared/rules.js';
+import { invalidKeyFormat, missingNameOrKey, problemText } from '../i18n/messages.js';
 import { fetchCounters, joinGroup } from './api.js';
 
 export type Opening =
@@ -39,10 +39,10 @@ function loads(key: string, group: Promise<GroupSnapshot>): Opening {
  */
 function startOpening(rawName: string, accessKey: string | null): Opening {
   const key = accessKey?.trim() ?? '';
-  if (rawName.trim() === '' || key === '') return { ok: false, message: MESSAGES.missingNameOrKey };
-  if (!isValidKeyFormat(key)) return { ok: false, message: MESSAGES.invalidKeyFormat };
-  const parsed = parseGroupName(rawName);
-  if (!parsed.ok) return { ok: false, message: parsed.message };
+  if (rawName.trim() === '' || key === '') return { ok: false, message: missingNameOrKey() };
+  if (!isValidKeyFormat(key)) return { ok: false, message: invalidKeyFormat() };
+  const parsed = checkGroupName(rawName);
+  if (!parsed.ok) return { ok: false, message: problemText(parsed.problem) };
   return loads(key, joinGroup(parsed.value, key));
 }
 

@@ -11,6 +11,7 @@
  */
 import type { Counter } from '../../shared/api.js';
 import { goalProgress } from './capacity.js';
+import { formatNumber } from '../i18n/format.js';
 
 /** The sliding window the pace is measured over, ms. */
 export const PACE_WINDOW_MS = 60_000;
@@ -132,7 +133,7 @@ export function paceOf(samples: readonly PaceSample[], now: number): number {
 export function paceLabel(perMinute: number): string | null {
   const shown = roundPace(perMinute);
   if (shown === 0) return null;
-  const magnitude = Math.abs(shown).toLocaleString('en-US');
+  const magnitude = formatNumber(Math.abs(shown));
   return `${shown < 0 ? '\u2212' : ''}${magnitude}/min`;
 }
 
@@ -140,7 +141,7 @@ export function paceLabel(perMinute: number): string | null {
 export function paceSpoken(perMinute: number): string | null {
   const shown = roundPace(perMinute);
   if (shown === 0) return null;
-  const magnitude = Math.abs(shown).toLocaleString('en-US');
+  const magnitude = formatNumber(Math.abs(shown));
   return `${shown < 0 ? 'down ' : ''}${magnitude} per minute`;
 }
 
@@ -179,8 +180,8 @@ export function minutesTo(value: number, target: number, perMinute: number): num
 
 /** "about 3 min" (at least 1), from an hour "about 2 h". */
 export function forecastLabel(minutes: number): string {
-  if (minutes < 59.5) return `about ${Math.max(1, Math.round(minutes))} min`;
-  return `about ${Math.max(1, Math.round(minutes / 60))} h`;
+  if (minutes < 59.5) return `about ${formatNumber(Math.max(1, Math.round(minutes)))} min`;
+  return `about ${formatNumber(Math.max(1, Math.round(minutes / 60)))} h`;
 }
 
 export interface PaceView {

@@ -11,6 +11,7 @@
 import type { Counter } from '../../shared/api.js';
 import { NEAR_LIMIT_RATIO } from '../../shared/limits.js';
 import { sectionMaxOf } from '../../shared/rules.js';
+import { formatNumber, numbersInOrder } from '../i18n/format.js';
 
 /** How full something with a maximum is: 'none' without one. */
 export type Capacity = 'none' | 'open' | 'near' | 'full';
@@ -96,13 +97,13 @@ export function hasSections(counters: readonly Counter[]): boolean {
   return counters.some((counter) => counter.section !== null && counter.section !== '');
 }
 
-const format = (value: number) => value.toLocaleString('en-US');
+const format = formatNumber;
 
 /** What a section's header says about its total, e.g. "total 205" or "205 / 250". */
 export function totalText(block: SectionBlock): string {
   return block.max === null
     ? `total ${format(block.total)}`
-    : `${format(block.total)} / ${format(block.max)}`;
+    : numbersInOrder(`${format(block.total)} / ${format(block.max)}`);
 }
 
 /** The capacity's words, never colour alone: "45 left", "Nearly full · 20 left", "Full". */

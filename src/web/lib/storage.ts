@@ -1,12 +1,14 @@
 /**
- * Local browser data: the guest display name and the theme preference
- * (docs/product.md#member-names, docs/product.md#theme). Storage may be unavailable (disabled
+ * Local browser data: the guest display name, the theme and the language
+ * (docs/product.md#member-names, docs/product.md#theme, docs/product.md#languages). Storage may be unavailable (disabled
  * cookies, some private modes): then values live for the page's lifetime.
  */
 import { makeGuestName } from '../../shared/rules.js';
 
 /** Must match the key read by public/theme.js before first paint. */
 export const THEME_KEY = 'tally:theme';
+/** The language chosen in the menu; absent until one is, so the browser's preference decides. */
+export const LOCALE_KEY = 'tally:lang';
 export const GUEST_NAME_KEY = 'tally:guestName';
 /** This browser's presence id, shared by its tabs (not a secret, not an account). */
 export const MEMBER_ID_KEY = 'tally:memberId';
@@ -49,6 +51,14 @@ export function saveTheme(theme: Theme): void {
 
 export function parseTheme(value: string | null): Theme {
   return value === 'light' ? 'light' : 'dark';
+}
+
+export function savedLocale(): string | null {
+  return read(LOCALE_KEY);
+}
+
+export function saveLocale(code: string): void {
+  write(LOCALE_KEY, code);
 }
 
 /** A guest name is created on the first visit and kept. */

@@ -5,6 +5,7 @@
  * test/unit/web-tap-links.test.ts.
  */
 import type { Tally } from '../../shared/api.js';
+import { formatNumber } from '../i18n/format.js';
 
 export interface LeaderRow {
   /** 1 for the largest net; members with the same net share a rank ("1, 2, 2, 4"). */
@@ -74,6 +75,6 @@ export function leaderboard(rows: readonly Tally[], counterId: string | null = n
 /** "+3", "−2" (a real minus sign), "0". */
 export function signedNet(net: number): string {
   if (net === 0) return '0';
-  const digits = Math.abs(net).toLocaleString('en-US');
+  const digits = formatNumber(Math.abs(net));
   return net < 0 ? `\u2212${digits}` : `+${digits}`;
 }

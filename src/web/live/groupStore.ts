@@ -27,7 +27,9 @@ import type {
 import type { TapGrant } from '../../shared/links.js';
 import type { PresenceMember } from '../../shared/protocol.js';
 import { CLOSE_CODES } from '../../shared/live.js';
-import { MESSAGES } from '../../shared/messages.js';
+import { plural, t } from '@lingui/core/macro';
+import { formatNumber } from '../i18n/format.js';
+import { accessDenied } from '../i18n/messages.js';
 import { sectionMaxOf } from '../../shared/rules.js';
 import {
   ApiRequestError,
@@ -106,8 +108,6 @@ const GOAL_NOTICES_MAX = 3;
  * What the page says when a reorder or a section's maximum could not be saved and the server sent
  * no message of its own. (Not yet in shared/messages.ts, where the banner's other messages are.)
  */
-export const FAILED_TO_REORDER = 'Failed to save the new order';
-export const FAILED_TO_UPDATE_SECTION = 'Failed to update the section';
 
 /** This tab remembers its last changes for Ctrl+Z (the server keeps operation ids for 24 h). */
 const UNDO_DEPTH = 100;
@@ -280,8 +280,7 @@ export class GroupStore implements GroupAuth {
         return;
       }
       this.fatal =
-        reason ||
-        (code === CLOSE_CODES.groupNotFound ? MESSAGES.groupNotFound : MESSAGES.accessDenied);
+        reason || (code === CLOSE_CODES.groupNotFound ? t`Group not found` : accessDenied());
       this.emit();
     },
   };
@@ -525,11 +524,7 @@ export class GroupStore implements GroupAuth {
     const notice: GoalNotice = {
       id: goal.seq,
       counterId: goal.counterId,
-      text: MESSAGES.goalReached(
-        goal.member,
-        goal.counterName === '' ? MESSAGES.newCounterName : goal.counterName,
-        goal.goal,
-      ),
+      text: goalReachedText(goal),
     };
     this.goalNotices = [...this.goalNotices, notice].slice(-GOAL_NOTICES_MAX);
     const timer = window.setTimeout(() => {
@@ -553,7 +548,7 @@ export class GroupStore implements GroupAuth {
         // The server's message, else 'Failed to load counters' (docs/product.md#body).
         const message =
           (error instanceof ApiRequestError ? error.serverMessage : undefined) ??
-          MESSAGES.failedToLoadCounters;
+          t`Failed to load counters`;
         this.error = message;
         this.loadError = message;
         this.loadFailed = true;
@@ -613,12 +608,14 @@ export class GroupStore implements GroupAuth {
     if (this.fatal !== null) return;
     const dropped = this.lanes.dropAll();
     this.connection?.stop();
-    this.fatal = [reason || MESSAGES.accessDenied, droppedTaps(dropped)].join(' ').trim();
+    this.fatal = [reason || accessDenied(), droppedTaps(dropped)].join(' ').trim();
     this.emit();
   }
 
   private keyReplacedMessage(): string {
-    return this.access === 'view' ? MESSAGES.viewLinkChanged : MESSAGES.keyChanged;
+    return this.access === 'view'
+      ? t`This view-only link no longer works. Ask a member for a new one.`
+      : t`The access key of this group was changed. Ask a member for the new link.`;
   }
 
   private remember(op: Op): void {
@@ -636,17 +633,17 @@ export class GroupStore implements GroupAuth {
         // Someone else deleted the counter meanwhile: its card is gone, nothing to report.
         if (notFound && wasDeleted(this.server, op.counterId)) return;
         if (notFound) this.dispatch({ type: 'counterGone', counterId: op.counterId });
-        this.error = serverMessage ?? MESSAGES.failedToUpdateCounter;
+        this.error = serverMessage ?? t`Failed to update counter`;
         return;
       case 'delete':
         if (notFound) {
           this.dispatch({ type: 'counterGone', counterId: op.counterId });
           return;
         }
-        this.error = serverMessage ?? MESSAGES.failedToDeleteCounter;
+        this.error = serverMessage ?? t`Failed to delete counter`;
         return;
       case 'create':
-        this.error = serverMessage ?? MESSAGES.failedToCreateCounter;
+        this.error = serverMessage ?? t`Failed to create counter`;
         return;
       case 'group':
         // A failed group update (name, picture, settings) is only logged: no banner.
@@ -666,10 +663,10 @@ export class GroupStore implements GroupAuth {
           if (retry !== undefined) this.reorderRetries.add(retry);
           return;
         }
-        this.error = serverMessage ?? FAILED_TO_REORDER;
+        this.error = serverMessage ?? t`Failed to save the new order`;
         return;
       case 'section':
-        this.error = serverMessage ?? FAILED_TO_UPDATE_SECTION;
+        this.error = serverMessage ?? t`Failed to update the section`;
         return;
     }
   }
@@ -678,7 +675,16 @@ export class GroupStore implements GroupAuth {
 /** What became of the taps that waited when a tap link stopped working. */
 export function droppedTaps(count: number): string {
   if (count === 0) return '';
-  return count === 1
-    ? 'The tap waiting on this device was not counted.'
-    : `The ${count.toLocaleString('en-US')} taps waiting on this device were not counted.`;
+  return plural(count, {
+    one: 'The tap waiting on this device was not counted.',
+    other: 'The # taps waiting on this device were not counted.',
+  });
+}
+
+/** "{member} reached the goal of {goal} on {counter}!" (docs/product.md#goals). */
+function goalReachedText(goal: GoalReached): string {
+  const member = goal.member;
+  const counter = goal.counterName === '' ? t`New Counter` : goal.counterName;
+  const target = formatNumber(goal.goal);
+  return t`${member} reached the goal of ${target} on ${counter}!`;
 }

@@ -5,9 +5,11 @@
  * connection without a member entry, so no name is listed), live and reconnecting by itself
  * through the group screen's own store.
  */
+import { t } from '@lingui/core/macro';
+import { useLingui } from '@lingui/react/macro';
 import { useEffect, useLayoutEffect, useState, useSyncExternalStore } from 'react';
 import type { Counter } from '../../shared/api.js';
-import { MESSAGES } from '../../shared/messages.js';
+import { loadingGroup } from '../i18n/messages.js';
 import { PaceLine } from '../components/PaceLine.js';
 import { TopBar } from '../components/TopBar.js';
 import { capacityOf, goalProgress } from '../lib/capacity.js';
@@ -29,6 +31,7 @@ import type { GroupStore } from '../live/groupStore.js';
 import { AccessDenied } from './group/Notices.js';
 import { Pending, Shell } from './group/Page.js';
 import { useGroupAccess } from './group/useGroupAccess.js';
+import { formatNumber, numbersInOrder } from '../i18n/format.js';
 
 /** The display joins the live channel without a member entry: it is not listed in 'Here now'. */
 const noMember = () => null;
@@ -40,11 +43,12 @@ export function DisplayScreen({
   rawName: string;
   accessKey: string | null;
 }) {
+  const { t } = useLingui();
   const access = useGroupAccess(rawName, accessKey, { member: noMember });
   if (access.phase === 'loading' || access.phase === 'offline') {
     return (
       <Shell>
-        <Pending>{access.phase === 'offline' ? 'Reconnecting…' : MESSAGES.loadingGroup}</Pending>
+        <Pending>{access.phase === 'offline' ? t`Reconnecting…` : loadingGroup()}</Pending>
       </Shell>
     );
   }
@@ -69,18 +73,23 @@ function useViewport(): { width: number; height: number } {
   return size;
 }
 
-const format = (value: number) => value.toLocaleString('en-US');
+const format = formatNumber;
 
-const STATUS_TEXT = { live: 'Live', connecting: 'Connecting…', offline: 'Reconnecting…' } as const;
+function statusText(status: 'live' | 'connecting' | 'offline'): string {
+  if (status === 'live') return t`Live`;
+  return status === 'connecting' ? t`Connecting…` : t`Reconnecting…`;
+}
 
 function DisplayView({ store }: { store: GroupStore }) {
+  const { t } = useLingui();
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const { group } = state;
   const viewport = useViewport();
 
+  const screenName = t`Display`;
   useEffect(() => {
-    document.title = `${group.displayName} · Display · Tally`;
-  }, [group.displayName]);
+    document.title = `${group.displayName} · ${screenName} · Tally`;
+  }, [group.displayName, screenName]);
 
   const counters = state.counters ?? [];
   // The group screen's blocks, in its order: a section's tiles together under its heading.
@@ -118,9 +127,9 @@ function DisplayView({ store }: { store: GroupStore }) {
         <p
           role="status"
           data-testid="display-status"
-          className="ml-auto shrink-0 text-base font-medium text-zinc-700 sm:text-lg dark:text-zinc-300"
+          className="ms-auto shrink-0 text-base font-medium text-zinc-700 sm:text-lg dark:text-zinc-300"
         >
-          {STATUS_TEXT[state.status]}
+          {statusText(state.status)}
         </p>
       </TopBar>
       <main
@@ -129,10 +138,10 @@ function DisplayView({ store }: { store: GroupStore }) {
         style={{ padding: `${GAP_PX / 2}px`, gap: `${GAP_PX}px` }}
       >
         {state.counters === null ? (
-          <Pending>{MESSAGES.loadingCounters}</Pending>
+          <Pending>{t`Loading counters...`}</Pending>
         ) : counters.length === 0 ? (
           <p className="flex flex-1 items-center justify-center text-3xl text-zinc-700 dark:text-zinc-300">
-            No counters yet
+            {t`No counters yet`}
           </p>
         ) : (
           blocks.map((block, index) =>
@@ -157,13 +166,13 @@ function DisplayView({ store }: { store: GroupStore }) {
                     {totalText(block)}
                   </span>
                   {capacityText(block) !== null && (
-                    <span className={`ml-2 font-normal ${toneText(block.capacity)}`}>
+                    <span className={`ms-2 font-normal ${toneText(block.capacity)}`}>
                       · {capacityText(block)}
                     </span>
                   )}
                 </h2>
                 <Tiles
-                  label={`Counters in ${block.name}`}
+                  label={countersIn(block.name)}
                   counters={block.counters}
                   store={store}
                   tiles={tiles}
@@ -172,7 +181,7 @@ function DisplayView({ store }: { store: GroupStore }) {
             ) : (
               <Tiles
                 key={`run-${block.counters[0]?.id ?? index}`}
-                label={sectioned ? 'Counters without a section' : 'Counters'}
+                label={sectioned ? t`Counters without a section` : t`Counters`}
                 counters={block.counters}
                 store={store}
                 tiles={tiles}
@@ -185,7 +194,9 @@ function DisplayView({ store }: { store: GroupStore }) {
   );
 }
 
-const nameOf = (counter: Counter) => (counter.name === '' ? 'Counter Name' : counter.name);
+const countersIn = (section: string) => t`Counters in ${section}`;
+
+const nameOf = (counter: Counter) => (counter.name === '' ? t`Counter Name` : counter.name);
 
 /**
  * The names' font size: the layout's, made smaller when a name still overflows its tile on one
@@ -266,8 +277,10 @@ function DisplayCell({
   store: GroupStore;
   tiles: Tiles;
 }) {
+  const { t } = useLingui();
   const name = nameOf(counter);
   const goal = goalProgress(counter);
+  const goalLabel = goal?.label;
   const capacity = capacityOf(counter);
   const detail = { fontSize: `${detailSize}px`, lineHeight: DETAIL_LINE };
   return (
@@ -297,12 +310,11 @@ function DisplayCell({
         {goal !== null && (
           <span className="w-full max-w-md" style={detail}>
             <span className="block truncate tabular-nums">
-              {goal.reached ? 'Goal reached · ' : 'Goal '}
-              {goal.label}
+              {goal.reached ? t`Goal reached · ${goalLabel}` : t`Goal ${goalLabel}`}
             </span>
             <span
               role="progressbar"
-              aria-label={`Goal of ${name}`}
+              aria-label={t`Goal of ${name}`}
               aria-valuemin={0}
               aria-valuemax={100}
               aria-valuenow={Math.round(goal.fraction * 100)}
@@ -322,7 +334,8 @@ function DisplayCell({
             className={`max-w-full truncate font-semibold tabular-nums ${toneText(capacity.level)}`}
             style={detail}
           >
-            {capacity.label} · {format(counter.value)} / {format(capacity.max)}
+            {capacity.label} ·{' '}
+            {numbersInOrder(`${format(counter.value)} / ${format(capacity.max)}`)}
           </span>
         )}
         <PaceLine

@@ -1,6 +1,7 @@
+import { useLingui } from '@lingui/react/macro';
 import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from 'react';
 import type { GroupSnapshot } from '../../shared/api.js';
-import { MESSAGES } from '../../shared/messages.js';
+import { loadingGroup } from '../i18n/messages.js';
 import { prefetchCardEditors } from '../components/CounterCard.js';
 import { ErrorBanner } from '../components/ErrorBanner.js';
 import { whenIdle } from '../lib/idle.js';
@@ -43,20 +44,23 @@ function showCanonicalAddress(snapshot: GroupSnapshot, key: string): void {
  * the group.
  */
 export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey: string | null }) {
+  const { t } = useLingui();
   const access = useGroupAccess(rawName, accessKey, {
     member: thisMember,
     onGranted: showCanonicalAddress,
   });
 
+  const loading = loadingGroup();
+  const denied = t`Access Denied`;
   useEffect(() => {
-    if (access.phase === 'loading') document.title = `${MESSAGES.loadingGroup} · Tally`;
-    if (access.phase === 'denied') document.title = 'Access Denied · Tally';
-  }, [access.phase]);
+    if (access.phase === 'loading') document.title = `${loading} · Tally`;
+    if (access.phase === 'denied') document.title = `${denied} · Tally`;
+  }, [access.phase, loading, denied]);
 
   if (access.phase === 'loading') {
     return (
       <Shell>
-        <Pending>{MESSAGES.loadingGroup}</Pending>
+        <Pending>{loading}</Pending>
       </Shell>
     );
   }

@@ -1,9 +1,11 @@
 import { ArrowRight, Key, Loader, Users } from '../components/icons/index.js';
+import { t } from '@lingui/core/macro';
+import { useLingui } from '@lingui/react/macro';
 import { useEffect, useId, useState, type SyntheticEvent } from 'react';
 import type { GroupPreview } from '../../shared/api.js';
 import { GROUP_LOOKUP_DEBOUNCE_MS, KEY_GENERATION_MS } from '../../shared/limits.js';
-import { MESSAGES } from '../../shared/messages.js';
-import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
+import { checkGroupName, isValidKeyFormat } from '../../shared/rules.js';
+import { problemText } from '../i18n/messages.js';
 import { Footer } from '../components/Footer.js';
 import { Logo } from '../components/Logo.js';
 import { TopBar } from '../components/TopBar.js';
@@ -29,7 +31,11 @@ type Lookup =
 
 type FieldError = { field: 'name' | 'key' | 'form'; message: string };
 
+/** Shown when the typed key is not one (docs/product.md#access-keys). */
+const invalidKey = () => t`Access key not valid. Generate a new one.`;
+
 export function Landing() {
+  const { t } = useLingui();
   const nameId = useId();
   const keyId = useId();
   const nameErrorId = useId();
@@ -43,7 +49,7 @@ export function Landing() {
   const [submitting, setSubmitting] = useState(false);
   const [logoFailed, setLogoFailed] = useState<string | null>(null);
 
-  const parsedName = parseGroupName(name);
+  const parsedName = checkGroupName(name);
   const slug = parsedName.ok ? parsedName.value : null;
   // A lookup answer only counts for the name it was made for.
   const current = lookup.state !== 'idle' && lookup.slug === slug ? lookup : null;
@@ -69,7 +75,7 @@ export function Landing() {
         (lookupError: unknown) => {
           if (controller.signal.aborted) return;
           const message = lookupError instanceof Error ? lookupError.message : String(lookupError);
-          setLookup({ state: 'error', slug, message: MESSAGES.errorCheckingGroup(message) });
+          setLookup({ state: 'error', slug, message: t`Error checking group: ${message}` });
         },
       );
     }, GROUP_LOOKUP_DEBOUNCE_MS);
@@ -101,12 +107,12 @@ export function Landing() {
     event.preventDefault();
     if (submitting) return;
     if (!parsedName.ok) {
-      setError({ field: 'name', message: parsedName.message });
+      setError({ field: 'name', message: problemText(parsedName.problem) });
       return;
     }
     const trimmedKey = key.trim();
     if (!isValidKeyFormat(trimmedKey)) {
-      setError({ field: 'key', message: MESSAGES.landingInvalidKey });
+      setError({ field: 'key', message: invalidKey() });
       return;
     }
     setError(null);
@@ -123,6 +129,7 @@ export function Landing() {
 
   const preview = current?.state === 'exists' ? current.preview : null;
   const pictureUrl = preview?.profileImageUrl ?? null;
+  const previewName = preview?.name ?? t`Group`;
   const showPicture = pictureUrl !== null && logoFailed !== pictureUrl;
   const nameError = error?.field === 'name' ? error.message : null;
   const keyError = error?.field === 'key' ? error.message : null;
@@ -135,7 +142,7 @@ export function Landing() {
           {showPicture ? (
             <img
               src={pictureUrl}
-              alt={`${preview?.name ?? 'Group'} profile picture`}
+              alt={t`${previewName} profile picture`}
               width={72}
               height={72}
               referrerPolicy="no-referrer"
@@ -148,7 +155,9 @@ export function Landing() {
             <Logo size={72} />
           )}
           <h1 className="mt-5 text-3xl font-bold tracking-tight sm:text-4xl">Tally</h1>
-          <p className={`mt-3 text-base text-balance ${mutedText}`}>{MESSAGES.tagline}</p>
+          <p
+            className={`mt-3 text-base text-balance ${mutedText}`}
+          >{t`Create or join a group with counters for anything imaginable! Secure and in real-time!`}</p>
         </div>
 
         <form
@@ -157,7 +166,7 @@ export function Landing() {
           className={`${card} mt-8 p-5 sm:p-6`}
         >
           <label htmlFor={nameId} className="block text-sm font-medium">
-            Unique Group Name
+            {t`Unique Group Name`}
           </label>
           <input
             id={nameId}
@@ -166,7 +175,7 @@ export function Landing() {
               setName(event.target.value);
               if (error?.field !== 'key') setError(null);
             }}
-            placeholder="e.g. climbing-club"
+            placeholder={t`e.g. climbing-club`}
             autoComplete="off"
             autoCapitalize="none"
             spellCheck={false}
@@ -186,17 +195,17 @@ export function Landing() {
             ) : exists ? (
               <p className="inline-flex items-center gap-1.5 font-medium text-indigo-700 dark:text-indigo-300">
                 <Users className="size-3.5" />
-                {MESSAGES.groupExists}
+                {t`This group already exists`}
               </p>
             ) : slug !== null && slug !== name ? (
               <p className={mutedText}>
-                Link: <span className="font-mono">/{slug}</span>
+                {t`Link:`} <span className="font-mono">/{slug}</span>
               </p>
             ) : null}
           </div>
 
           <label htmlFor={keyId} className="mt-3 block text-sm font-medium">
-            Access Key
+            {t`Access Key`}
           </label>
           <input
             id={keyId}
@@ -205,7 +214,7 @@ export function Landing() {
               setKey(event.target.value);
               if (error?.field === 'key' || error?.field === 'form') setError(null);
             }}
-            placeholder="16–128 hex characters"
+            placeholder={t`16–128 hex characters`}
             autoComplete="off"
             autoCapitalize="none"
             spellCheck={false}
@@ -227,7 +236,7 @@ export function Landing() {
             className={`${secondaryButton} mt-2.5 w-full`}
           >
             {generating ? <Loader className="size-4 animate-spin" /> : <Key className="size-4" />}
-            {generating ? 'Generating...' : 'Generate Secure Key'}
+            {generating ? t`Generating...` : t`Generate Secure Key`}
           </button>
 
           {exists && (
@@ -235,7 +244,7 @@ export function Landing() {
               id={noteId}
               className="mt-4 rounded-xl border border-indigo-200 bg-indigo-50 px-3.5 py-2.5 text-sm text-indigo-900 dark:border-indigo-900/60 dark:bg-indigo-950/40 dark:text-indigo-200"
             >
-              {MESSAGES.groupExistsNote}
+              {t`This group already exists. Enter the correct access key to join.`}
             </p>
           )}
 
@@ -250,11 +259,11 @@ export function Landing() {
             disabled={submitting}
             className={`${primaryButton} mt-5 w-full py-3 text-base`}
           >
-            {exists ? 'Join Group' : 'Create Group'}
+            {exists ? t`Join Group` : t`Create Group`}
             {submitting ? (
               <Loader className="size-4 animate-spin" />
             ) : (
-              <ArrowRight className="size-4" />
+              <ArrowRight className="size-4 rtl:-scale-x-100" />
             )}
           </button>
         </form>
@@ -269,10 +278,13 @@ function landingError(error: unknown): FieldError {
   if (error instanceof ApiRequestError) {
     switch (error.code) {
       case 'wrong_key':
-        return { field: 'form', message: MESSAGES.groupExistsWrongKey };
+        return {
+          field: 'form',
+          message: t`This group already exists and the access key is incorrect. Please use the correct key or choose a different group name.`,
+        };
       case 'invalid_key_format':
       case 'missing_key':
-        return { field: 'key', message: MESSAGES.landingInvalidKey };
+        return { field: 'key', message: invalidKey() };
       case 'invalid_group_name':
         return { field: 'name', message: error.message };
       default:
@@ -280,5 +292,5 @@ function landingError(error: unknown): FieldError {
     }
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { field: 'form', message: MESSAGES.errorValidatingAccess(message) };
+  return { field: 'form', message: t`Error validating group access: ${message}` };
 }

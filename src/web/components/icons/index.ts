@@ -33,6 +33,7 @@ export { House } from './House.js';
 export { ImageOff } from './ImageOff.js';
 export { ImagePlus } from './ImagePlus.js';
 export { Key } from './Key.js';
+export { Languages } from './Languages.js';
 export { Loader } from './Loader.js';
 export { Maximize } from './Maximize.js';
 export { Minus } from './Minus.js';

@@ -3,9 +3,9 @@
  * group's order, with sections as headed blocks; reorder mode instead of the grid while a member
  * rearranges them; and the goals reached live, announced.
  */
+import { useLingui } from '@lingui/react/macro';
 import { lazy, Suspense, useEffect, useId, useState } from 'react';
 import type { Counter } from '../../../shared/api.js';
-import { MESSAGES } from '../../../shared/messages.js';
 import { CounterCard } from '../../components/CounterCard.js';
 import { ArrowsUpDown, Check, Plus } from '../../components/icons/index.js';
 import { SectionHeader } from '../../components/SectionHeader.js';
@@ -102,6 +102,7 @@ export function CounterGrid({
 }
 
 function Counters({ store, state, readOnly, rights, showPending, onAddCounter }: GridProps) {
+  const { t } = useLingui();
   const { counters } = state;
   const idPrefix = useId();
   if (counters === null) {
@@ -114,7 +115,7 @@ function Counters({ store, state, readOnly, rights, showPending, onAddCounter }:
     ) : (
       // As tall as the screen: the footer waits below the fold instead of jumping down when
       // the grid arrives (a layout shift Lighthouse counted on phones, ADR 6).
-      <Pending tall>{MESSAGES.loadingCounters}</Pending>
+      <Pending tall>{t`Loading counters...`}</Pending>
     );
   }
   if (counters.length === 0) {
@@ -184,32 +185,34 @@ function Counters({ store, state, readOnly, rights, showPending, onAddCounter }:
 
 /** The list did not load (the banner above says why) and nothing has filled it since. */
 function LoadFailed({ onRetry }: { onRetry: () => void }) {
+  const { t } = useLingui();
   return (
     <div className="empty-state">
-      <p className={mutedText}>The counters could not be loaded.</p>
+      <p className={mutedText}>{t`The counters could not be loaded.`}</p>
       <button type="button" onClick={onRetry} className={`${secondaryButton} mt-4`}>
-        Try again
+        {t`Try again`}
       </button>
     </div>
   );
 }
 
 function EmptyState({ onCreate, tap }: { onCreate: (() => void) | null; tap: boolean }) {
+  const { t } = useLingui();
   return (
     <div className="empty-state">
       <div className="badge-icon badge-icon-indigo">
         <Plus className="size-6" />
       </div>
-      <h2 className="mt-4 text-lg font-semibold">{MESSAGES.noCountersTitle}</h2>
+      <h2 className="mt-4 text-lg font-semibold">{t`No counters yet`}</h2>
       <p className={`mt-1 ${mutedText}`}>
         {tap
-          ? 'The counters this tap link may count show up here as soon as the group has them.'
-          : MESSAGES.noCountersBody}
+          ? t`The counters this tap link may count show up here as soon as the group has them.`
+          : t`Create your first counter to get started!`}
       </p>
       {onCreate && (
         <button type="button" onClick={onCreate} className={`${primaryButton} mt-6`}>
           <Plus className="size-4" />
-          Create First Counter
+          {t`Create First Counter`}
         </button>
       )}
     </div>

@@ -29,7 +29,7 @@ export function GoalNotices({
         <div
           key={notice.id}
           data-testid="goal-notice"
-          className="pointer-events-auto flex w-full max-w-md items-center gap-3 rounded-xl border border-emerald-300 bg-emerald-50 py-2 pr-2 pl-3 text-sm font-medium text-emerald-950 shadow-lg dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-50"
+          className="pointer-events-auto flex w-full max-w-md items-center gap-3 rounded-xl border border-emerald-300 bg-emerald-50 py-2 pe-2 ps-3 text-sm font-medium text-emerald-950 shadow-lg dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-50"
         >
           <Trophy className="size-5 shrink-0 text-emerald-700 dark:text-emerald-300" />
           <p className="min-w-0 flex-1">{notice.text}</p>

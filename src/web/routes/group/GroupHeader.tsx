@@ -2,8 +2,9 @@
  * The group screen's header: the picture and name of the group, this member and the connection,
  * and the group's actions (Activity, Share URL, QR code, Add Counter).
  */
+import { useLingui } from '@lingui/react/macro';
 import { lazy, Suspense, useState } from 'react';
-import { MESSAGES } from '../../../shared/messages.js';
+import { changesWaiting } from '../../i18n/messages.js';
 import { sanitizeText } from '../../../shared/rules.js';
 import { Avatar } from '../../components/Avatar.js';
 import { CopyButton } from '../../components/CopyButton.js';
@@ -44,6 +45,7 @@ export function GroupHeader({
   onShowQrCode: () => void;
   onAddCounter: () => void;
 }) {
+  const { t } = useLingui();
   const { group } = state;
   const [editingSettings, setEditingSettings] = useState(false);
   return (
@@ -93,12 +95,15 @@ export function GroupHeader({
             <ConnectionBadge status={state.status} />
             {showPending && (
               <span role="status" className="offline-badge" data-testid="changes-waiting">
-                {MESSAGES.changesWaiting(state.pendingCount)}
+                {changesWaiting(state.pendingCount)}
               </span>
             )}
             {state.access === 'view' && (
-              <span className="view-only-badge" title={MESSAGES.readOnly}>
-                View only
+              <span
+                className="view-only-badge"
+                title={t`This is a view-only link: it can see the group but not change it`}
+              >
+                {t`View only`}
               </span>
             )}
             {state.access === 'tap' && <span className="view-only-badge">Tap link</span>}

@@ -3,11 +3,11 @@
  * clicker's Page Up/Down count on it, `?` lists the keys, `f` opens focus mode. The selection is
  * ringed and announced. The help overlay and focus mode are chunks of their own.
  */
+import { t } from '@lingui/core/macro';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { DismissButton } from '../../components/ErrorBanner.js';
 import { Eye } from '../../components/icons/index.js';
 import type { Counter } from '../../../shared/api.js';
-import { MESSAGES } from '../../../shared/messages.js';
 import { blockedReason } from '../../lib/capacity.js';
 import { FOCUS_EVENT, keyAction, selectionAnnouncement } from '../../lib/keys.js';
 import { hasSections, layoutBlocks } from '../../lib/sections.js';
@@ -32,6 +32,10 @@ function shownOrder(state: GroupViewState): readonly Counter[] {
   return layoutBlocks(counters, state.group.sectionLimits).flatMap((block) => block.counters);
 }
 
+/** A counting key pressed on a view-only link, said on screen: a card that does not count looks broken. */
+const viewOnlyKeys = () =>
+  t`This is a view-only link: it shows the counters but cannot count. Open the group with its full link to count.`;
+
 export function KeyboardCounting({
   store,
   state,
@@ -50,7 +54,7 @@ export function KeyboardCounting({
   /** Bumped by each counting key this page may not use; 0 while no notice shows. */
   const [viewOnlyNotice, setViewOnlyNotice] = useState(0);
   /** What the notice says: view-only, or the one direction a tap link has. */
-  const [noticeText, setNoticeText] = useState<string>(MESSAGES.viewOnlyKeys);
+  const [noticeText, setNoticeText] = useState<string>(viewOnlyKeys);
   // The handler reads the latest of these without being added again on every change.
   const latest = useRef({ state, rights, readOnly, selected, focusId, helpOpen });
   latest.current = { state, rights, readOnly, selected, focusId, helpOpen };
@@ -88,9 +92,7 @@ export function KeyboardCounting({
             // The arrows and Page keys scroll the page until a counter is selected; + and − do not.
             if (current === null && event.key.length > 1) return;
             if (current !== null) event.preventDefault();
-            setNoticeText(
-              now.readOnly ? MESSAGES.viewOnlyKeys : directionRefused(action.direction),
-            );
+            setNoticeText(now.readOnly ? viewOnlyKeys() : directionRefused(action.direction));
             setViewOnlyNotice((n) => n + 1);
             return;
           }
@@ -112,7 +114,7 @@ export function KeyboardCounting({
           if (current === null) return;
           event.preventDefault();
           if (now.readOnly) {
-            setNoticeText(MESSAGES.viewOnlyKeys);
+            setNoticeText(viewOnlyKeys());
             setViewOnlyNotice((n) => n + 1);
           } else setFocusId(current.id);
           return;
@@ -162,7 +164,7 @@ export function KeyboardCounting({
       </p>
       <div role="status" aria-live="polite">
         {viewOnlyNotice > 0 && (
-          <div className="fixed inset-x-4 bottom-4 z-40 mx-auto flex max-w-md items-start gap-3 rounded-xl border border-sky-200 bg-sky-50 py-3 pr-2 pl-4 text-sm text-sky-950 shadow-lg dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50">
+          <div className="fixed inset-x-4 bottom-4 z-40 mx-auto flex max-w-md items-start gap-3 rounded-xl border border-sky-200 bg-sky-50 py-3 pe-2 ps-4 text-sm text-sky-950 shadow-lg dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50">
             <Eye className="mt-0.5 size-4 shrink-0" />
             <p className="min-w-0 flex-1">{noticeText}</p>
             <DismissButton

@@ -2,9 +2,10 @@
  * The group screen when there is no group to show: offline, or access denied (the display shows
  * the same Access Denied card).
  */
+import { useLingui } from '@lingui/react/macro';
 import { useEffect, type ReactNode } from 'react';
-import { MESSAGES } from '../../../shared/messages.js';
-import { parseGroupName } from '../../../shared/rules.js';
+import { checkGroupName } from '../../../shared/rules.js';
+import { changesWaiting } from '../../i18n/messages.js';
 import { CircleAlert, House, WifiOff } from '../../components/icons/index.js';
 import { navigate } from '../../lib/router.js';
 import { card, primaryButton } from '../../lib/ui.js';
@@ -13,19 +14,21 @@ import { Shell } from './Page.js';
 
 /** The group could not be reached (e.g. reloaded offline): it opens by itself once it can. */
 export function OfflineOpening({ rawName }: { rawName: string }) {
-  const parsed = parseGroupName(rawName);
+  const { t } = useLingui();
+  const parsed = checkGroupName(rawName);
   const waiting = parsed.ok ? waitingFor(parsed.value) : 0;
+  const title = t`Offline`;
   useEffect(() => {
-    document.title = `Offline · Tally`;
-  }, []);
+    document.title = `${title} · Tally`;
+  }, [title]);
   return (
-    <NoticeScreen tone="amber" Icon={WifiOff} title="Offline">
+    <NoticeScreen tone="amber" Icon={WifiOff} title={title}>
       <p role="status" className="mt-2 text-zinc-700 dark:text-zinc-300">
-        {MESSAGES.offlineOpening}
+        {t`You're offline. This group opens as soon as the connection is back.`}
       </p>
       {waiting > 0 && (
         <p className="mt-3 text-sm font-medium text-amber-800 dark:text-amber-300">
-          {MESSAGES.changesWaiting(waiting)}
+          {changesWaiting(waiting)}
         </p>
       )}
     </NoticeScreen>
@@ -33,8 +36,9 @@ export function OfflineOpening({ rawName }: { rawName: string }) {
 }
 
 export function AccessDenied({ message }: { message: string }) {
+  const { t } = useLingui();
   return (
-    <NoticeScreen tone="red" Icon={CircleAlert} title="Access Denied">
+    <NoticeScreen tone="red" Icon={CircleAlert} title={t`Access Denied`}>
       <p role="alert" className="mt-2 text-zinc-700 dark:text-zinc-300">
         {message}
       </p>
@@ -46,7 +50,7 @@ export function AccessDenied({ message }: { message: string }) {
         className={`${primaryButton} mt-6`}
       >
         <House className="size-4" />
-        Go Home
+        {t`Go Home`}
       </button>
     </NoticeScreen>
   );

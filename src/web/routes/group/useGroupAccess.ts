@@ -4,9 +4,10 @@
  * (no answer at all: the network, not the key) tries again with a growing delay, and at once when
  * the browser says it is online; the store is disposed when the screen goes.
  */
+import { t } from '@lingui/core/macro';
 import { useEffect, useState } from 'react';
 import type { GroupSnapshot } from '../../../shared/api.js';
-import { MESSAGES } from '../../../shared/messages.js';
+import { accessDenied, invalidKeyFormat, missingNameOrKey } from '../../i18n/messages.js';
 import { ApiRequestError } from '../../lib/api.js';
 import { takeOpening } from '../../lib/opening.js';
 import type { PresenceMember } from '../../../shared/protocol.js';
@@ -113,17 +114,17 @@ export function accessError(error: unknown): string {
   if (error instanceof ApiRequestError) {
     switch (error.code) {
       case 'missing_key':
-        return MESSAGES.missingNameOrKey;
+        return missingNameOrKey();
       case 'invalid_key_format':
-        return MESSAGES.invalidKeyFormat;
+        return invalidKeyFormat();
       case 'wrong_key':
         // A revoked tap link's key is a wrong key that the server explains (LINK_MESSAGES.revoked).
-        return error.serverMessage || MESSAGES.wrongKey;
+        return error.serverMessage || t`Invalid access key for this group`;
       case 'network_error':
-        return error.message || MESSAGES.accessDenied;
+        return error.message || accessDenied();
       default:
-        return error.serverMessage || MESSAGES.accessDenied;
+        return error.serverMessage || accessDenied();
     }
   }
-  return error instanceof Error && error.message ? error.message : MESSAGES.accessDenied;
+  return error instanceof Error && error.message ? error.message : accessDenied();
 }
