@@ -15,7 +15,6 @@ import { GroupHeader } from './group/GroupHeader.js';
 import { AccessDenied, OfflineOpening } from './group/Notices.js';
 import { Pending, Shell } from './group/Page.js';
 import { useGroupAccess } from './group/useGroupAccess.js';
-import { SavingPaused } from '../components/SavingPaused.js';
 
 const loadImageUrlDialog = () => import('../components/ImageUrlDialog.js');
 const ProfilePictureDialog = lazy(() =>
@@ -23,6 +22,9 @@ const ProfilePictureDialog = lazy(() =>
 );
 // The dialog's own chunk is prefetched when idle; the QR encoder it imports loads only on opening.
 const loadShareDialog = () => import('../components/ShareDialog.js');
+// Shown only while the server's database is away: fetched when the screen is idle, not first.
+const loadSavingPaused = () => import('../components/SavingPaused.js');
+const SavingPaused = lazy(() => loadSavingPaused().then((m) => ({ default: m.SavingPaused })));
 const ShareDialog = lazy(() => loadShareDialog().then((m) => ({ default: m.ShareDialog })));
 
 /** Set by a key change in this tab: the screen opened with the new key shows its link. */
@@ -93,6 +95,7 @@ function GroupView({ store }: { store: GroupStore }) {
       prefetchCardEditors();
       void loadImageUrlDialog();
       void loadShareDialog();
+      void loadSavingPaused();
     });
   }, []);
 
@@ -151,7 +154,11 @@ function GroupView({ store }: { store: GroupStore }) {
         </p>
       )}
 
-      {state.status === 'live' && !state.saving && <SavingPaused waiting={state.pendingCount} />}
+      {state.status === 'live' && !state.saving && (
+        <Suspense fallback={null}>
+          <SavingPaused waiting={state.pendingCount} />
+        </Suspense>
+      )}
 
       {state.error !== null && (
         <ErrorBanner
