@@ -261,10 +261,7 @@ export class GroupChannel {
       } else {
         const since = state.since;
         const newer = changes.filter((change) => change.seq > since);
-        if (newer.length === 0) continue;
-        if (member.seesPart()) member.sendChanges(newer);
-        else if (coalesced) member.sendFrame(coalescedFrame({ from: since + 1, changes: newer }));
-        else member.sendFrame(changesFrame(newer));
+        if (newer.length > 0) sendChanges(member, newer, coalesced ? since + 1 : undefined);
       }
     }
   }
@@ -275,9 +272,17 @@ export class GroupChannel {
   }
 }
 
-function sendChanges(member: ChannelMember, changes: readonly Change[]): void {
+/**
+ * Changes for one member alone: as its scope shows them, or in a frame of its own (`from`: a
+ * window's frame, which says the first change number it covers).
+ */
+function sendChanges(member: ChannelMember, changes: readonly Change[], from?: number): void {
   if (member.seesPart()) member.sendChanges(changes);
-  else member.sendFrame(changesFrame(changes));
+  else {
+    member.sendFrame(
+      from === undefined ? changesFrame(changes) : coalescedFrame({ from, changes: [...changes] }),
+    );
+  }
 }
 
 export function changesFrame(changes: readonly Change[]): string {
