@@ -32,15 +32,16 @@ function expectNoGaps(client: LiveClient, afterSeq: number): void {
   }
 }
 
-describe('a large group', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ logLevel: 'warn' });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+// One server for both: each test makes groups of its own.
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer({ logLevel: 'warn' });
+});
+afterAll(async () => {
+  await server.close();
+});
 
+describe('a large group', () => {
   it("gets every tap, in order, each counter at most once per window's frame, ending at the stored values", async () => {
     const group = await createGroup(server.url);
     const name = group.group.name;
@@ -134,14 +135,6 @@ describe('a large group', () => {
 });
 
 describe('a small group', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ logLevel: 'warn' });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-
   it("gets each change in a frame of its own as it commits, not a window's", async () => {
     const group = await createGroup(server.url);
     const counter = await group.addCounter();
