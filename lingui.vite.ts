@@ -7,6 +7,8 @@
  * - A message's key is its English text, not Lingui's hash of it: `t\`Share URL\`` becomes
  *   `_("Share URL")`, no longer than the string was, where a hash would add an id to every message
  *   of the first load. The catalogs are keyed the same way when they compile.
+ * - A message of text and `{name}` placeholders ships as its key alone: the browser compiles it
+ *   (src/web/i18n/placeholders.ts). Plurals and the rest ship compiled.
  */
 import path from 'node:path';
 import { transformAsync, types, type PluginObj } from '@babel/core';
@@ -16,6 +18,7 @@ import { getConfig } from '@lingui/conf';
 import { compileMessage } from '@lingui/message-utils/compileMessage';
 import { generateMessageId } from '@lingui/message-utils/generateMessageId';
 import type { Plugin } from 'vite';
+import { compilePlaceholders } from './src/web/i18n/placeholders.js';
 
 /** Lingui's macros (`t`, `plural`, `useLingui`) through Babel, before React's plugin sees the JSX. */
 export function linguiMacros(): Plugin {
@@ -79,6 +82,13 @@ function keyedByEnglish(): PluginObj {
                 return;
               }
               id.value = types.stringLiteral(english);
+              if (JSON.stringify(compiled) === JSON.stringify(compilePlaceholders(english))) {
+                // Text and `{name}` placeholders: the browser splits the key itself (i18n.ts).
+                descriptor.node.properties = descriptor.node.properties.filter(
+                  (p) => p !== message,
+                );
+                return;
+              }
               message.value = types.valueToNode(compiled);
             },
           });

@@ -3,10 +3,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
+import { rolldown } from 'rolldown';
 import { defineConfig, type Plugin } from 'vite';
 import { linguiCatalogs, linguiMacros } from './lingui.vite.js';
 
 const root = path.resolve(import.meta.dirname, 'src/web');
+
+const REACT = /node_modules[\\/](react|react-dom|scheduler)[\\/]/;
+/** The entry, then each screen that App.tsx loads lazily (the chunk names bundle.spec.ts reads). */
+const ENTRY = path.join(root, 'main.tsx');
+const SCREENS = ['Landing', 'Group', 'Display'];
 
 export default defineConfig({
   root,
@@ -21,12 +27,22 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     rollupOptions: {
       output: {
-        // React and ReactDOM in one long-cached chunk; each screen and dialog in its own.
-        manualChunks(id) {
-          if (/node_modules\/(react|react-dom|scheduler)\//.test(id)) return 'react';
-          // The QR encoder, loaded only when the share dialog opens.
-          if (/node_modules\/uqr\//.test(id)) return 'qr';
-          return undefined;
+        // React and ReactDOM in one long-cached chunk; what each screen's first render needs in
+        // as few files as the screens' sharing allows (firstRenderChunk, ADR 39); each dialog in
+        // its own. A higher priority captures a module first.
+        codeSplitting: {
+          groups: [
+            { name: 'react', test: REACT, priority: 3 },
+            // The QR encoder, loaded only when the share dialog opens.
+            { name: 'qr', test: /node_modules[\\/]uqr[\\/]/, priority: 3 },
+            {
+              name: (id, chunking) =>
+                firstRenderChunk(id, (other) => chunking.getModuleInfo(other)),
+              priority: 1,
+              // Every static import of a first render's module has its own chunk here already.
+              includeDependenciesRecursively: false,
+            },
+          ],
         },
       },
     },
@@ -39,11 +55,73 @@ export default defineConfig({
   },
 });
 
+/** Per build: keyed by the entry's module info, which a chunking pass shares among its calls. */
+const firstRenders = new WeakMap<object, Map<string, string>>();
+
+/**
+ * The chunk of a module that a screen's first render needs: `index` (with the entry) for what the
+ * entry script imports, else the screen's own chunk, else one chunk per set of screens that share
+ * it (`screens-display-group`); a module no first render needs is left to Rolldown (dialogs,
+ * panels, catalogs). Left to itself, Rolldown cut the entry's imports into eleven files and the
+ * group screen's into eight, each one more request before the first paint (ADR 39).
+ */
+function firstRenderChunk(
+  id: string,
+  getModuleInfo: (id: string) => { importedIds: readonly string[] } | null,
+): string | null {
+  const entry = getModuleInfo(ENTRY);
+  if (entry === null) return null;
+  let chunks = firstRenders.get(entry);
+  if (chunks === undefined) {
+    chunks = firstRenderChunks(getModuleInfo);
+    firstRenders.set(entry, chunks);
+  }
+  return chunks.get(id) ?? null;
+}
+
+function firstRenderChunks(
+  getModuleInfo: (id: string) => { importedIds: readonly string[] } | null,
+): Map<string, string> {
+  const staticClosure = (start: string): Set<string> => {
+    const seen = new Set<string>();
+    const queue = [start];
+    for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      queue.push(...(getModuleInfo(next)?.importedIds ?? []));
+    }
+    return seen;
+  };
+  const chunks = new Map<string, string>();
+  const entry = staticClosure(ENTRY);
+  for (const id of entry) if (!REACT.test(id)) chunks.set(id, 'index');
+  const users = new Map<string, string[]>();
+  for (const screen of SCREENS) {
+    for (const id of staticClosure(path.join(root, 'routes', `${screen}.tsx`))) {
+      if (entry.has(id) || REACT.test(id)) continue;
+      users.set(id, [...(users.get(id) ?? []), screen]);
+    }
+  }
+  for (const [id, screens] of users) {
+    // What every screen needs is needed by every page: it goes with the entry, one file less.
+    const chunk =
+      screens.length === SCREENS.length
+        ? 'index'
+        : screens.length === 1
+          ? (screens[0] ?? '')
+          : `screens-${screens.join('-').toLowerCase()}`;
+    chunks.set(id, chunk);
+  }
+  return chunks;
+}
+
 /**
  * Writes dist/web/sw.js from src/web/sw.js, prefixed with `const BUILD = { version, precache }`:
  * the URLs of the app shell ('/'), every file of this build (the hashed JS and CSS) and every
  * public file (theme.js, icons, manifest). The version hashes all of them and the worker's own
  * source, so any change to what a visitor runs installs a new worker and a new cache.
+ * The worker words alerts with the server's own composition (src/shared/notification-words.ts),
+ * bundled in front of it as `NotificationWords`.
  * A dozen lines instead of vite-plugin-pwa: that would bring workbox-build (Babel, a second
  * Rollup, about 30 packages) to precache a list we already have here.
  */
@@ -57,7 +135,7 @@ function serviceWorker(): Plugin {
     configResolved(config) {
       publicDir = config.publicDir;
     },
-    generateBundle(_options, bundle) {
+    async generateBundle(_options, bundle) {
       const version = createHash('sha256');
       const precache = ['/'];
       for (const [fileName, output] of Object.entries(bundle).sort(([a], [b]) =>
@@ -80,7 +158,8 @@ function serviceWorker(): Plugin {
         version.update(file).update(fs.readFileSync(path.join(publicDir, file)));
         precache.push(`/${file}`);
       }
-      const source = fs.readFileSync(path.join(root, 'sw.js'), 'utf8');
+      const words = await notificationWordsScript();
+      const source = `${words}\n${fs.readFileSync(path.join(root, 'sw.js'), 'utf8')}`;
       version.update(source);
       const build = { version: version.digest('hex').slice(0, 16), precache };
       this.emitFile({
@@ -90,4 +169,22 @@ function serviceWorker(): Plugin {
       });
     },
   };
+}
+
+/** src/shared/notification-words.ts as a classic script defining `NotificationWords`. */
+async function notificationWordsScript(): Promise<string> {
+  const bundle = await rolldown({
+    input: path.resolve(import.meta.dirname, 'src/shared/notification-words.ts'),
+    platform: 'browser',
+  });
+  try {
+    const { output } = await bundle.generate({
+      format: 'iife',
+      name: 'NotificationWords',
+      minify: true,
+    });
+    return output[0].code;
+  } finally {
+    await bundle.close();
+  }
 }

@@ -29,7 +29,7 @@ import { Worker } from 'node:worker_threads';
 import { Histogram } from './histogram.js';
 import { quiesce, type HotpathShape } from './hotpath.js';
 import { openLoop, populate, sleep, type LoadResult, type Population } from './load.js';
-import { sampleProcesses } from './proc.js';
+import { mainThreadCpuSeconds, sampleProcesses } from './proc.js';
 import { spread } from './stores-report.js';
 import { json, type GroupSetup, type RunningTarget, type Target } from './targets.js';
 
@@ -310,6 +310,11 @@ export interface AlertsStep {
    * server was idle again, per tap of the step, µs.
    */
   cpuToIdleMicrosPerTap: number;
+  /**
+   * The same for the servers' main threads alone, µs: the event loop every tap waits for,
+   * without the worker threads (the alert courier's among them).
+   */
+  mainThreadToIdleMicrosPerTap: number;
   idleCpuCores: number;
   /** Alerts the step's taps fired, and those of them received by the window's end. */
   fired: number;
@@ -372,6 +377,7 @@ export async function alertsCurve(
         const firedBefore = population.groups.map((group) => firedUpTo(valueOf(group), every));
         const tapsBefore = population.groups.reduce((sum, group) => sum + valueOf(group), 0);
         const cpuBefore = sampleProcesses(running.pids);
+        const mainBefore = mainThreadCpuSeconds(running.pids);
         const result = await openLoop(population, running, target, {
           ...load,
           rate,
@@ -381,6 +387,7 @@ export async function alertsCurve(
         if (token !== undefined) await drain(population, receiver, token, every, DRAIN_DEADLINE_MS);
         await quiesce(running);
         const cpuToIdle = sampleProcesses(running.pids).cpuSeconds - cpuBefore.cpuSeconds;
+        const mainToIdle = mainThreadCpuSeconds(running.pids) - mainBefore;
         const taps = population.groups.reduce((sum, group) => sum + valueOf(group), 0) - tapsBefore;
         const fired = population.groups.reduce(
           (sum, group, index) => sum + firedUpTo(valueOf(group), every) - (firedBefore[index] ?? 0),
@@ -412,6 +419,7 @@ export async function alertsCurve(
               ? (result.serverCpuCores / result.incrementsPerSecond) * 1e6
               : Number.NaN,
           cpuToIdleMicrosPerTap: taps > 0 ? (cpuToIdle / taps) * 1e6 : Number.NaN,
+          mainThreadToIdleMicrosPerTap: taps > 0 ? (mainToIdle / taps) * 1e6 : Number.NaN,
           idleCpuCores,
           fired: token === undefined ? 0 : fired,
           receivedInWindow,
@@ -613,8 +621,8 @@ export function alertsTable(
   baseline: Target,
 ): string {
   const lines = [
-    '| rate/s | target | acked/s | CPU µs/tap, window | ÷ no rules | CPU µs/tap, to idle | ÷ no rules | answer p50 / p99 ms | answer p99 ÷ no rules | delivery p99 ms | server cores | alerts fired / received by the window’s end | last alert, s after the window |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| rate/s | target | acked/s | CPU µs/tap, window | ÷ no rules | CPU µs/tap, to idle | ÷ no rules | main thread µs/tap, to idle | ÷ no rules | answer p50 / p99 ms | answer p99 ÷ no rules | delivery p99 ms | server cores | alerts fired / received by the window’s end | last alert, s after the window |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const targets = runs[0]?.map((curve) => curve.target) ?? [];
   rates.forEach((rate, index) => {
@@ -640,7 +648,7 @@ export function alertsTable(
       const fired = steps.reduce((sum, step) => sum + step.fired, 0);
       const inWindow = steps.reduce((sum, step) => sum + step.receivedInWindow, 0);
       lines.push(
-        `| ${int(rate)} | ${target.name} | ${of((s) => s.result.incrementsPerSecond, int)} | ${of((s) => s.cpuMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.cpuMicrosPerTap)} | ${of((s) => s.cpuToIdleMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.cpuToIdleMicrosPerTap)} | ${of((s) => s.result.answerLatency.percentile(0.5), ms)} / ${of(answerP99, ms)} | ${ratioOf(answerP99)} | ${of((s) => s.result.latency.percentile(0.99), ms)} | ${of((s) => s.result.serverCpuCores, fixed(2))} | ${target === baseline ? '' : `${int(fired)} / ${int(inWindow)}`} | ${target === baseline ? '' : of((s) => s.caughtUpMs / 1_000, fixed(1))} |`,
+        `| ${int(rate)} | ${target.name} | ${of((s) => s.result.incrementsPerSecond, int)} | ${of((s) => s.cpuMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.cpuMicrosPerTap)} | ${of((s) => s.cpuToIdleMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.cpuToIdleMicrosPerTap)} | ${of((s) => s.mainThreadToIdleMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.mainThreadToIdleMicrosPerTap)} | ${of((s) => s.result.answerLatency.percentile(0.5), ms)} / ${of(answerP99, ms)} | ${ratioOf(answerP99)} | ${of((s) => s.result.latency.percentile(0.99), ms)} | ${of((s) => s.result.serverCpuCores, fixed(2))} | ${target === baseline ? '' : `${int(fired)} / ${int(inWindow)}`} | ${target === baseline ? '' : of((s) => s.caughtUpMs / 1_000, fixed(1))} |`,
       );
     }
   });

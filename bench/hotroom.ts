@@ -1,24 +1,30 @@
 /**
  * The hot room scenario (ADR 33, docs/benchmarks.md#hot-room): one large group on one instance,
  * a crowd of watchers and hundreds of tappers sharing one counter (or a few), live `mutate` taps
- * open loop. Every client connects from one of ADDRESSES loopback addresses (127.0.0.2, .3, …),
- * so the server sees a crowd of client addresses as it would in a stadium, not one.
+ * open loop. Every client connects from one of 200 loopback addresses (127.0.0.2, .3, …), so the
+ * server sees a crowd of client addresses as it would in a stadium, not one.
+ *
+ * The crowd runs in processes of its own (hotroom-crowd.ts): the tappers spread over
+ * `tapperProcesses`, the watchers over `watcherProcesses`, each driven from here over IPC and
+ * reporting what it saw. One generator thread for the whole crowd was a core of its own with its
+ * event loop hundreds of ms late, and what a watcher waited included that. Times are
+ * CLOCK_MONOTONIC in every process, checked at start.
  *
  * Delivery latency is measured by change number, not by operation ids (a large group's frames
  * fold many taps into one change and carry few ids): each tap's ack gives the change number it
  * committed at; a change number reached in a frame means every change up to it reached that
  * watcher (a group's frames cover its numbers without gaps, folded or not). So a tap's delivery
  * to a watcher is the first frame at or past its number, minus when the tap was sent. Every
- * MEASURE_EVERY-th watcher keeps its timeline and measures; every watcher checks it ends at the
+ * MEASURE_EVERY-th watcher keeps its timeline and measures; every client checks it ends at the
  * group's last change.
  */
-import { randomBytes } from 'node:crypto';
-import net from 'node:net';
-import WebSocket from 'ws';
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { Histogram } from './histogram.js';
+import type { CrowdAnswer, CrowdOrder, CrowdReport, CrowdShare } from './hotroom-crowd.js';
 import { quiesce } from './hotpath.js';
-import { watchGenerator } from './load.js';
-import { cpuCores, sampleProcesses } from './proc.js';
+import { sleep, watchGenerator } from './load.js';
+import { cpuCores, monotonicMicros, sampleProcesses } from './proc.js';
 import { fixed, int, ms } from './stats.js';
 import { spread } from './stores-report.js';
 import { json, type RunningTarget, type Target } from './targets.js';
@@ -38,6 +44,10 @@ export interface HotroomShape {
   durationMs: number;
   /** Taps at the room's first rate before its first window, unrecorded (JIT), ms. */
   warmUpMs: number;
+  /** Processes the watchers are spread over. */
+  watcherProcesses: number;
+  /** Processes the tappers are spread over (each offers its share of the rate). */
+  tapperProcesses: number;
 }
 
 export interface HotroomStep {
@@ -71,41 +81,18 @@ export interface HotroomStep {
   otherCpuCores: number;
 }
 
-/** Client addresses the crowd connects from: 127.0.0.2 … 127.0.0.(ADDRESSES + 1). */
-const ADDRESSES = 200;
 /** One watcher in this many keeps its timeline and measures delivery. */
 const MEASURE_EVERY = 10;
-/** Handshakes in flight at once while the crowd connects. */
+/** Handshakes in flight at once while the crowd connects, over all its processes. */
 const CONNECTING_AT_ONCE = 200;
 const DRAIN_MS = 15_000;
 const RSS_SAMPLE_MS = 250;
-/** A server frame the client accepts, bytes (far above any snapshot of a 20-counter group). */
-const MAX_PAYLOAD = 64 * 2 ** 20;
-const SEQ = Buffer.from('"seq":');
-const VERSION = /"version":(\d+)/;
-const ACK_HEAD = Buffer.from('{"type":"ack"');
-const ERROR_HEAD = Buffer.from('{"type":"error"');
+/**
+ * A crowd process that has not answered an order in this long has failed, ms (connecting 10,000
+ * watchers to a server starved by other work can take minutes).
+ */
+const ORDER_TIMEOUT_MS = 600_000;
 const RUN = Date.now().toString(36);
-const nowMicros = () => performance.now() * 1_000;
-
-const addressOf = (index: number) =>
-  `127.0.${Math.floor((2 + (index % ADDRESSES)) / 256)}.${(2 + (index % ADDRESSES)) % 256}`;
-
-/** The change number of a frame's last change (a `ready`'s own `seq` comes last too), or -1. */
-function lastSeq(frame: Buffer): number {
-  const at = frame.lastIndexOf(SEQ);
-  if (at < 0) return -1;
-  let value = 0;
-  for (let i = at + SEQ.length; i < frame.length; i++) {
-    const digit = (frame[i] ?? 0) - 48;
-    if (digit < 0 || digit > 9) break;
-    value = value * 10 + digit;
-  }
-  return value;
-}
-
-const startsWith = (frame: Buffer, head: Buffer) =>
-  frame.length >= head.length && frame.compare(head, 0, head.length, 0, head.length) === 0;
 
 interface Group {
   name: string;
@@ -113,251 +100,114 @@ interface Group {
   counterIds: string[];
 }
 
-/** What a client of the crowd saw: its last change number and (if it measures) when it saw each. */
-class Seen {
-  seq = -1;
-  frames = 0;
-  closedByServer = 0;
-  closing = false;
-  readonly ready: Promise<void>;
-  /** Change numbers reached and when (µs), while it measures. */
-  seqs: number[] = [];
-  times: number[] = [];
-  protected resolveReady: () => void = () => undefined;
+/** One process of the crowd, answering one order at a time. */
+class CrowdProcess {
+  private readonly child: ChildProcess;
+  /** Orders sent and not answered yet, oldest first (answers come in order). */
+  private readonly waiting: {
+    answered: (answer: CrowdAnswer) => void;
+    failed: (error: Error) => void;
+  }[] = [];
+  private failure: Error | undefined;
 
-  constructor(readonly measures: boolean) {
-    this.ready = new Promise((resolve) => {
-      this.resolveReady = resolve;
+  constructor(
+    readonly role: CrowdShare['role'],
+    /** How many of the room's clients it runs. */
+    readonly clients: number,
+  ) {
+    this.child = fork(path.join(import.meta.dirname, 'hotroom-crowd.ts'), [], {
+      execArgv: ['--import', 'tsx'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.child.on('message', (answer: CrowdAnswer) => {
+      this.waiting.shift()?.answered(answer);
+    });
+    this.child.on('exit', (code) => {
+      this.failure = new Error(`a hot room crowd process (${role}) exited (${String(code)})`);
+      for (const order of this.waiting.splice(0)) order.failed(this.failure);
     });
   }
 
-  /** A frame (or chunk) whose last change number is `seq` (-1: none) arrived. */
-  protected saw(seq: number): void {
-    if (seq < 0 || seq <= this.seq) return;
-    if (this.seq < 0) this.resolveReady();
-    this.seq = seq;
-    if (this.measures) {
-      this.seqs.push(seq);
-      this.times.push(nowMicros());
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  ask<T extends CrowdAnswer['type']>(
+    order: CrowdOrder,
+    expected: T,
+  ): Promise<Extract<CrowdAnswer, { type: T }>> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`a hot room crowd process (${this.role}) did not answer ${order.type}`));
+      }, ORDER_TIMEOUT_MS);
+      this.waiting.push({
+        answered: (answer) => {
+          clearTimeout(timer);
+          if (answer.type === expected) resolve(answer as Extract<CrowdAnswer, { type: T }>);
+          else
+            reject(new Error(`a hot room crowd process answered ${answer.type} to ${order.type}`));
+        },
+        failed: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      this.child.send(order);
+    });
+  }
+
+  /** Its time and ours must be one clock: ours before asking and after the answer bracket its. */
+  async checkClock(): Promise<void> {
+    const before = monotonicMicros();
+    const { nowMicros: theirs } = await this.ask({ type: 'clock' }, 'clock');
+    const after = monotonicMicros();
+    if (theirs < before || theirs > after) {
+      throw new Error(
+        `a hot room crowd process's clock is not ours (${theirs} µs outside ${before}–${after})`,
+      );
     }
   }
 
-  /** The socket closed: by the server unless this side closed it. */
-  protected ended(): void {
-    if (!this.closing) this.closedByServer += 1;
-    this.closing = true;
-    this.resolveReady();
-  }
-}
-
-/** A `ws` client (the tappers): the last change number it saw; its answers to `onAnswer`. */
-class Watcher extends Seen {
-  readonly socket: WebSocket;
-
-  constructor(
-    origin: string,
-    group: Group,
-    index: number,
-    measures: boolean,
-    onAnswer?: (frame: Buffer) => void,
-  ) {
-    super(measures);
-    this.socket = new WebSocket(`${origin}/api/groups/${group.name}/live`, {
-      localAddress: addressOf(index),
-      perMessageDeflate: false,
-      maxPayload: MAX_PAYLOAD,
-    });
-    this.socket.on('open', () => {
-      // As the web app does, each member says who they are (presence).
-      const member = { id: `m${index}-${RUN}`, name: `Member ${index}` };
-      this.socket.send(JSON.stringify({ type: 'auth', protocol: 1, key: group.key, member }));
-    });
-    this.socket.on('message', (data: Buffer) => {
-      if (onAnswer && (startsWith(data, ACK_HEAD) || startsWith(data, ERROR_HEAD))) {
-        onAnswer(data);
-        return;
-      }
-      this.frames += 1;
-      this.saw(lastSeq(data));
-    });
-    this.socket.on('close', () => {
-      this.ended();
-    });
-    this.socket.on('error', () => undefined);
-  }
-
-  close(): void {
-    this.closing = true;
-    this.socket.terminate();
-  }
-}
-
-/**
- * A watcher on a bare TCP socket: the WebSocket handshake and frame headers by hand (RFC 6455),
- * its frames' payloads never copied nor decoded. A crowd of `ws` clients costs the generator more
- * CPU than the server under test (one event and one Buffer per frame per socket), and on a
- * two-core machine the generator then measures itself. This one reads each TCP chunk once: it
- * walks the frame headers (answering pings, so the server's heartbeat keeps it), and finds the
- * chunk's last change number with one search. A change number cannot be cut by a frame header
- * (it lies inside one frame's payload), only by a chunk's end: the previous chunk's tail is kept.
- */
-class RawWatcher extends Seen {
-  private readonly socket: net.Socket;
-  private upgraded = false;
-  private head = '';
-  /** Bytes of the current frame's payload still to come, and whether it is a ping's. */
-  private payloadLeft = 0;
-  private inPing = false;
-  /** A frame header cut by a chunk's end. */
-  private partial: Buffer | null = null;
-  private tail: Buffer = Buffer.alloc(0);
-
-  constructor(origin: URL, group: Group, index: number, measures: boolean) {
-    super(measures);
-    this.socket = net.connect({
-      host: origin.hostname,
-      port: Number(origin.port),
-      localAddress: addressOf(index),
-    });
-    this.socket.setNoDelay(true);
-    this.socket.on('connect', () => {
-      this.socket.write(
-        `GET /api/groups/${group.name}/live HTTP/1.1\r\nHost: ${origin.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-      );
-      const member = { id: `m${index}-${RUN}`, name: `Member ${index}` };
-      this.socket.write(
-        clientFrame(0x1, JSON.stringify({ type: 'auth', protocol: 1, key: group.key, member })),
-      );
-    });
-    this.socket.on('data', (chunk: Buffer) => {
-      let data = chunk;
-      if (!this.upgraded) {
-        this.head += chunk.toString('latin1');
-        const end = this.head.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        this.upgraded = true;
-        data = Buffer.from(this.head.slice(end + 4), 'latin1');
-        this.head = '';
-      }
-      this.walk(data);
-      const scanned = this.tail.length > 0 ? Buffer.concat([this.tail, data]) : data;
-      this.saw(lastSeq(scanned));
-      this.tail = Buffer.from(scanned.subarray(Math.max(0, scanned.length - 24)));
-    });
-    this.socket.on('close', () => {
-      this.ended();
-    });
-    this.socket.on('error', () => undefined);
-  }
-
-  /** Walks frame headers: counts frames, answers pings, notices a close. */
-  private walk(chunk: Buffer): void {
-    const data = this.partial ? Buffer.concat([this.partial, chunk]) : chunk;
-    this.partial = null;
-    let at = 0;
-    while (at < data.length) {
-      if (this.payloadLeft > 0) {
-        const take = Math.min(this.payloadLeft, data.length - at);
-        this.payloadLeft -= take;
-        at += take;
-        if (this.payloadLeft === 0 && this.inPing) this.socket.write(clientFrame(0xa, ''));
-        continue;
-      }
-      if (data.length - at < 2) {
-        this.partial = Buffer.from(data.subarray(at));
-        return;
-      }
-      const opcode = (data[at] ?? 0) & 0x0f;
-      const short = (data[at + 1] ?? 0) & 0x7f;
-      const headerBytes = short === 126 ? 4 : short === 127 ? 10 : 2;
-      if (data.length - at < headerBytes) {
-        this.partial = Buffer.from(data.subarray(at));
-        return;
-      }
-      const length =
-        short === 126
-          ? data.readUInt16BE(at + 2)
-          : short === 127
-            ? Number(data.readBigUInt64BE(at + 2))
-            : short;
-      at += headerBytes;
-      this.frames += opcode === 0x1 ? 1 : 0;
-      this.inPing = opcode === 0x9;
-      this.payloadLeft = length;
-      if (length === 0 && this.inPing) this.socket.write(clientFrame(0xa, ''));
-      if (opcode === 0x8) {
-        this.ended();
-        this.socket.destroy();
-        return;
-      }
+  async close(): Promise<void> {
+    if (this.failure === undefined && this.child.connected) {
+      await this.ask({ type: 'close' }, 'closed').catch(() => undefined);
     }
-  }
-
-  close(): void {
-    this.closing = true;
-    this.socket.destroy();
+    this.child.kill();
   }
 }
 
-/** A client's frame: FIN, the opcode, masked with a zero key (RFC 6455 requires a mask). */
-function clientFrame(opcode: number, text: string): Buffer {
-  const payload = Buffer.from(text);
-  const length = payload.length;
-  const header =
-    length < 126
-      ? Buffer.from([0x80 | opcode, 0x80 | length, 0, 0, 0, 0])
-      : Buffer.from([0x80 | opcode, 0x80 | 126, length >> 8, length & 0xff, 0, 0, 0, 0]);
-  return Buffer.concat([header, payload]);
+/** The crowd's processes: every order to each, answers in the same order. */
+class Crowd {
+  constructor(readonly processes: CrowdProcess[]) {}
+
+  get tappers(): CrowdProcess[] {
+    return this.processes.filter((child) => child.role === 'tappers');
+  }
+
+  get pids(): number[] {
+    return this.processes.map((child) => child.pid);
+  }
+
+  all<T extends CrowdAnswer['type']>(
+    order: CrowdOrder,
+    expected: T,
+  ): Promise<Extract<CrowdAnswer, { type: T }>[]> {
+    return Promise.all(this.processes.map((child) => child.ask(order, expected)));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.processes.map((child) => child.close()));
+  }
 }
 
-/** A tapper: a watcher that also taps; its taps' send times and committed change numbers. */
-class Tapper {
-  readonly watcher: Watcher;
-  private n = 0;
-  /** By operation number: send time (µs) and change number (-1 until acked). */
-  readonly sentAt: number[] = [];
-  readonly version: number[] = [];
-  answered = 0;
-  refused = 0;
-  errors = 0;
-
-  constructor(
-    origin: string,
-    group: Group,
-    index: number,
-    readonly counterId: string,
-    private readonly answer: { histogram: Histogram },
-  ) {
-    this.watcher = new Watcher(origin, group, index, false, (frame) => {
-      this.answered += 1;
-      const text = frame.toString();
-      const n = Number(/"opId":"[^".]+\.(\d+)"/.exec(text)?.[1] ?? -1);
-      const sentAt = this.sentAt[n];
-      if (sentAt !== undefined) this.answer.histogram.recordMicros(nowMicros() - sentAt);
-      if (startsWith(frame, ERROR_HEAD)) {
-        if (text.includes('"code":"busy"')) this.refused += 1;
-        else this.errors += 1;
-        return;
-      }
-      this.version[n] = Number(VERSION.exec(text)?.[1] ?? -1);
-    });
-    this.opIdPrefix = `t${index}s${RUN}.`;
-  }
-
-  private readonly opIdPrefix: string;
-
-  tap(): void {
-    const n = ++this.n;
-    this.sentAt[n] = nowMicros();
-    this.version[n] = -1;
-    this.watcher.socket.send(
-      `{"type":"mutate","opId":"${this.opIdPrefix}${n}","mutation":{"kind":"adjustCounter","counterId":"${this.counterId}","direction":"increment","times":1}}`,
-    );
-  }
-
-  get sent(): number {
-    return this.n;
-  }
+/** Splits `count` into `parts` shares as even as can be, larger first. */
+function shares(count: number, parts: number): number[] {
+  return Array.from(
+    { length: parts },
+    (_, part) => Math.floor(count / parts) + (part < count % parts ? 1 : 0),
+  ).filter((share) => share > 0);
 }
 
 async function setupGroup(running: RunningTarget, counters: number): Promise<Group> {
@@ -389,7 +239,69 @@ async function counterValues(running: RunningTarget, group: Group): Promise<Map<
   return new Map(counters.map((counter) => [counter.id, counter.value]));
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Starts the crowd's processes and connects each one's share of the room. */
+async function startCrowd(
+  room: HotroomRoom,
+  shape: HotroomShape,
+  origin: string,
+  group: Group,
+): Promise<Crowd> {
+  const parts: { role: CrowdShare['role']; first: number; count: number }[] = [];
+  let first = 0;
+  for (const count of shares(room.tappers, shape.tapperProcesses)) {
+    parts.push({ role: 'tappers', first, count });
+    first += count;
+  }
+  for (const count of shares(room.watchers, shape.watcherProcesses)) {
+    parts.push({ role: 'watchers', first, count });
+    first += count;
+  }
+  const crowd = new Crowd(parts.map((part) => new CrowdProcess(part.role, part.count)));
+  try {
+    for (const child of crowd.processes) await child.checkClock();
+    const connectingAtOnce = Math.ceil(CONNECTING_AT_ONCE / crowd.processes.length);
+    await Promise.all(
+      crowd.processes.map((child, i) =>
+        child.ask(
+          {
+            type: 'connect',
+            ...(parts[i] ?? { role: 'watchers', first: 0, count: 0 }),
+            origin,
+            group,
+            firstWatcher: room.tappers,
+            measureEvery: MEASURE_EVERY,
+            connectingAtOnce,
+            run: RUN,
+          },
+          'connected',
+        ),
+      ),
+    );
+    return crowd;
+  } catch (error) {
+    await crowd.close();
+    throw error;
+  }
+}
+
+/** Open loop at `rate` over every tapper, each process its share; taps acknowledged meanwhile. */
+async function offer(crowd: Crowd, rate: number, durationMs: number): Promise<number> {
+  const tappers = crowd.tappers.reduce((sum, child) => sum + child.clients, 0);
+  const answers = await Promise.all(
+    crowd.tappers.map((child) =>
+      child.ask({ type: 'offer', rate: (rate * child.clients) / tappers, durationMs }, 'offered'),
+    ),
+  );
+  return answers.reduce((sum, answer) => sum + answer.acked, 0);
+}
+
+/** Taps never answered once the server had `DRAIN_MS` to answer them. */
+async function unansweredAfterDrain(crowd: Crowd): Promise<number> {
+  const answers = await Promise.all(
+    crowd.tappers.map((child) => child.ask({ type: 'drain', timeoutMs: DRAIN_MS }, 'drained')),
+  );
+  return answers.reduce((sum, answer) => sum + answer.unanswered, 0);
+}
 
 /** One room on a fresh start of `target`: every rate, ascending. */
 export async function hotroomRoom(
@@ -399,8 +311,7 @@ export async function hotroomRoom(
   log: (message: string) => void,
 ): Promise<HotroomStep[]> {
   const running = await target.start();
-  const watchers: RawWatcher[] = [];
-  const tappers: Tapper[] = [];
+  let crowd: Crowd | undefined;
   try {
     const group = await setupGroup(running, room.counters);
     const origin = running
@@ -409,140 +320,80 @@ export async function hotroomRoom(
     await quiesce(running);
     const rssBefore = sampleProcesses(running.pids).rssBytes;
     log(
-      `${target.name}: hot room, ${int(room.watchers)} watchers and ${int(room.tappers)} tappers on ${room.counters} counter(s), connecting`,
+      `${target.name}: hot room, ${int(room.watchers)} watchers and ${int(room.tappers)} tappers on ${room.counters} counter(s), connecting from ${shape.tapperProcesses + shape.watcherProcesses} processes`,
     );
-    const answer = { histogram: new Histogram() };
-    let pending: Promise<void>[] = [];
-    for (let i = 0; i < room.tappers + room.watchers; i++) {
-      if (i < room.tappers) {
-        const tapper = new Tapper(
-          origin,
-          group,
-          i,
-          group.counterIds[i % group.counterIds.length] ?? '',
-          answer,
-        );
-        tappers.push(tapper);
-        pending.push(tapper.watcher.ready);
-      } else {
-        const watcher = new RawWatcher(
-          new URL(origin.replace(/^ws/, 'http')),
-          group,
-          i,
-          (i - room.tappers) % MEASURE_EVERY === 0,
-        );
-        watchers.push(watcher);
-        pending.push(watcher.ready);
-      }
-      if (pending.length >= CONNECTING_AT_ONCE) {
-        await Promise.all(pending);
-        pending = [];
-      }
-    }
-    await Promise.all(pending);
+    crowd = await startCrowd(room, shape, origin, group);
     await quiesce(running);
     const sockets = room.tappers + room.watchers;
     const rssPerSocketBytes = (sampleProcesses(running.pids).rssBytes - rssBefore) / sockets;
-    const everyone = [...tappers.map((tapper) => tapper.watcher), ...watchers];
-    const closedBefore = () => everyone.reduce((sum, w) => sum + w.closedByServer, 0);
-
-    const offer = async (rate: number, durationMs: number) => {
-      const started = performance.now();
-      let scheduled = 0;
-      let next = 0;
-      const total = Math.floor((durationMs / 1_000) * rate);
-      await new Promise<void>((resolve) => {
-        const timer = setInterval(() => {
-          const elapsed = performance.now() - started;
-          const due = Math.min(Math.floor((elapsed / 1_000) * rate), total);
-          for (; scheduled < due; scheduled++) {
-            (tappers[next] as Tapper).tap();
-            next = (next + 1) % tappers.length;
-          }
-          if (elapsed >= durationMs) {
-            clearInterval(timer);
-            resolve();
-          }
-        }, 1);
-      });
-    };
-    const answeredAll = async () => {
-      const deadline = Date.now() + DRAIN_MS;
-      const outstanding = () =>
-        tappers.reduce((sum, tapper) => sum + tapper.sent - tapper.answered, 0);
-      while (outstanding() > 0 && Date.now() < deadline) await sleep(50);
-      return outstanding();
-    };
 
     log(`${target.name}: warming up at ${int(room.rates[0] ?? 0)}/s`);
-    await offer(room.rates[0] ?? 0, shape.warmUpMs);
-    await answeredAll();
+    await offer(crowd, room.rates[0] ?? 0, shape.warmUpMs);
+    await unansweredAfterDrain(crowd);
     const steps: HotroomStep[] = [];
     for (const rate of room.rates) {
       await quiesce(running);
-      answer.histogram = new Histogram();
-      const firstOp = tappers.map((tapper) => tapper.sent + 1);
-      const answeredBefore = tappers.reduce((sum, t) => sum + t.answered - t.refused - t.errors, 0);
-      const refusedBefore = tappers.reduce((sum, t) => sum + t.refused, 0);
-      const framesBefore = everyone.reduce((sum, w) => sum + w.frames, 0);
-      const closed = closedBefore();
       const valuesBefore = await counterValues(running, group);
-      for (const watcher of watchers) {
-        watcher.seqs = [];
-        watcher.times = [];
-      }
+      await crowd.all({ type: 'mark' }, 'marked');
       log(`${target.name}: hot room, ${int(rate)}/s offered for ${shape.durationMs / 1_000} s`);
-      const generator = watchGenerator();
+      const generator = watchGenerator(crowd.pids);
       const before = sampleProcesses(running.pids);
       let peakRss = before.rssBytes;
       const rssTimer = setInterval(() => {
         peakRss = Math.max(peakRss, sampleProcesses(running.pids).rssBytes);
       }, RSS_SAMPLE_MS);
-      await offer(rate, shape.durationMs);
+      const startMicros = Math.round(monotonicMicros());
+      const acked = await offer(crowd, rate, shape.durationMs);
       const after = sampleProcesses(running.pids);
-      const seconds = (after.at - before.at) / 1_000;
-      const generatorLoad = generator.stop(seconds, cpuCores(before, after));
+      log(
+        `${target.name}: ${int(rate)}/s: ${int(acked / ((after.at - before.at) / 1_000))} acked/s, window ${startMicros}–${Math.round(monotonicMicros())} µs (monotonic)`,
+      );
       clearInterval(rssTimer);
-      const acked =
-        tappers.reduce((sum, t) => sum + t.answered - t.refused - t.errors, 0) - answeredBefore;
-      const unanswered = await answeredAll();
+      const loopDelays = await crowd.all({ type: 'stop' }, 'stopped');
+      const seconds = (after.at - before.at) / 1_000;
+      const generatorLoad = generator.stop(
+        seconds,
+        cpuCores(before, after),
+        loopDelays.map((answer) => answer.loopDelayP99Micros),
+      );
+      log(
+        `${target.name}: ${int(rate)}/s: crowd event-loop delay p99 ${crowd.processes.map((child, i) => `${child.role} ${ms(loopDelays[i]?.loopDelayP99Micros ?? Number.NaN)}`).join(', ')} ms`,
+      );
+      const unanswered = await unansweredAfterDrain(crowd);
       // The last frames reach every watcher once the server has drained.
       await quiesce(running);
       await sleep(500);
       const valuesAfter = await counterValues(running, group);
-      const lastSeq = Math.max(...everyone.map((w) => w.seq));
-      const refused = tappers.reduce((sum, t) => sum + t.refused, 0) - refusedBefore;
-      // Every tap of the window, acknowledged or not, counted on its counter once.
+      const reports = await crowd.all({ type: 'report' }, 'report');
+      const seqs = reports.flatMap((report) => [...report.seqs]);
+      const lastSeq = Math.max(...seqs);
+      // Every tap of the window acknowledged, counted on its counter once.
       let lost = 0;
       let doubled = 0;
       for (const counterId of group.counterIds) {
-        let expected = 0;
-        tappers.forEach((tapper, i) => {
-          if (tapper.counterId !== counterId) return;
-          for (let n = firstOp[i] ?? 0; n <= tapper.sent; n++)
-            if (tapper.version[n] !== undefined && tapper.version[n] !== -1) expected += 1;
-        });
+        const expected = reports.reduce((sum, r) => sum + (r.ackedByCounter[counterId] ?? 0), 0);
         const grown = (valuesAfter.get(counterId) ?? 0) - (valuesBefore.get(counterId) ?? 0);
         if (grown < expected) lost += expected - grown;
         if (grown > expected) doubled += grown - expected;
       }
+      const answer = new Histogram();
+      for (const report of reports)
+        for (const micros of report.answers) answer.recordMicros(micros);
       steps.push({
         room,
         rate,
         ackedPerSecond: acked / seconds,
-        sent: tappers.reduce((sum, t, i) => sum + t.sent - (firstOp[i] ?? 1) + 1, 0),
-        refused,
+        sent: reports.reduce((sum, report) => sum + report.sent, 0),
+        refused: reports.reduce((sum, report) => sum + report.refused, 0),
         unanswered,
         lost,
         doubled,
-        answer: answer.histogram,
-        delivery: deliveries(tappers, firstOp, watchers),
-        behind: everyone.filter((w) => w.seq < lastSeq).length,
-        closedByServer: closedBefore() - closed,
+        answer,
+        delivery: deliveries(reports),
+        behind: seqs.filter((seq) => seq < lastSeq).length,
+        closedByServer: reports.reduce((sum, report) => sum + report.closedByServer, 0),
         framesPerWatcherPerSecond:
-          (everyone.reduce((sum, w) => sum + w.frames, 0) - framesBefore) /
-          everyone.length /
-          seconds,
+          reports.reduce((sum, report) => sum + report.frames, 0) / seqs.length / seconds,
         serverCpuCores: cpuCores(before, after),
         rssPerSocketBytes,
         serverPeakRssBytes: Math.max(peakRss, after.rssBytes),
@@ -551,30 +402,26 @@ export async function hotroomRoom(
     }
     return steps;
   } finally {
-    for (const tapper of tappers) tapper.watcher.close();
-    for (const watcher of watchers) watcher.close();
+    await crowd?.close();
     await running.stop();
   }
 }
 
 /** Each acknowledged tap of the window against each measuring watcher's timeline. */
-function deliveries(tappers: Tapper[], firstOp: number[], watchers: RawWatcher[]): Histogram {
+function deliveries(reports: CrowdReport[]): Histogram {
   const taps: { version: number; sentAt: number }[] = [];
-  tappers.forEach((tapper, i) => {
-    for (let n = firstOp[i] ?? 0; n <= tapper.sent; n++) {
-      const version = tapper.version[n] ?? -1;
-      const sentAt = tapper.sentAt[n];
-      if (version >= 0 && sentAt !== undefined) taps.push({ version, sentAt });
-    }
-  });
+  for (const { acked } of reports) {
+    acked.versions.forEach((version, i) => {
+      taps.push({ version, sentAt: acked.sentAt[i] ?? 0 });
+    });
+  }
   taps.sort((a, b) => a.version - b.version);
   const histogram = new Histogram();
-  for (const watcher of watchers) {
-    if (!watcher.measures) continue;
+  for (const timeline of reports.flatMap((report) => report.timelines)) {
     let at = 0;
     for (const tap of taps) {
-      while (at < watcher.seqs.length && (watcher.seqs[at] ?? 0) < tap.version) at += 1;
-      const seenAt = watcher.times[at];
+      while (at < timeline.seqs.length && (timeline.seqs[at] ?? 0) < tap.version) at += 1;
+      const seenAt = timeline.times[at];
       // Not seen (the watcher fell behind or was closed): counted under `behind`, not here.
       if (seenAt === undefined) break;
       histogram.recordMicros(seenAt - tap.sentAt);

@@ -11,8 +11,11 @@
  * Each page is measured --runs times (default 3) per form factor; the median run by score is
  * shown (Lighthouse's own advice for a noisy machine).
  *
- *   npm run bench:lighthouse [-- --runs 5] [--form mobile|desktop|both] [--skip-build] [--save]
+ *   npm run bench:lighthouse [-- --runs 5] [--form mobile|desktop|both] [--lang de] [--skip-build]
+ *                            [--save]
  *
+ * --lang opens each page in that language (`?lang=`, docs/product.md#languages), so its catalog
+ * is fetched before the first paint as a member who chose it would see; English by default.
  * --save writes every run's full report (JSON) to /tmp/lh/reports, for the details behind a score.
  *
  * Mobile is Lighthouse's default (Moto G Power emulation, simulated slow 4G, 4x CPU slowdown);
@@ -59,6 +62,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: process.env.PORT ?? '4321' },
     'skip-build': { type: 'boolean', default: false },
     save: { type: 'boolean', default: false },
+    lang: { type: 'string' },
   },
 });
 const runs = Math.max(1, Number.parseInt(values.runs, 10) || 1);
@@ -69,6 +73,15 @@ const forms: FormFactor[] =
       ? ['desktop']
       : ['mobile', 'desktop'];
 const port = Number.parseInt(values.port, 10);
+const lang = values.lang;
+
+/** `url` in the language asked for with --lang (as it is, without it). */
+function inLanguage(url: string): string {
+  if (lang === undefined) return url;
+  const withLang = new URL(url);
+  withLang.searchParams.set('lang', lang);
+  return withLang.href;
+}
 
 async function main(): Promise<void> {
   if (!values['skip-build']) {
@@ -89,9 +102,9 @@ async function main(): Promise<void> {
     chrome = started.process;
 
     const pages = [
-      { label: 'landing /', file: 'landing', url: `${origin}/` },
-      { label: 'group screen /{name}?key=…', file: 'group', url: groupUrl },
-      { label: 'display /{name}/display?key=…', file: 'display', url: displayUrl },
+      { label: 'landing /', file: 'landing', url: inLanguage(`${origin}/`) },
+      { label: 'group screen /{name}?key=…', file: 'group', url: inLanguage(groupUrl) },
+      { label: 'display /{name}/display?key=…', file: 'display', url: inLanguage(displayUrl) },
     ];
     const rows: { page: string; form: FormFactor; median: Measurement; scores: number[] }[] = [];
     for (const form of forms) {
@@ -118,7 +131,8 @@ async function main(): Promise<void> {
     }
 
     console.log(
-      `\nLighthouse ${lighthouseVersion()} · ${chromeVersion()} · median of ${String(runs)}`,
+      `\nLighthouse ${lighthouseVersion()} · ${chromeVersion()} · median of ${String(runs)}` +
+        (lang === undefined ? '' : ` · ?lang=${lang}`),
     );
     console.log(
       ['form', 'page', 'score', 'FCP', 'LCP', 'TBT', 'CLS', 'SI', 'all scores']

@@ -326,29 +326,47 @@ export interface GeneratorLoad {
   otherCpuCores: number;
 }
 
-/**
- * Starts watching the load generator itself (its CPU and event-loop delay) and the machine;
- * `stop` gives what they used over the `seconds` since, the server's `serverCores` apart.
- */
-export function watchGenerator(): { stop(seconds: number, serverCores: number): GeneratorLoad } {
+/** Watches this process's event loop; `stop` gives its delay's p99 beyond the monitor's period, µs. */
+export function watchLoopDelay(): { stop(): number } {
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   loopDelay.enable();
+  return {
+    stop() {
+      loopDelay.disable();
+      // The histogram is in ns, and an idle loop records about its resolution (the timer's period).
+      return Math.max(0, loopDelay.percentile(99) / 1_000 - LOOP_DELAY_RESOLUTION_MS * 1_000);
+    },
+  };
+}
+
+/**
+ * Starts watching the load generator itself (its CPU and event-loop delay, and the CPU of its
+ * `helpers`, processes of its own) and the machine; `stop` gives what they used over the
+ * `seconds` since, the server's `serverCores` apart. The loop delay is the worst of this
+ * process's and the `helperLoopDelaysP99Micros` the helpers measured themselves.
+ */
+export function watchGenerator(helpers: readonly number[] = []): {
+  stop(
+    seconds: number,
+    serverCores: number,
+    helperLoopDelaysP99Micros?: readonly number[],
+  ): GeneratorLoad;
+} {
+  const loopDelay = watchLoopDelay();
   const cpuBefore = process.cpuUsage();
+  const helpersBefore = sampleProcesses(helpers);
   const machineBefore = machineCpuSeconds();
   return {
-    stop(seconds, serverCores) {
+    stop(seconds, serverCores, helperLoopDelaysP99Micros = []) {
       const generator = process.cpuUsage(cpuBefore);
+      const helpersCpuSeconds = sampleProcesses(helpers).cpuSeconds - helpersBefore.cpuSeconds;
       const machine = machineCpuSeconds() - machineBefore;
-      loopDelay.disable();
       // cpuUsage is in µs.
-      const generatorCpuCores = (generator.user + generator.system) / 1e6 / seconds;
+      const generatorCpuCores =
+        ((generator.user + generator.system) / 1e6 + helpersCpuSeconds) / seconds;
       return {
         generatorCpuCores,
-        // The histogram is in ns, and an idle loop records about its resolution (the timer's period).
-        generatorLoopDelayP99Micros: Math.max(
-          0,
-          loopDelay.percentile(99) / 1_000 - LOOP_DELAY_RESOLUTION_MS * 1_000,
-        ),
+        generatorLoopDelayP99Micros: Math.max(loopDelay.stop(), ...helperLoopDelaysP99Micros),
         otherCpuCores: Math.max(0, machine / seconds - serverCores - generatorCpuCores),
       };
     },

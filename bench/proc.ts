@@ -11,16 +11,28 @@ export interface ProcSample {
   at: number;
 }
 
-export function sampleProcess(pid: number): ProcSample {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User + system CPU time of a /proc stat file (a process's or one thread's), seconds. */
+function statCpuSeconds(file: string): number {
+  const stat = fs.readFileSync(file, 'utf8');
   // Fields after the command name (which may hold spaces) start after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU time of the processes' main threads alone (a Node server's event loop), summed, seconds:
+ * their worker threads' time is left out.
+ */
+export function mainThreadCpuSeconds(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + statCpuSeconds(`/proc/${pid}/task/${pid}/stat`), 0);
+}
+
+export function sampleProcess(pid: number): ProcSample {
+  const cpuSeconds = statCpuSeconds(`/proc/${pid}/stat`);
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return {
-    cpuSeconds: (utime + stime) / TICKS_PER_SECOND,
+    cpuSeconds,
     rssBytes: rssKb * 1024,
     at: performance.now(),
   };
@@ -49,3 +61,10 @@ export function machineCpuSeconds(): number {
   const busy = [0, 1, 2, 5, 6, 7].reduce((sum, index) => sum + (fields[index] ?? 0), 0);
   return busy / TICKS_PER_SECOND;
 }
+
+/**
+ * Now, µs, on CLOCK_MONOTONIC (what `process.hrtime` reads on Linux): one clock for every process
+ * of the machine, so times taken in different processes subtract (`performance.now()` counts
+ * from each process's own start).
+ */
+export const monotonicMicros = (): number => Number(process.hrtime.bigint()) / 1_000;

@@ -183,6 +183,9 @@ const PRESETS: Record<string, Preset> = {
       ],
       durationMs: 2_000,
       warmUpMs: 500,
+      // As in the full preset, so CI's run goes through the crowd's merging of reports.
+      watcherProcesses: 2,
+      tapperProcesses: 1,
     },
   },
   full: {
@@ -230,6 +233,8 @@ const PRESETS: Record<string, Preset> = {
       ],
       durationMs: 8_000,
       warmUpMs: 1_000,
+      watcherProcesses: 2,
+      tapperProcesses: 1,
     },
   },
 };
@@ -268,17 +273,21 @@ const { values } = parseArgs({
     postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
     /**
      * Offered rates, taps/s, comma-separated, instead of the preset's: the store comparison's
-     * ramp, and the hot path's rates.
+     * ramp, the hot path's rates and every hot room's rates.
      */
     rates: { type: 'string' },
     /** Only these rooms of the hot room scenario, 1-based, comma-separated (1,3). */
     rooms: { type: 'string' },
+    /** Processes the hot room's watchers are spread over. */
+    'watcher-processes': { type: 'string' },
+    /** Processes the hot room's tappers are spread over. */
+    'tapper-processes': { type: 'string' },
     /**
      * Taps a second of each group of the alert latency scenario, instead of the preset's 4 (an
      * alert every 10 taps: × 6 = alerts a minute per group; the sender folds past 60).
      */
     'alert-taps': { type: 'string' },
-    /** The hot path's tapping window per rate, seconds, instead of the preset's (8 s in full). */
+    /** The hot path's and the hot room's tapping window per rate, seconds, instead of the preset's (8 s in full). */
     window: { type: 'string' },
     /**
      * Runs of the store comparison, the hot path or alerts (median and range; targets count at
@@ -339,14 +348,23 @@ const preset: Preset = {
   },
   hotroom: {
     ...chosen.hotroom,
-    rooms:
-      values.rooms === undefined
-        ? chosen.hotroom.rooms
-        : values.rooms.split(',').map((raw) => {
-            const room = chosen.hotroom.rooms[wholeNumber('rooms', raw.trim(), 1) - 1];
-            if (!room) throw new Error(`--rooms: the preset has ${chosen.hotroom.rooms.length}`);
-            return room;
-          }),
+    watcherProcesses:
+      values['watcher-processes'] === undefined
+        ? chosen.hotroom.watcherProcesses
+        : wholeNumber('watcher-processes', values['watcher-processes'], 1),
+    tapperProcesses:
+      values['tapper-processes'] === undefined
+        ? chosen.hotroom.tapperProcesses
+        : wholeNumber('tapper-processes', values['tapper-processes'], 1),
+    durationMs: windowMs ?? chosen.hotroom.durationMs,
+    rooms: (values.rooms === undefined
+      ? chosen.hotroom.rooms
+      : values.rooms.split(',').map((raw) => {
+          const room = chosen.hotroom.rooms[wholeNumber('rooms', raw.trim(), 1) - 1];
+          if (!room) throw new Error(`--rooms: the preset has ${chosen.hotroom.rooms.length}`);
+          return room;
+        })
+    ).map((room) => ({ ...room, rates: rates ?? room.rates })),
   },
   alerts: {
     ...chosen.alerts,
@@ -776,7 +794,7 @@ async function compareHotroom(targets: Target[]): Promise<HotroomOutcome> {
 function printHotroom(outcome: HotroomOutcome): void {
   const shape = preset.hotroom;
   console.log(
-    `\nHot room (ADR 33): one group on one fresh server per room, target and run; its tappers and watchers connect from 200 loopback addresses; live taps open loop, ${shape.durationMs / 1_000} s per rate. delivery = tap sent → the first frame at a watcher that covers its change number (every 10th watcher measures); answer = tap sent → its ack. ${repeats > 1 ? `Median (range) of ${repeats} runs; counts summed over the runs.` : 'One run.'}\n`,
+    `\nHot room (ADR 33): one group on one fresh server per room, target and run; its tappers and watchers connect from 200 loopback addresses; live taps open loop, ${shape.durationMs / 1_000} s per rate. The crowd runs in ${shape.tapperProcesses + shape.watcherProcesses} processes (the tappers over ${shape.tapperProcesses}, the watchers over ${shape.watcherProcesses}), every time on one monotonic clock. delivery = tap sent → the first frame at a watcher that covers its change number (every 10th watcher measures); answer = tap sent → its ack; generator CPU = the crowd's processes and the coordinator together, its loop delay the worst p99 of them. ${repeats > 1 ? `Median (range) of ${repeats} runs; counts summed over the runs.` : 'One run.'}\n`,
   );
   outcome.loads.forEach((load, run) => {
     console.log(

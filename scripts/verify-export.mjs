@@ -26,9 +26,19 @@ function canonicalJson(value) {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** What an entry's hash is made from: the group's id, the entry without id, links and hash. */
+/**
+ * What an entry's hash is made from: the group's id, the entry without id, links, hash and note
+ * (a note may be changed by its member afterwards, ADR 36).
+ */
 function chainedText(groupId, entry) {
-  const { id: _id, undoOf: _undoOf, undoneBy: _undoneBy, hash: _hash, ...said } = entry;
+  const {
+    id: _id,
+    undoOf: _undoOf,
+    undoneBy: _undoneBy,
+    hash: _hash,
+    note: _note,
+    ...said
+  } = entry;
   return `${JSON.stringify(groupId)}\n${canonicalJson(said)}`;
 }
 

@@ -86,7 +86,10 @@ export async function startServer(store: StoreKind): Promise<RunningServer> {
   const schema = store === 'postgres' ? newSchema() : undefined;
   const logFile = path.join(dir, 'server.log');
   const logFd = fs.openSync(logFile, 'a');
-  const child: ChildProcess = spawn(process.execPath, [...startFlags(), MAIN], {
+  // TALLY_BENCH_NODE_OPTIONS: extra Node flags for the server, as for the other scenarios
+  // (--cpu-prof --cpu-prof-dir=…, which NODE_OPTIONS does not allow).
+  const extraFlags = process.env.TALLY_BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
+  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...extraFlags, MAIN], {
     cwd: ROOT,
     env: {
       ...process.env,

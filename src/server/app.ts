@@ -27,6 +27,7 @@ import { LiveHub } from './live/hub.js';
 import { acceptLiveUpgrades } from './live/upgrade.js';
 import { clientAddressOf } from './security/client-address.js';
 import { logSerializers, redactPaths } from './logger.js';
+import { registerImportRoutes } from './routes/import.js';
 import { registerActivityRoutes } from './routes/activity.js';
 import { registerAccessRoutes, registerApiRoutes } from './routes/api.js';
 import { registerApiDocs } from './routes/docs.js';
@@ -192,10 +193,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerHealthRoute(app, store, () => hub.connectionCount);
   registerApiRoutes(app, service, fairShare);
+  // Exports, imports and the other heavy reads share one budget per address (ADR 34).
+  const heavyReads = new HeavyReads(security.heavyReads);
   registerActivityRoutes(app, service, {
     alertRules: async (group) => (await alerts.list(group)).rules,
-    heavyReads: new HeavyReads(security.heavyReads),
+    heavyReads,
   });
+  registerImportRoutes(app, service, { heavyReads });
   registerAccessRoutes(app, service);
   registerAlertRoutes(app, { service, alerts });
   registerLinkRoutes(app, { service, links: new TapLinkService(store, service) });

@@ -17,6 +17,7 @@ import {
   type LingerPolicy,
   SQLITE_COMMIT_LANES,
 } from './batcher.js';
+import { IMPORT_STAGED_MAX_AGE_MS } from './core/importer.js';
 import { PeriodEnds } from './core/period-ends.js';
 import { MemoryBus } from './bus/memory.js';
 import type { Bus } from './bus/types.js';
@@ -67,6 +68,8 @@ export async function openBackend(
   observers?: BackendObservers,
 ): Promise<Backend> {
   const { store, bus } = await openStoreAndBus(config, log, observers);
+  // Entries staged by an import that never ended (its server stopped midway): nobody reads them.
+  await store.dropStaleImports(Date.now() - IMPORT_STAGED_MAX_AGE_MS);
   // Each PostgreSQL lane holds a connection while it commits: leave one for reads.
   const lanes =
     config.database.kind === 'postgres'
@@ -112,6 +115,8 @@ async function openStoreAndBus(
   const { database } = config;
   const activityLog = config.activityLog ?? true;
   const quotas: StoreQuotas = limitsOf(config);
+  // A count may be for a time as far back as the log keeps (its default when kept forever).
+  const countedAtWindowDays = config.activityRetentionDays || DEFAULT_ACTIVITY_RETENTION_DAYS;
   const onTrimError = (error: unknown) => {
     log.warn({ err: error }, 'trimming the activity log failed');
   };
@@ -123,6 +128,7 @@ async function openStoreAndBus(
       synchronous: database.synchronous,
       activityLog,
       quotas,
+      countedAtWindowDays,
       onTrimError,
       onCheckpointError: (message) => {
         log.warn(message);
@@ -152,6 +158,7 @@ async function openStoreAndBus(
       encodeAnnouncements({ instanceId, groupId }, changes),
     activityLog,
     quotas,
+    countedAtWindowDays,
     onTrimError,
   });
   try {
@@ -188,7 +195,10 @@ async function openStoreAndBus(
   }
 }
 
-/** Prunes expired operation ids, and activity past its retention, every PRUNE_EVERY_MS. */
+/**
+ * Prunes expired operation ids, activity past its retention, and what imports that never ended
+ * staged (another instance that stopped midway), every PRUNE_EVERY_MS.
+ */
 function startUpkeep(store: Store, config: Config, log: FastifyBaseLogger): () => void {
   const retentionDays = config.activityRetentionDays ?? DEFAULT_ACTIVITY_RETENTION_DAYS;
   const prune = setInterval(() => {
@@ -200,6 +210,9 @@ function startUpkeep(store: Store, config: Config, log: FastifyBaseLogger): () =
         log.warn({ err: error }, 'pruning the activity log failed');
       });
     }
+    store.dropStaleImports(Date.now() - IMPORT_STAGED_MAX_AGE_MS).catch((error: unknown) => {
+      log.warn({ err: error }, 'removing the entries of unfinished imports failed');
+    });
   }, PRUNE_EVERY_MS);
   prune.unref();
   return () => {

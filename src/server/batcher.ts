@@ -259,8 +259,27 @@ export interface BatcherOptions {
   linger?: LingerPolicy;
 }
 
+/**
+ * A group's operations held back while an import prepares its entries (ADR 37): they wait, in
+ * order, and join the queue when the hold ends. The import's own operation goes in meanwhile.
+ */
+export interface GroupHold {
+  /** Commits the import's own operation, past the hold, in a commit of its own. */
+  submit(operation: Operation, client?: string): Promise<OperationOutcome>;
+  /** Ends the hold: the operations it kept join the queue. */
+  release(): void;
+}
+
+interface HeldGroup {
+  waiting: Pending[];
+  /** Resolves when this hold ends (a second import of the group waits for it). */
+  ended: Promise<void>;
+}
+
 export class Batcher {
   private readonly lanes: CommitLane[];
+  /** Groups held by an import, and the operations that came for them meanwhile. */
+  private readonly held = new Map<string, HeldGroup>();
   private readonly drainedListeners = new Set<() => void>();
   /** Operations refused `busy` since the start (for logs and tests). */
   refused = 0;
@@ -308,10 +327,68 @@ export class Batcher {
       this.observer?.notApplied(operation, error);
       return Promise.reject(error);
     }
+    // One Map size read per operation while no import holds a group.
+    const held = this.held.size > 0 ? this.held.get(operation.groupId) : undefined;
+    if (held) {
+      if (held.waiting.length >= this.admission.maxQueued) {
+        this.refused += 1;
+        const error = busyError();
+        this.observer?.notApplied(operation, error);
+        return Promise.reject(error);
+      }
+      return new Promise((resolve, reject) => {
+        held.waiting.push({ operation, client, at: performance.now(), resolve, reject });
+      });
+    }
+    return this.enqueue(operation, client);
+  }
+
+  private enqueue(operation: Operation, client: string): Promise<OperationOutcome> {
     const lane = this.lanes[laneOf(operation.groupId, this.lanes.length)] as CommitLane;
     return new Promise((resolve, reject) => {
       lane.push({ operation, client, at: performance.now(), resolve, reject });
     });
+  }
+
+  /**
+   * Holds the group's new operations back until `release` (an import, ADR 37: its entries are
+   * chained after the group's head, which must not move meanwhile). Waits for an earlier hold of
+   * the same group to end. Operations already queued still commit.
+   */
+  async hold(groupId: string): Promise<GroupHold> {
+    for (let earlier = this.held.get(groupId); earlier; earlier = this.held.get(groupId)) {
+      await earlier.ended;
+    }
+    let end = (): void => undefined;
+    const group: HeldGroup = {
+      waiting: [],
+      ended: new Promise((resolve) => {
+        end = resolve;
+      }),
+    };
+    this.held.set(groupId, group);
+    let released = false;
+    return {
+      // Committed at once, on no lane: the group's own operations are held, and on PostgreSQL
+      // the import's commit (its rows copied into the log) then keeps no other group's lane.
+      submit: (operation, client = SERVER_CLIENT) =>
+        new Promise((resolve, reject) => {
+          void this.commitBatch([{ operation, client, at: performance.now(), resolve, reject }]);
+        }),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.held.delete(groupId);
+        // Their wait is counted from now: a held group's operations must not make the queue
+        // look late to everyone else's.
+        const now = performance.now();
+        for (const pending of group.waiting) {
+          const lane = this.lanes[laneOf(groupId, this.lanes.length)] as CommitLane;
+          lane.push({ ...pending, at: now });
+        }
+        end();
+      },
+    };
   }
 
   /**

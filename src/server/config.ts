@@ -8,6 +8,7 @@ import { parseTrustProxy, type TrustProxy } from './security/client-address.js';
 import { DEFAULT_GROUPS_PER_ADDRESS_PER_HOUR } from './security/group-quota.js';
 import { DEFAULT_STORE_QUOTAS } from './store/quotas.js';
 import type { SqliteSynchronous } from './store/sqlite/store.js';
+import { DEFAULT_ACTIVITY_RETENTION_DAYS } from '../shared/limits.js';
 
 /**
  * SQLite commit durability. normal (WAL): a committed change survives a crash of the process,
@@ -126,8 +127,7 @@ function parseLimits(env: NodeJS.ProcessEnv): Limits {
   return limits;
 }
 
-/** ACTIVITY_RETENTION_DAYS default: a year of history (ADR 0007 has the sizes). */
-export const DEFAULT_ACTIVITY_RETENTION_DAYS = 365;
+export { DEFAULT_ACTIVITY_RETENTION_DAYS };
 
 function parseActivityLog(raw: string | undefined): boolean {
   if (raw === undefined || raw === '' || raw.toLowerCase() === 'on') return true;

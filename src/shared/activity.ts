@@ -13,8 +13,9 @@ import {
   HISTORY_POINTS_MAX,
   MEMBER_NAME_MAX_LENGTH,
   PERIODS_PAGE_MAX,
+  UNKNOWN_MEMBER,
 } from './limits.js';
-import { sanitizeText } from './rules.js';
+import { labelText } from './rules.js';
 
 export type { CounterField, GroupField } from './fields.js';
 
@@ -65,6 +66,24 @@ const entryBase = {
    * group's own link (so entries from before tap links read, and hash, as they always did).
    */
   link: z.object({ id: z.string(), label: z.string() }).optional(),
+  /**
+   * Present on an entry imported from a file (docs/api.md, Import): the fingerprint that
+   * recognises it when the file is imported again, and its hash in the log it came from (null
+   * when that log had none). Absent on every other entry, which reads and hashes as before.
+   */
+  imported: z
+    .object({
+      fingerprint: z
+        .string()
+        .meta({ examples: ['9c1e7f0a5b2d4c3e8f6a1b0d2c4e6f8a9c1e7f0a5b2d4c3e8f6a1b0d2c4e6f8a'] }),
+      hash: z.string().nullable(),
+    })
+    .optional(),
+  /**
+   * The member's note on the change ("table 4"), absent when it has none. It may be changed
+   * afterwards by its member (PATCH …/activity/{id}), so it is outside the log's hash chain.
+   */
+  note: z.string().optional(),
   /** The entry this one took back, when it is an undo. */
   undoOf: z.number().int().nullable(),
   /** The entry that took this one back, if any: an entry is undone at most once. */
@@ -91,6 +110,16 @@ export const ActivityEntrySchema = z.discriminatedUnion('kind', [
     decrements: z.number().int(),
     /** The goal this change reached (once per crossing), or null. */
     reachedGoal: z.number().int().nullable(),
+    /**
+     * ISO 8601 time the change was counted for, when it was entered afterwards (`at` is when it
+     * was recorded); absent for a change counted when it was made.
+     */
+    countedAt: z.string().optional(),
+    /**
+     * The ended period whose final total this change corrected (a count for a time in it), with
+     * ISO 8601 bounds; absent when the change moved the value.
+     */
+    correctedPeriod: z.object({ start: z.string(), end: z.string() }).optional(),
   }),
   z.object({
     kind: z.literal('counter.updated'),
@@ -195,10 +224,18 @@ export const ActivityQuerySchema = z
       .max(ACTIVITY_PAGE_MAX, { error: `must be at most ${ACTIVITY_PAGE_MAX}` })
       .default(50),
     counter: z.string().max(64).optional(),
+    /** Only entries with a note or counted for an earlier time. */
+    noted: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+    /** Only this member's noted entries (the log's `actor`; needs `noted=true`). */
+    member: z.string().max(MEMBER_NAME_MAX_LENGTH).optional(),
   })
   .refine((query) => query.before === undefined || query.after === undefined, {
     error: 'Use either before or after, not both',
-  });
+  })
+  .refine(
+    (query) => query.member === undefined || (query.noted === 'true' && query.after === undefined),
+    { error: 'Use member with noted=true, and page it with before, not after' },
+  );
 export type ActivityQuery = z.output<typeof ActivityQuerySchema>;
 
 /** A point of a counter's value history: epoch ms and the value at that time. */
@@ -287,23 +324,12 @@ export const GroupExportSchema = z.object({
 });
 export type GroupExport = z.infer<typeof GroupExportSchema>;
 
-/** Who made a change, when the client did not say. */
-export const UNKNOWN_MEMBER = 'Someone';
-
-/** A high surrogate without its low half, or a low one without its high half. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
 /**
  * A member name as sent with a change: sanitised like every text, cut to a display length. It
  * labels log entries only; it proves nothing (there are no accounts).
  */
 export function memberName(raw: string | undefined): string {
-  // NUL never reaches a database, the bus or a screen (PostgreSQL refuses it in text); a lone
-  // surrogate (also one left by the cut) becomes U+FFFD, as both stores then keep it alike.
-  const clean = sanitizeText((raw ?? '').replaceAll('\u0000', ''))
-    .slice(0, MEMBER_NAME_MAX_LENGTH)
-    .replace(LONE_SURROGATE, '\uFFFD')
-    .trim();
+  const clean = labelText(raw ?? '', MEMBER_NAME_MAX_LENGTH);
   return clean === '' ? UNKNOWN_MEMBER : clean;
 }
 

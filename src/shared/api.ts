@@ -5,6 +5,7 @@
  * as they parse, so whatever passes them is ready to store.
  */
 import { z } from 'zod';
+import { ImportSummarySchema } from './import.js';
 import { RESET_PERIODS, type CounterField, type GroupField } from './fields.js';
 import {
   MAX_STEP,
@@ -16,11 +17,19 @@ import {
   MAX_VALUE,
   MIN_STEP,
   MIN_VALUE,
+  NOTE_MAX_LENGTH,
   URL_MAX_LENGTH,
 } from './limits.js';
+import { NOTE_MESSAGES } from './note-messages.js';
 import { MESSAGES } from './messages.js';
 import { OPERATION_ID_PATTERN } from './operation-ids.js';
-import { canonicalTimeZone, isValidKeyFormat, normaliseUrl, sanitizeText } from './rules.js';
+import {
+  canonicalTimeZone,
+  isValidKeyFormat,
+  labelText,
+  normaliseUrl,
+  sanitizeText,
+} from './rules.js';
 import { TapGrantSchema } from './links.js';
 import { SectionNameSchema } from './section-name.js';
 
@@ -156,6 +165,13 @@ export const ErrorCodeSchema = z.enum([
   'tap_only',
   'link_not_found',
   'too_many_links',
+  // Import (docs/api.md#import): a file that cannot be read (its first problem's line and
+  // column), an import that would pass the group's bound of activity entries.
+  'import_invalid',
+  'too_many_entries',
+  // A note changed on another member's entry, or too long after the change (ADR 36).
+  'not_your_entry',
+  'note_edit_closed',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
@@ -335,11 +351,58 @@ export const TimesSchema = z
   .min(1, { error: 'times must be at least 1' })
   .max(MAX_TIMES, { error: `times must be at most ${MAX_TIMES}` });
 
+/**
+ * A note on a change ("table 4", "refund"): cleaned like a member name; more than
+ * NOTE_MAX_LENGTH characters is refused, never cut (the member would not see what was lost).
+ * Blank is no note.
+ */
+export const NoteSchema = z
+  .string({ error: NOTE_MESSAGES.noteTooLong(NOTE_MAX_LENGTH) })
+  .max(RAW_TEXT_MAX, { error: NOTE_MESSAGES.noteTooLong(NOTE_MAX_LENGTH) })
+  .transform((raw, ctx) => {
+    const note = labelText(raw, RAW_TEXT_MAX);
+    if (Array.from(note).length > NOTE_MAX_LENGTH) {
+      ctx.addIssue({ code: 'custom', message: NOTE_MESSAGES.noteTooLong(NOTE_MAX_LENGTH) });
+      return z.NEVER;
+    }
+    return note;
+  });
+
+/** An ISO 8601 date and time with its zone (Z or ±hh:mm), seconds and milliseconds optional. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * When a change happened, if earlier than now (a count entered afterwards): an ISO 8601 time,
+ * read as epoch ms. Its bounds (not later than now, not earlier than the activity log keeps,
+ * not before the counter) are the commit's to check, against the server's clock.
+ */
+export const CountedAtSchema = z
+  .string({ error: NOTE_MESSAGES.invalidCountedAt })
+  .max(40, { error: NOTE_MESSAGES.invalidCountedAt })
+  .transform((raw, ctx) => {
+    const ms = ISO_TIME.test(raw) ? Date.parse(raw) : NaN;
+    if (!Number.isFinite(ms)) {
+      ctx.addIssue({ code: 'custom', message: NOTE_MESSAGES.invalidCountedAt });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+/** A tap's optional note and earlier time (absent from a plain tap, which stays as it was). */
+const tapContext = {
+  note: NoteSchema.optional(),
+  at: CountedAtSchema.optional(),
+};
+
 /** POST …/increment and …/decrement. */
 export const AdjustBodySchema = z.strictObject({
   times: TimesSchema.default(1),
   opId: OperationIdSchema.optional(),
+  ...tapContext,
 });
+
+/** PATCH …/activity/{id}: the entry's new note (blank removes it). */
+export const NoteBodySchema = z.strictObject({ note: NoteSchema });
 export type AdjustInput = z.input<typeof AdjustBodySchema>;
 
 // ---- Mutations: what REST routes and the live channel both turn into -------------------------
@@ -423,6 +486,8 @@ export const MutationSchema = z.discriminatedUnion('kind', [
     counterId: z.string().max(64),
     direction: AdjustDirectionSchema,
     times: TimesSchema.default(1),
+    /** A note for the activity log; an earlier time the taps are counted for (epoch ms once parsed). */
+    ...tapContext,
   }),
   z.strictObject({ kind: z.literal('deleteCounter'), counterId: z.string().max(64) }),
   z.strictObject({ kind: z.literal('updateGroup'), patch: GroupPatchSchema }),
@@ -454,5 +519,7 @@ export const MutationResultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('group'), group: GroupSchema }),
   z.object({ kind: z.literal('deleted'), counterId: z.string() }),
   z.object({ kind: z.literal('order'), counterIds: z.array(z.string()) }),
+  /** An import (POST …/import): what it created, changed and added. */
+  z.object({ kind: z.literal('imported'), summary: ImportSummarySchema }),
 ]);
 export type MutationResult = z.infer<typeof MutationResultSchema>;

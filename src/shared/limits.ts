@@ -57,8 +57,23 @@ export const OPERATION_NUMBER_MAX_DIGITS = 15;
 export const OPERATION_SESSION_WINDOW = 512;
 /** Member names in the activity log, characters (a display label, cut, never refused). */
 export const MEMBER_NAME_MAX_LENGTH = 100;
+/** A note on a change, characters (code points) after cleaning (docs/api.md "Limits"). */
+export const NOTE_MAX_LENGTH = 280;
+/** How long after a change its own member may add or change its note, ms (24 h). */
+export const NOTE_EDIT_WINDOW_MS = 24 * 3_600_000;
+/**
+ * ACTIVITY_RETENTION_DAYS default: a year of history (ADR 7 has the sizes). A count may be for an
+ * earlier time back to what the log keeps: that many days (this default when the log is kept
+ * forever, ACTIVITY_RETENTION_DAYS=0).
+ */
+export const DEFAULT_ACTIVITY_RETENTION_DAYS = 365;
 /** Most activity entries one page may hold. */
 export const ACTIVITY_PAGE_MAX = 200;
+/**
+ * Most noted entries (a note or an earlier time) one page of the log filtered by member looks
+ * through: a member with few notes among many others' gets a shorter page whose `next` goes on.
+ */
+export const ACTIVITY_MEMBER_SCAN_MAX = 1_000;
 /**
  * An activity page that returns more entries than this is a heavy read, within its address's
  * budget (docs/api.md "Limits", ADR 34); a catch-up that finds a few new entries is not.
@@ -90,3 +105,6 @@ export const DEFAULT_TIME_ZONE = 'UTC';
 export const DEFAULT_WEEK_START = 1;
 /** A card reads as nearly full from this share of its maximum on (docs/product.md#counter-card). */
 export const NEAR_LIMIT_RATIO = 0.9;
+
+/** Who made a change, when the client did not say: the name the log stores for them. */
+export const UNKNOWN_MEMBER = 'Someone';

@@ -127,7 +127,9 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
   /**
    * Who is here now, one entry per member id, sent after `ready` and on every change. Up to
    * PRESENCE_LIST_MAX members, every one of them; past that, `count` says how many there are and
-   * `members` lists the first PRESENCE_LIST_MAX by name.
+   * `members` lists the first PRESENCE_LIST_MAX by name. `count` is also there whenever fewer are
+   * listed than counted: other instances announce their members cut to one notification beside
+   * how many they have (ADR 33).
    */
   z.object({
     type: z.literal('presence'),

@@ -100,6 +100,22 @@ export function sanitizeText(input: string): string {
   return truncateCharacters(current.trim(), TEXT_MAX_LENGTH);
 }
 
+/** A high surrogate without its low half, or a low one without its high half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A label as the activity log keeps it (a member name, a note): sanitised like every text, cut to
+ * `max` UTF-16 units and trimmed. NUL never reaches a database, the bus or a screen (PostgreSQL
+ * refuses it in text); a lone surrogate (also one left by the cut) becomes U+FFFD, as both stores
+ * then keep it alike.
+ */
+export function labelText(raw: string, max: number): string {
+  return sanitizeText(raw.replaceAll('\u0000', ''))
+    .slice(0, max)
+    .replace(LONE_SURROGATE, '\uFFFD')
+    .trim();
+}
+
 /** Cuts to a number of characters (code points), never through the middle of an emoji. */
 function truncateCharacters(text: string, max: number): string {
   if (text.length <= max) return text;

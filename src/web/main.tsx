@@ -1,5 +1,5 @@
 // First: English is active before any other module of the app runs.
-import { activateLocale, i18n, initialLocale } from './i18n/i18n.js';
+import { activateLocale, i18n, initialLocale, localeOfLink } from './i18n/i18n.js';
 import { SOURCE_LOCALE } from './i18n/locales.js';
 import { I18nProvider } from '@lingui/react';
 import { StrictMode } from 'react';
@@ -40,6 +40,7 @@ function render() {
   );
 }
 
-activateLocale(initialLocale(window.location.search, navigator.languages))
+const initial = initialLocale(window.location.search, navigator.languages);
+activateLocale(initial, localeOfLink(window.location.search) === initial)
   .catch(() => activateLocale(SOURCE_LOCALE))
   .finally(render);

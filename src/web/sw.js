@@ -1,4 +1,4 @@
-/* global self, caches, fetch, URL, Request, BUILD */
+/* global self, caches, fetch, URL, Request, BUILD, NotificationWords */
 // Tally's service worker: the app shell works offline; the data never comes from a cache. It also
 // shows a group's alerts sent to Web Push (src/server/alerts/push.ts) as notifications.
 //
@@ -98,9 +98,11 @@ async function networkFirst(request) {
 
 // ---- Alerts by Web Push --------------------------------------------------------------------------
 //
-// The server sends `{ title, body, url }`, encrypted for this browser. The url is the group's page
-// without its key (a notification can show on a locked screen): a tab that has the group open
+// The server sends `{ title, body, url, words }`, encrypted for this browser. The url is the group's
+// page without its key (a notification can show on a locked screen): a tab that has the group open
 // already holds the key, so a click brings that tab forward rather than opening a page without it.
+// The title and body are English; `words` are the same as parts, worded here in the language the
+// member last used, with the sentences the page kept for it (lib/notification-words.ts).
 
 const NOTIFICATION_ICON = '/icons/icon-192.png';
 
@@ -121,7 +123,40 @@ function alertOf(data) {
     title: text(message?.title) || 'Tally',
     body: text(message?.body),
     url: pageOf(message?.url).href,
+    words: message?.words ?? null,
   };
+}
+
+const NOTIFICATION_WORDS_CACHE = 'tally-notification-words';
+const NOTIFICATION_WORDS_REQUEST = '/notification-words';
+
+/**
+ * The alert's title and body in the language the page kept sentences for; null when it kept
+ * none, kept English (the server's words are those), or anything does not fit together (then the
+ * English shows).
+ */
+async function inMemberLanguage(words) {
+  if (words === null || typeof words !== 'object') return null;
+  try {
+    const cache = await caches.open(NOTIFICATION_WORDS_CACHE);
+    const response = await cache.match(NOTIFICATION_WORDS_REQUEST);
+    if (!response) return null;
+    const { locale, templates } = await response.json();
+    if (typeof locale !== 'string' || templates === null || typeof templates !== 'object') {
+      return null;
+    }
+    if (typeof templates.sentences?.[words.sentence] !== 'string') return null;
+    const numbers = new Intl.NumberFormat(locale);
+    const plurals = new Intl.PluralRules(locale);
+    const worded = NotificationWords.wordNotification(words, templates, {
+      number: (value) => numbers.format(value),
+      plural: (count) => plurals.select(count),
+    });
+    if (typeof worded.title !== 'string' || typeof worded.body !== 'string') return null;
+    return worded;
+  } catch {
+    return null;
+  }
 }
 
 /** A page of this site: another origin's address or anything unreadable opens the start page. */
@@ -135,10 +170,11 @@ function pageOf(raw) {
   return new URL('/', self.location.origin);
 }
 
-function showAlert(data) {
+async function showAlert(data) {
   const alert = alertOf(data);
-  return self.registration.showNotification(alert.title, {
-    body: alert.body,
+  const { title, body } = (await inMemberLanguage(alert.words)) ?? alert;
+  return self.registration.showNotification(title, {
+    body,
     data: { url: alert.url },
     // One notification per group page: a newer alert replaces the older one instead of stacking
     // up, and renotify makes the replacement sound and show again.

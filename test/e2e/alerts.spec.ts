@@ -94,6 +94,8 @@ test.describe('alerts dialog', () => {
   test('a webhook alert added in the dialog is listed in words, shows its secret once, delivers a signed test and is deleted', async ({
     page,
   }) => {
+    // Two dialogs, two axe runs and a real delivery on a shared two-core machine.
+    test.setTimeout(60_000);
     const receiver = await startReceiver();
     const { name, key } = await seedGroup([{ name: 'Visitors' }, { name: 'Coffees' }]);
     await openGroup(page, name, key);
@@ -396,28 +398,15 @@ test.describe('notifications on this device', () => {
   }) => {
     const context = await browser.newContext();
     await context.grantPermissions(['notifications'], { origin: baseUrl() });
-    const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    const registrations: { registrationId: string; scopeURL: string }[] = [];
-    cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => {
-      registrations.push(...event.registrations);
-    });
-    await cdp.send('ServiceWorker.enable');
-    await page.goto('/');
-    await page.evaluate(() => navigator.serviceWorker.ready);
-    await expect.poll(() => registrations.length).toBeGreaterThan(0);
-    const registration = registrations.find((entry) => entry.scopeURL === `${baseUrl()}/`);
+    const { page, push } = await pageWithWorker(context);
 
     // What the server sends, as the push service hands it to the worker (decrypted).
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: baseUrl(),
-      registrationId: registration?.registrationId ?? '',
-      data: JSON.stringify({
-        title: 'Visitors reached 200',
-        body: 'Ada made it 200 at the door.',
-        url: '/door-count',
-      }),
+    await push({
+      title: 'Visitors reached 200',
+      body: 'Ada made it 200 at the door.',
+      url: '/door-count',
     });
+    // The browser starts the stopped worker for a push: seconds on a busy two-core machine.
     const shown = () =>
       page.evaluate(async () => {
         const worker = await navigator.serviceWorker.ready;
@@ -428,7 +417,7 @@ test.describe('notifications on this device', () => {
           icon: notification.icon,
         }));
       });
-    await expect.poll(shown).toEqual([
+    await expect.poll(shown, { timeout: 20_000 }).toEqual([
       {
         title: 'Visitors reached 200',
         body: 'Ada made it 200 at the door.',
@@ -439,28 +428,106 @@ test.describe('notifications on this device', () => {
 
     // A newer alert of the same group replaces it rather than piling up; a payload that is not
     // Tally's JSON, or that links elsewhere, still notifies, linking to this site.
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: baseUrl(),
-      registrationId: registration?.registrationId ?? '',
-      data: JSON.stringify({ title: 'Visitors reached 300', body: '', url: '/door-count' }),
-    });
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: baseUrl(),
-      registrationId: registration?.registrationId ?? '',
-      data: JSON.stringify({ title: 'Elsewhere', body: 'x', url: 'https://example.com/phish' }),
-    });
+    await push({ title: 'Visitors reached 300', body: '', url: '/door-count' });
+    await push({ title: 'Elsewhere', body: 'x', url: 'https://example.com/phish' });
     // In no particular order: a replaced notification may count as the newest.
     const byTitle = async () =>
       (await shown())
         .map((entry) => [entry.title, entry.data])
         .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
-    await expect.poll(byTitle).toEqual([
+    await expect.poll(byTitle, { timeout: 20_000 }).toEqual([
       ['Elsewhere', { url: `${baseUrl()}/` }],
       ['Visitors reached 300', { url: `${baseUrl()}/door-count` }],
     ]);
     await context.close();
   });
 });
+
+test('a push notification speaks the language the member last chose, English as the server says it', async ({
+  browser,
+}) => {
+  const context = await browser.newContext();
+  await context.grantPermissions(['notifications'], { origin: baseUrl() });
+  // A browser that turned a group's notifications on, its member having chosen German.
+  await context.addInitScript(() => {
+    window.localStorage.setItem('tally:pushGroups', JSON.stringify(['door-count']));
+    window.localStorage.setItem('tally:lang', 'de');
+  });
+  const { page, push } = await pageWithWorker(context);
+  const keptLocale = () =>
+    page.evaluate(async () => {
+      const cache = await caches.open('tally-notification-words');
+      const kept = await cache.match('/notification-words');
+      return kept ? ((await kept.json()) as { locale: string }).locale : null;
+    });
+  await expect.poll(keptLocale).toBe('de');
+
+  // What the server sends for "Visitors reached 2,000 (now 2,005)", folded with three more.
+  const message = {
+    title: 'Game night',
+    body: 'Visitors reached 2,000 (now 2,005) in Game night (by Ada) (and 3 more alerts of this group)',
+    url: '/door-count',
+    words: {
+      sentence: 'reachedNow',
+      counter: 'Visitors',
+      group: 'Game night',
+      by: 'Ada',
+      numbers: { threshold: 2000, value: 2005 },
+      test: false,
+      folded: 3,
+    },
+  };
+  const shown = () =>
+    page.evaluate(async () => {
+      const worker = await navigator.serviceWorker.ready;
+      return (await worker.getNotifications()).map(({ title, body }) => ({ title, body }));
+    });
+  await push(message);
+  await expect.poll(shown, { timeout: 20_000 }).toEqual([
+    {
+      title: 'Game night',
+      body: 'Visitors hat 2.000 erreicht (jetzt 2.005) in Game night (von Ada) (und 3 weitere Alarme dieser Gruppe)',
+    },
+  ]);
+
+  // Back to English in the menu: the next notification is the server's English, word for word.
+  await page.getByTestId('app-bar').getByRole('combobox').selectOption('en');
+  await expect.poll(keptLocale).toBe('en');
+  await push(message);
+  await expect
+    .poll(shown, { timeout: 20_000 })
+    .toEqual([{ title: message.title, body: message.body }]);
+  await context.close();
+});
+
+/**
+ * The start page in `context` with its service worker active, and `push`, which hands the worker
+ * a message as a push service would (decrypted), through the DevTools protocol.
+ */
+async function pageWithWorker(
+  context: BrowserContext,
+): Promise<{ page: Page; push: (message: unknown) => Promise<void> }> {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  const registrations: { registrationId: string; scopeURL: string }[] = [];
+  cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => {
+    registrations.push(...event.registrations);
+  });
+  await cdp.send('ServiceWorker.enable');
+  await page.goto('/');
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await expect.poll(() => registrations.length).toBeGreaterThan(0);
+  const registrationId =
+    registrations.find((entry) => entry.scopeURL === `${baseUrl()}/`)?.registrationId ?? '';
+  const push = async (message: unknown) => {
+    await cdp.send('ServiceWorker.deliverPushMessage', {
+      origin: baseUrl(),
+      registrationId,
+      data: JSON.stringify(message),
+    });
+  };
+  return { page, push };
+}
 
 /** Rules of every kind, so the list shows every sentence and state the layout must hold. */
 async function seedAlerts(): Promise<{ name: string; key: string }> {

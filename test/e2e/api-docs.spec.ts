@@ -8,6 +8,8 @@ import type { OpenApiDocument } from '../../src/server/routes/openapi.js';
 import { baseUrl, expect, test } from './support/fixtures.js';
 
 test('the API reference lists every operation and works under the CSP', async ({ page }) => {
+  // One visibility check per operation (about 60) on a shared two-core machine.
+  test.setTimeout(60_000);
   const openapi = (await (await fetch(`${baseUrl()}/api/openapi.json`)).json()) as OpenApiDocument;
   const operations = Object.entries(openapi.paths).flatMap(([path, methods]) =>
     Object.keys(methods).map((method) => ({ path, method })),

@@ -52,11 +52,14 @@ function gzipBytes(files: Set<string>): number {
 
 function initialJs(screenChunk: RegExp): { bytes: number; files: string[] } {
   const html = fs.readFileSync(path.join(WEB, 'index.html'), 'utf8');
-  const entry = /<script type="module"[^>]*src="\/assets\/([^"]+)"/.exec(html)?.[1];
-  if (!entry) throw new Error('no entry script in dist/web/index.html');
+  // The entry's chunks are module scripts of their own (vite.config.ts groups them).
+  const entry = [...html.matchAll(/<script type="module"[^>]*src="\/assets\/([^"]+)"/g)].map(
+    (match) => match[1] ?? '',
+  );
+  if (entry.length === 0) throw new Error('no entry script in dist/web/index.html');
   const screen = fs.readdirSync(ASSETS).find((file) => screenChunk.test(file));
   if (!screen) throw new Error(`no chunk matching ${String(screenChunk)}`);
-  const files = closure([entry, screen]);
+  const files = closure([...entry, screen]);
   return { bytes: gzipBytes(files), files: [...files].sort() };
 }
 

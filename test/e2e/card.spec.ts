@@ -189,6 +189,7 @@ test.describe('the counter card', () => {
     await expect(button).toHaveAttribute('aria-expanded', 'true');
     await expect(menu.getByRole('menuitem')).toHaveText([
       'Goal and limits',
+      'Count with a note…',
       'Focus mode',
       'History',
       'Delete counter',
@@ -196,7 +197,7 @@ test.describe('the counter card', () => {
     const item = (label: string) => menu.getByRole('menuitem', { name: label });
     await expect(item('Goal and limits')).toBeFocused();
     await page.keyboard.press('ArrowDown');
-    await expect(item('Focus mode')).toBeFocused();
+    await expect(item('Count with a note…')).toBeFocused();
     await page.keyboard.press('End');
     await expect(item('Delete counter')).toBeFocused();
     await page.keyboard.press('ArrowDown');
@@ -213,9 +214,7 @@ test.describe('the counter card', () => {
     await button.focus();
     await page.keyboard.press('ArrowUp');
     await expect(item('Delete counter')).toBeFocused();
-    await page.keyboard.press('ArrowUp');
-    await page.keyboard.press('ArrowUp');
-    await page.keyboard.press('ArrowUp');
+    for (let press = 0; press < 4; press += 1) await page.keyboard.press('ArrowUp');
     await expect(item('Goal and limits')).toBeFocused();
     await expect(counterValue(card)).toHaveText('5');
 

@@ -5,7 +5,6 @@
  */
 import type { Page } from '@playwright/test';
 import { MESSAGES } from '../../src/shared/messages.js';
-import { FULL_ADDRESS_HINT } from '../../src/web/lib/image.js';
 import {
   api,
   baseUrl,
@@ -15,6 +14,10 @@ import {
   seedGroup,
   test,
 } from './support/fixtures.js';
+
+/** The hint under an address that is not whole, word for word as the English app says it. */
+const FULL_ADDRESS_HINT =
+  'Enter a full address starting with https://, or a path on this site starting with /.';
 
 /** A group with one counter, its Add thumbnail dialog open. */
 async function thumbnailDialog(page: Page) {

@@ -74,6 +74,34 @@ test('keys select and count the right counter on the server, not while editing a
   await expect.poll(() => serverValues(name, key)).toEqual({ Coffees: 14, Teas: 8, Waters: 1 });
 });
 
+test('keys pressed before keyboard counting has loaded still select and count', async ({
+  page,
+}) => {
+  const { name, key } = await seedGroup([
+    { name: 'Coffees', value: 12 },
+    { name: 'Teas', value: 5 },
+  ]);
+  // Keyboard counting's chunk is held back until the keys are pressed: a slow network's case.
+  let releaseChunk = (): void => undefined;
+  const chunkHeld = new Promise<void>((resolve) => {
+    releaseChunk = resolve;
+  });
+  await page.route('**/assets/KeyboardCounting-*.js', async (route) => {
+    await chunkHeld;
+    await route.continue();
+  });
+  await openGroup(page, name, key);
+  await expect(page.getByTestId('key-announcer')).toHaveCount(0);
+  await page.keyboard.press('2');
+  await page.keyboard.press('+');
+  await page.keyboard.press('+');
+  releaseChunk();
+
+  await expect(page.getByTestId('key-announcer')).toHaveText('Selected Teas, 5');
+  await expect(counterValue(counterCard(page, 'Teas'))).toHaveText('7');
+  await expect.poll(() => serverValues(name, key)).toEqual({ Coffees: 12, Teas: 7 });
+});
+
 test('a view-only link can select but not count', async ({ page }) => {
   const { name, key } = await seedGroup([{ name: 'Coffees', value: 12 }]);
   const response = await fetch(`${baseUrl()}/api/groups/${name}/view-key`, {

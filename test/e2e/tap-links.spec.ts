@@ -225,7 +225,7 @@ test.describe('tap links', () => {
     await expect(page.getByText('Main Hall')).toHaveCount(0);
   });
 
-  test('a down-only link offers no +, and focus mode says why it cannot add', async ({
+  test('a down-only link offers no +, its note dialog only takes away, and focus mode says why it cannot add', async ({
     browser,
   }) => {
     const { name, key } = await gateGroup();
@@ -239,7 +239,19 @@ test.describe('tap links', () => {
     await expect(ada.getByRole('button', { name: /^Increment by/ })).toHaveCount(0);
     const hall = counterCard(ada, 'Main Hall');
     await hall.getByRole('button', { name: 'Counter actions' }).click();
-    await expect(ada.getByRole('menuitem')).toHaveText(['Focus mode', 'History']);
+    await expect(ada.getByRole('menuitem')).toHaveText([
+      'Count with a note…',
+      'Focus mode',
+      'History',
+    ]);
+    // Its note dialog can only take away.
+    await ada.getByRole('menuitem', { name: 'Count with a note…' }).click();
+    const noteDialog = ada.getByRole('dialog', { name: 'Count with a note' });
+    await expect(noteDialog.getByRole('radio')).toHaveCount(1);
+    await expect(noteDialog.getByRole('radio', { name: 'Take away 1' })).toBeChecked();
+    await noteDialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(noteDialog).toBeHidden();
+    await hall.getByRole('button', { name: 'Counter actions' }).click();
     await ada.getByRole('menuitem', { name: 'Focus mode' }).click();
     const focus = ada.getByTestId('focus-mode');
     await expect(focus.getByText('This tap link counts down only: it cannot add.')).toBeVisible();

@@ -5,7 +5,8 @@
  *     429 `too_many_reads` with Retry-After, before anything is read;
  *   - the budget is the address's own: another address's heavy reads, and the greedy address's
  *     ordinary calls, are answered as before;
- *   - a long activity page counts only when it returned many entries (a catch-up does not).
+ *   - a long activity page counts only when it returned many entries (a catch-up does not);
+ *   - a refusal is held a moment before it is answered, so resending at once gains nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../src/server/security/key-guard.js';
@@ -134,6 +135,22 @@ describe('heavy reads from several addresses (real server)', () => {
 
     // Another address has its own budget, untouched by the greedy one.
     for (const path of heavy) expect((await read(OTHER, path)).status).toBe(200);
+  });
+
+  it('holds a refusal the address earned before answering it, and answers another address meanwhile', async () => {
+    const address = '127.0.0.5';
+    for (let i = 0; i < BURST; i++) expect((await read(address, '/history')).status).toBe(200);
+    // A client that resends at once is answered only after a pause: the other address's read,
+    // sent after the refused one, is answered first.
+    const finished: string[] = [];
+    const refused = read(address, '/history').then((answer) => {
+      finished.push(`refused ${String(answer.status)}`);
+    });
+    const other = read('127.0.0.6', '/history').then((answer) => {
+      finished.push(`other ${String(answer.status)}`);
+    });
+    await Promise.all([refused, other]);
+    expect(finished).toEqual(['other 200', 'refused 429']);
   });
 
   it('does not count a long activity page that found only a few entries (a catch-up)', async () => {

@@ -132,6 +132,7 @@ export function commit(
       activityLog: true,
       countersPerGroup: 100,
       now: NOW,
+      countedAtWindowDays: 365,
       newCounterId: () => `new-${String(++created)}`,
       ...options,
     }),

@@ -2,8 +2,9 @@
  * The activity log as a hash chain (ADR 30), on each store, with a real server: the log as
  * written verifies; an amount edited, an entry deleted or two entries swapped directly in the
  * database make `GET …/activity/verify` name the first entry that does not hold; a pruned log
- * still verifies from its anchor; and the JSON export verifies offline with
- * scripts/verify-export.mjs, and no longer after a one-character edit.
+ * still verifies from its anchor; the JSON export verifies offline with
+ * scripts/verify-export.mjs, and no longer after a one-character edit; a log of many pages is
+ * checked and exported whole.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -150,5 +151,24 @@ describe.each(storeBackends())('the activity hash chain on %s', (_name, database
     const bad = await run(process.execPath, [script, file]).catch((error: unknown) => error);
     expect(bad).toMatchObject({ code: 1 });
     expect((bad as { stderr: string }).stderr).toMatch(/^Broken: entry \d+/);
+  });
+
+  it('checks and exports a log of several reading pages whole: every entry once, in order', async () => {
+    // More entries than one page of the export's reads (250), which take turns with other work.
+    const { group, verify } = await groupWithLog(560);
+    expect(await verify()).toEqual({ ok: true, checked: 562 });
+    const exported = await fetch(`${server.url}${group.base}/export?format=json`, {
+      headers: { authorization: `Bearer ${group.key}` },
+    });
+    const { activity } = (await exported.json()) as { activity: { id: number }[] };
+    const ids = activity.map((entry) => entry.id);
+    expect(ids).toHaveLength(562);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(562);
+    const csv = await fetch(`${server.url}${group.base}/export?format=csv&data=activity`, {
+      headers: { authorization: `Bearer ${group.key}` },
+    });
+    // A header line, then one line per entry.
+    expect((await csv.text()).trim().split('\n')).toHaveLength(563);
   });
 });

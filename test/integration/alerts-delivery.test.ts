@@ -396,6 +396,16 @@ describe('Web Push', () => {
         title: group.group.displayName,
         body: `Guests reached 2 in ${group.group.displayName} (by Ana)`,
         url: `/${group.group.name}`,
+        // The same, as parts a browser words in its member's language.
+        words: {
+          sentence: 'reached',
+          counter: 'Guests',
+          group: group.group.displayName,
+          by: 'Ana',
+          numbers: { threshold: 2 },
+          test: false,
+          folded: null,
+        },
       });
       const key = await call<{ publicKey: string }>(server.url, 'GET', '/api/push/key');
       expect(String(push?.headers.authorization)).toContain(`k=${key.body.publicKey}`);

@@ -17,6 +17,7 @@
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AlertEventBody } from '../../src/shared/alerts.js';
 import { closeReceivers, startReceiver, type Receiver } from '../helpers/receiver.js';
 import {
   PUSH_MESSAGES,
@@ -29,6 +30,7 @@ import {
   type VapidDetails,
   fitPushAlert,
   newVapidKeys,
+  pushAlertOf,
   pushAlertBytes,
   pushRequest,
   sendPush,
@@ -487,6 +489,53 @@ describe('an alert pushed to a browser', () => {
   });
 });
 
+/** An alert of a counter named `counter` that reached 200 (and is at 205), as the outbox holds it. */
+const reachedEvent = (counter: string): AlertEventBody => ({
+  type: 'counter.reached',
+  group: 'door-count',
+  counter: { id: 'c1', name: counter, value: 205 },
+  by: 'Ada',
+  at: '2026-11-27T12:00:00.000Z',
+  rule: {
+    id: 'r1',
+    counterId: 'c1',
+    section: null,
+    when: { kind: 'reaches', value: 200 },
+    to: { kind: 'push' },
+  },
+});
+
+describe("an alert's push message", () => {
+  it('says the English title and body, links the group without its key, and carries the parts', () => {
+    expect(pushAlertOf(reachedEvent('Visitors'), 'Door count')).toEqual({
+      title: 'Door count',
+      body: 'Visitors reached 200 (now 205) in Door count (by Ada)',
+      url: '/door-count',
+      words: {
+        sentence: 'reachedNow',
+        counter: 'Visitors',
+        group: 'Door count',
+        by: 'Ada',
+        numbers: { threshold: 200, value: 205 },
+        test: false,
+        folded: null,
+      },
+    });
+  });
+
+  it('shortens a long counter name alike in the English and the parts, to fit the bound', () => {
+    const message = pushAlertOf(reachedEvent('🏁'.repeat(1_000)), 'Door count');
+
+    expect(pushAlertBytes(message)).toBeLessThanOrEqual(PUSH_PAYLOAD_MAX_BYTES);
+    expect(message.words?.counter).toMatch(/^(🏁)+…$/u);
+    expect(message.body).toBe(
+      `${message.words?.counter} reached 200 (now 205) in Door count (by Ada)`,
+    );
+    const browser = subscribe('https://push.example/wpush/abc');
+    expect(() => pushRequest(push(browser, { payload: message }))).not.toThrow();
+  });
+});
+
 describe('fitting a message within the bound', () => {
   it('leaves a message that fits as it is', () => {
     expect(fitPushAlert(ALERT)).toBe(ALERT);
@@ -501,6 +550,16 @@ describe('fitting a message within the bound', () => {
     expect(pushAlertBytes(fitted)).toBeGreaterThan(PUSH_PAYLOAD_MAX_BYTES - 4);
     expect(fitted.body).toMatch(/^(🏁)+…$/u);
     expect({ ...fitted, body: long.body }).toEqual(long);
+  });
+
+  it('leaves out the parts before cutting the English', () => {
+    const words = pushAlertOf(reachedEvent('Visitors'), 'Door count').words;
+    const long = { ...ALERT, body: '🏁'.repeat(700), words };
+
+    const fitted = fitPushAlert(long);
+
+    expect(pushAlertBytes(fitted)).toBeLessThanOrEqual(PUSH_PAYLOAD_MAX_BYTES);
+    expect(fitted).toEqual({ ...ALERT, body: long.body });
   });
 
   it('drops the body, then cuts the title, when the title alone is too long', () => {

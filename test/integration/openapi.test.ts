@@ -16,6 +16,7 @@ import type { ActivityPage } from '../../src/shared/activity.js';
 import type { AlertCreated } from '../../src/shared/alerts.js';
 import { MAX_TAP_LINKS_PER_GROUP, type TapLinkCreated } from '../../src/shared/links.js';
 import type { Counter, GroupSnapshot, ViewKey } from '../../src/shared/api.js';
+import { IMPORT_MAX_BYTES } from '../../src/shared/import.js';
 import { MAX_VALUE } from '../../src/shared/limits.js';
 import { newKey, uniqueGroupName } from '../helpers/client.js';
 import { OpenApiChecker, registeredRoutes } from '../helpers/openapi.js';
@@ -315,9 +316,31 @@ describe.each(backends)('real answers match the document on %s', (_label, databa
     await call('counterPeriods', { params: counter, key, query: 'limit=5' }, 200);
     await call('exportGroup', { params: { name }, key, query: 'format=csv&data=periods' }, 200);
 
+    // A tap with a note, counted for a moment ago: its entry has every optional field of a tap.
+    await call(
+      'incrementCounter',
+      { params: counter, key, body: { note: 'table 4', at: new Date().toISOString() } },
+      200,
+    );
     const page = (await call('listActivity', { params: { name }, key }, 200)).json as ActivityPage;
     const tap = page.entries.find((entry) => entry.kind === 'counter.adjusted');
     if (!tap) throw new Error('no tap in the log');
+    await call(
+      'editEntryNote',
+      { params: { name, entryId: String(tap.id) }, key, body: { note: 'table 5' } },
+      200,
+    );
+    await call(
+      'editEntryNote',
+      {
+        params: { name, entryId: String(tap.id) },
+        key,
+        headers: { 'tally-member': 'Bob' },
+        body: { note: 'mine now' },
+      },
+      403,
+      'not_your_entry',
+    );
     await call('undoEntry', { params: { name, entryId: String(tap.id) }, key }, 200);
     await call('undoOperation', { params: { name }, key, body: { opId: 'group-1' } }, 200);
     await call('undoOperation', { params: { name }, key, body: { opId: 'create-1' } }, 200);
@@ -341,6 +364,23 @@ describe.each(backends)('real answers match the document on %s', (_label, databa
     await call('exportGroup', { params: { name }, key }, 200);
     await call('exportGroup', { params: { name }, key, query: 'format=csv' }, 200);
     await call('exportGroup', { params: { name }, key, query: 'format=csv&data=activity' }, 200);
+    await call(
+      'importGroup',
+      {
+        params: { name },
+        key,
+        query: 'dryRun=true',
+        rawBody: 'Coffees,1700000000000\n',
+        contentType: 'text/csv',
+      },
+      200,
+    );
+    await call(
+      'importGroup',
+      { params: { name }, key, rawBody: 'not,a,file\n', contentType: 'text/csv' },
+      400,
+      'import_invalid',
+    );
 
     await call('getViewKey', { params: { name }, key }, 200);
     const { viewKey } = (await call('enableViewKey', { params: { name }, key }, 200))
@@ -390,9 +430,11 @@ describe.each(backends)('real answers match the document on %s', (_label, databa
           415,
           'validation_failed',
         );
+        // An import's body is a file, of up to 5 MB; every other body, JSON of up to 16 KB.
+        const bodyLimit = operationId === 'importGroup' ? IMPORT_MAX_BYTES : 16 * 1024;
         await call(
           operationId,
-          { ...request, rawBody: JSON.stringify({ name: 'x'.repeat(17 * 1024) }) },
+          { ...request, rawBody: JSON.stringify({ name: 'x'.repeat(bodyLimit + 1024) }) },
           413,
           'payload_too_large',
         );

@@ -5,6 +5,7 @@ import { encodeAnnouncements } from '../../src/server/bus/notify.js';
 import type { Store } from '../../src/server/store/types.js';
 import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
 import { describeActivityContract } from './activity.suite.js';
+import { describeNotesContract } from './notes.suite.js';
 import { describePurposeContract } from './purpose.suite.js';
 import { describeNumberedIdsContract } from './numbered-ids.suite.js';
 import { describeStoreContract, type StoreFactory } from './store.suite.js';
@@ -37,6 +38,14 @@ describe.skipIf(postgresUrl === undefined)('on PostgreSQL', () => {
   // test stands for a second instance on the same database.
   const purposeSchema = uniqueSchema();
   describePurposeContract('PostgreSQL', (clock) => open(purposeSchema, clock));
+
+  // One schema per place: opening the same place again is a restart on the same database.
+  const notePlaces = new Map<string, string>();
+  describeNotesContract('PostgreSQL', (clock, place) => {
+    const schema = notePlaces.get(place) ?? uniqueSchema();
+    notePlaces.set(place, schema);
+    return open(schema, clock);
+  });
 
   /** A fresh schema each; `reopen` opens the same schema again. */
   const postgresStores: StoreFactory = {

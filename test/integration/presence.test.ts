@@ -13,9 +13,17 @@ import { connectLive, isReady, type LiveClient } from '../helpers/live.js';
 import { postgresUrl, twoInstancesOnPostgres } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { PRESENCE_WINDOW_MS } from '../../src/server/live/presence.js';
+import { decodePresence, encodePresence } from '../../src/server/bus/notify.js';
+import { MEMBER_NAME_MAX_LENGTH } from '../../src/shared/limits.js';
 
 type Presence = Extract<ServerMessage, { type: 'presence' }>;
 const isPresence = (m: ServerMessage): m is Presence => m.type === 'presence';
+
+/** How many are here by the latest presence message a client received. */
+function countOf(client: LiveClient): number | undefined {
+  const last = client.messages.filter(isPresence).at(-1);
+  return last ? (last.count ?? last.members.length) : undefined;
+}
 
 /** The latest presence list a client received, as "name" strings. */
 function names(client: LiveClient): string[] {
@@ -191,5 +199,54 @@ describe.skipIf(postgresUrl === undefined)('presence across two instances on Pos
     expect(names(observer)).toEqual(['Ada final']);
     renamer.close();
     observer.close();
+  });
+
+  it("counts a crowd whose lists are cut to one notification: every instance's members, a member on both once", async () => {
+    const [a, b] = [instances.a(), instances.b()];
+    const group = await createGroup(a.url);
+    const name = group.group.name;
+    // Names as long as a member name may be: 80 or 70 of them overflow one announcement's list.
+    const member = (id: string, label: string): PresenceMember => ({
+      id,
+      name: `${label} `.padEnd(MEMBER_NAME_MAX_LENGTH, 'x'),
+    });
+    const onA = Array.from({ length: 80 }, (_m, i) => member(`a-${i}`, `Alpha ${i}`));
+    const onB = Array.from({ length: 70 }, (_m, i) => member(`b-${i}`, `Gamma ${i}`));
+    // On both instances, sorting after A's members and before B's: without being put first in
+    // A's list (B lists it), A's cut list would leave it out and it would be counted twice.
+    const both = member('both', 'Beta');
+    const marker = member('marker', 'Aaa');
+    const listed = (members: PresenceMember[]) =>
+      decodePresence(encodePresence('instance', group.group.id, members))?.members.length ?? 0;
+    expect(listed(onA)).toBeLessThan(onA.length);
+    expect(listed(onB)).toBeLessThan(onB.length);
+    expect(listed([marker, ...onA, both])).toBeLessThan(onA.length + 1);
+
+    // Together: each arrival's first presence message may wait for its group's window.
+    const clients = await Promise.all([
+      ...onA.map((m) => arrive(a.wsUrl, name, group.key, m)),
+      ...onB.map((m) => arrive(b.wsUrl, name, group.key, m)),
+    ]);
+    const watchA = clients[0] as LiveClient;
+    const watchB = clients[onA.length] as LiveClient;
+    await watchA.waitUntil(() => countOf(watchA) === 150, 20_000);
+    await watchB.waitUntil(() => countOf(watchB) === 150, 20_000);
+
+    const bothOnB = await arrive(b.wsUrl, name, group.key, both);
+    await watchA.waitUntil(() => countOf(watchA) === 151, 20_000);
+    const bothOnA = await arrive(a.wsUrl, name, group.key, both);
+    // The marker joins A after the second tab: once B lists it, B has heard A's announcement
+    // made after the member on both instances joined A.
+    const markerOnA = await arrive(a.wsUrl, name, group.key, marker);
+    const seesMarker = (client: LiveClient) =>
+      client.messages
+        .filter(isPresence)
+        .at(-1)
+        ?.members.some((m) => m.id === 'marker') === true;
+    await watchB.waitUntil(() => seesMarker(watchB), 20_000);
+    await watchA.waitUntil(() => seesMarker(watchA), 20_000);
+    expect(countOf(watchB)).toBe(152);
+    expect(countOf(watchA)).toBe(152);
+    for (const client of [...clients, bothOnB, bothOnA, markerOnA]) client.close();
   });
 });

@@ -11,6 +11,7 @@ import { sqliteDatabase } from '../../src/server/store/sqlite/driver.js';
 import type { Operation, Store } from '../../src/server/store/types.js';
 import type { Counter, Group, Mutation } from '../../src/shared/api.js';
 import { describeActivityContract } from './activity.suite.js';
+import { describeNotesContract } from './notes.suite.js';
 import { describePurposeContract } from './purpose.suite.js';
 import { describeNumberedIdsContract } from './numbered-ids.suite.js';
 import { describeStoreContract, type StoreFactory } from './store.suite.js';
@@ -82,6 +83,13 @@ describeActivityContract('SQLite', () => open(path.join(dir, `activity-${++count
 
 describePurposeContract('SQLite', async (clock) => {
   const store = new SqliteStore(path.join(dir, `purpose-${++count}.sqlite`), { clock });
+  await store.migrate();
+  return store;
+});
+
+// The same place opens the same file again: a restart.
+describeNotesContract('SQLite', async (clock, place) => {
+  const store = new SqliteStore(path.join(dir, `${place}.sqlite`), { clock });
   await store.migrate();
   return store;
 });

@@ -185,7 +185,7 @@ describe("an app's metrics", () => {
 
     const text = await metrics.exposition();
     const samples = parseExposition(text);
-    expect(samples.length).toBeLessThanOrEqual(800);
+    expect(samples.length).toBeLessThanOrEqual(900);
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(64 * 1024);
   });
 });

@@ -44,8 +44,14 @@ describe('Coalescer', () => {
 describe('PresenceBoard', () => {
   function fakeBus(published: PresenceAnnouncement[]): Bus {
     return {
-      publishPresence: (groupId: string, members: PresenceMember[]) => {
-        published.push({ instanceId: 'me', groupId, members: structuredClone(members) });
+      publishPresence: (groupId: string, list: () => readonly PresenceMember[]) => {
+        const members = [...list()];
+        published.push({
+          instanceId: 'me',
+          groupId,
+          members: structuredClone(members),
+          count: members.length,
+        });
       },
       onPresence: () => () => undefined,
     } as unknown as Bus;
@@ -62,7 +68,7 @@ describe('PresenceBoard', () => {
       },
     } as unknown as Bus;
     const frames: string[][] = [];
-    const board = new PresenceBoard(bus, (_groupId, members) => {
+    const board = new PresenceBoard(bus, (_groupId, { members }) => {
       frames.push(members.map((m) => m.id));
     });
     const hear = (announcement: PresenceAnnouncement) => {
@@ -74,7 +80,7 @@ describe('PresenceBoard', () => {
   it('sends a storm of renames as at most one frame per window, locally and over the bus, last name winning', () => {
     const published: PresenceAnnouncement[] = [];
     const frames: PresenceMember[][] = [];
-    const board = new PresenceBoard(fakeBus(published), (_groupId, members) => {
+    const board = new PresenceBoard(fakeBus(published), (_groupId, { members }) => {
       frames.push(structuredClone(members));
     });
     const sockets = Array.from({ length: 30 }, () => ({}));
@@ -108,7 +114,7 @@ describe('PresenceBoard', () => {
   it('announces the last member leaving', () => {
     const published: PresenceAnnouncement[] = [];
     const frames: PresenceMember[][] = [];
-    const board = new PresenceBoard(fakeBus(published), (_groupId, members) => {
+    const board = new PresenceBoard(fakeBus(published), (_groupId, { members }) => {
       frames.push(members);
     });
     const socket = {};
@@ -141,24 +147,24 @@ describe('PresenceBoard', () => {
 
   it("drops another instance's list once it stops renewing it, and tells this instance's sockets", () => {
     const { hear, frames, board } = listeningBoard();
-    hear({ instanceId: 'alive', groupId: 'g', members: [{ id: 'c', name: 'Cy' }] });
-    hear({ instanceId: 'gone', groupId: 'g', members: [{ id: 'b', name: 'Bo' }] });
+    hear({ instanceId: 'alive', groupId: 'g', members: [{ id: 'c', name: 'Cy' }], count: 1 });
+    hear({ instanceId: 'gone', groupId: 'g', members: [{ id: 'b', name: 'Bo' }], count: 1 });
     vi.advanceTimersByTime(PRESENCE_WINDOW_MS);
     expect(frames.at(-1)).toEqual(['b', 'c']);
     // "alive" renews every heartbeat; "gone" never does again. Its list lives 3 heartbeats.
     for (let beat = 0; beat < 5; beat++) {
       vi.advanceTimersByTime(PRESENCE_HEARTBEAT_MS);
-      hear({ instanceId: 'alive', groupId: 'g', members: [{ id: 'c', name: 'Cy' }] });
+      hear({ instanceId: 'alive', groupId: 'g', members: [{ id: 'c', name: 'Cy' }], count: 1 });
     }
     vi.advanceTimersByTime(PRESENCE_WINDOW_MS);
     expect(frames.at(-1)).toEqual(['c']);
-    expect(board.membersOf('g').map((m) => m.id)).toEqual(['c']);
+    expect(board.presenceOf('g').members.map((m) => m.id)).toEqual(['c']);
     board.close();
   });
 
   it("tells this instance's sockets when the last other instance's list of a group expires", () => {
     const { hear, frames, board } = listeningBoard();
-    hear({ instanceId: 'gone', groupId: 'g', members: [{ id: 'b', name: 'Bo' }] });
+    hear({ instanceId: 'gone', groupId: 'g', members: [{ id: 'b', name: 'Bo' }], count: 1 });
     expect(frames).toEqual([['b']]);
     // Nothing is heard again: the expiry sweep alone must send the empty list.
     vi.advanceTimersByTime(PRESENCE_HEARTBEAT_MS * 5);

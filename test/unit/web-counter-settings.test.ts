@@ -11,7 +11,7 @@ import {
   sectionOf,
   settingsPatch,
   timeZoneOptions,
-  WEEKDAYS,
+  weekdayNames,
   zoneLabel,
 } from '../../src/web/lib/counter-settings.js';
 
@@ -173,8 +173,8 @@ describe('group settings', () => {
   });
 
   it('names the week days from Monday (1) to Sunday (7)', () => {
-    expect(WEEKDAYS[0]).toBe('Monday');
-    expect(WEEKDAYS[6]).toBe('Sunday');
+    expect(weekdayNames()[0]).toBe('Monday');
+    expect(weekdayNames()[6]).toBe('Sunday');
   });
 
   it('writes zone names readably', () => {

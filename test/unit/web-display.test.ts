@@ -132,6 +132,11 @@ describe('display paths', () => {
     expect(displayGroupOf('/display')).toBeNull();
     expect(displayGroupOf('/a/b/display')).toBeNull();
   });
+
+  it("carries the sharer's language when one is given", () => {
+    expect(displayUrl('team', 'k', 'de')).toBe('/team/display?key=k&lang=de');
+    expect(displayUrl('team', 'k', 'zh-Hans')).toBe('/team/display?key=k&lang=zh-Hans');
+  });
 });
 
 describe('reopening a screen while offline (group screen and display)', () => {

@@ -13,6 +13,9 @@ import { changesWaiting, problemText } from '../../src/web/i18n/messages.js';
 import { blockedReason } from '../../src/web/lib/capacity.js';
 import { droppedTaps } from '../../src/web/live/groupStore.js';
 import { relativeTime } from '../../src/web/lib/describe.js';
+import { selectionAnnouncement } from '../../src/web/lib/keys.js';
+import { compilePlaceholders } from '../../src/web/i18n/placeholders.js';
+import { compileMessage } from '@lingui/message-utils/compileMessage';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -252,5 +255,23 @@ describe('numbers around a slash where text runs right to left', () => {
     expect(numbersInOrder('6 / 8')).toBe('6 / 8');
     await speak('ar');
     expect(numbersInOrder('6 / 8')).toBe('\u20666 / 8\u2069');
+  });
+});
+
+describe('English messages with placeholders, shipped as their text alone', () => {
+  it('splits a message at its placeholders exactly as Lingui compiles it', () => {
+    for (const message of ['Set to {shown}', '{left} left', 'Tap link · {label}', 'Plain text']) {
+      expect(compilePlaceholders(message)).toEqual(compileMessage(message));
+    }
+  });
+
+  it('fills in the values in English, where no catalog is loaded', () => {
+    expect(
+      blockedReason(
+        { value: 5, min: 5, max: null, incrementStep: 1, decrementStep: 1, section: null },
+        'decrement',
+      ),
+    ).toBe('Limit reached: this counter cannot go below 5.');
+    expect(selectionAnnouncement('Coffees', 12)).toBe('Selected Coffees, 12');
   });
 });

@@ -7,13 +7,8 @@ import type { ActivityEntry } from '../../src/shared/activity.js';
 import type { Tally } from '../../src/shared/api.js';
 import { actorOf, describeEntry } from '../../src/web/lib/describe.js';
 import { leaderboard, leaderName } from '../../src/web/lib/tallies.js';
-import {
-  directionRefused,
-  rightsSummary,
-  scopeSummary,
-  tapLinkSentence,
-  tapRights,
-} from '../../src/web/lib/tap-links.js';
+import { rightsSummary, scopeSummary } from '../../src/web/lib/tap-link-words.js';
+import { directionRefused, tapLinkSentence, tapRights } from '../../src/web/lib/tap-links.js';
 import { droppedTaps } from '../../src/web/live/groupStore.js';
 import { Lanes, type LaneClock, type LaneHandlers } from '../../src/web/live/lanes.js';
 

@@ -5,6 +5,13 @@
  * first, and every format can ask for it with that text shortened until its body fits.
  */
 import type { AlertEventBody } from '../../shared/alerts.js';
+import type { NotificationWords } from '../../shared/notification-words-schema.js';
+import {
+  ENGLISH_NOTIFICATION_TEMPLATES,
+  ENGLISH_NUMBERS,
+  wordNotification,
+  type NotificationSentence,
+} from '../../shared/notification-words.js';
 
 /** The user-supplied text of a sentence: each may be shortened to fit a body. */
 export interface AlertTexts {
@@ -18,11 +25,6 @@ export interface AlertTexts {
 
 /** What a shortened text ends with, so a reader sees that it was cut. */
 export const ELLIPSIS = '…';
-
-/** A thousands-separated number, as the product writes them (1,000). */
-export function formatNumber(value: number): string {
-  return value.toLocaleString('en-US');
-}
 
 const CONTROL_CHARACTERS = /[\p{Cc}\u2028\u2029]+/gu;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -111,66 +113,72 @@ export function alertTexts(event: AlertEventBody, groupName: string): AlertTexts
   };
 }
 
-/** " (now 205)" when the value moved past the threshold it is announced for. */
-function now(value: number, announced: number): string {
-  return value === announced ? '' : ` (now ${formatNumber(value)})`;
-}
-
-/** How an ended period is called: a day, a week or a month by its length, else a period. */
-export function periodName(period: { start: string; end: string }): string {
+/**
+ * Which ended period a period alert speaks of: a day, a week or a month by its length, else a
+ * period.
+ */
+export function periodSentence(period: { start: string; end: string }): NotificationSentence {
   const hours = (Date.parse(period.end) - Date.parse(period.start)) / 3_600_000;
-  if (!Number.isFinite(hours) || hours <= 0) return 'period';
+  if (!Number.isFinite(hours) || hours <= 0) return 'periodEnded';
   // A day is 23 to 25 hours across a change of clocks; a week 167 to 169; a month 28 to 31 days.
-  if (hours <= 25) return 'day';
-  if (hours >= 167 && hours <= 169) return 'week';
-  if (hours >= 28 * 24 - 1 && hours <= 31 * 24 + 1) return 'month';
-  return 'period';
+  if (hours <= 25) return 'dayEnded';
+  if (hours >= 167 && hours <= 169) return 'weekEnded';
+  if (hours >= 28 * 24 - 1 && hours <= 31 * 24 + 1) return 'monthEnded';
+  return 'periodEnded';
 }
 
 /**
- * What the event says, one line of plain text (no markup: each format escapes it as it needs).
- * Thresholds come from the rule that fired, when it names them; the value is the counter's as
- * the change left it.
+ * What the event says, as parts (src/shared/notification-words.ts): the sentence, and the names
+ * and numbers that fill it. Thresholds come from the rule that fired, when it names them; the
+ * value is the counter's as the change left it.
  */
-export function alertSentence(event: AlertEventBody, texts: AlertTexts): string {
-  const test = event.test === true ? 'Test: ' : '';
-  const folded =
-    event.folded === undefined
-      ? ''
-      : ` (and ${formatNumber(event.folded)} more ${event.folded === 1 ? 'alert' : 'alerts'} of this group)`;
-  return test + eventSentence(event, texts) + folded;
-}
-
-/** What the event itself says (alertSentence adds whether it is a test, and what it folds). */
-function eventSentence(event: AlertEventBody, texts: AlertTexts): string {
-  const { counter, group } = texts;
+export function notificationWords(event: AlertEventBody, texts: AlertTexts): NotificationWords {
   const value = event.counter.value;
-  const where = ` in ${group}${texts.by === null ? '' : ` (by ${texts.by})`}`;
   const { when } = event.rule;
+  const parts = { counter: texts.counter, group: texts.group, by: texts.by };
+  const framing = { test: event.test === true, folded: event.folded ?? null };
+  const words = (
+    sentence: NotificationSentence,
+    numbers: NotificationWords['numbers'],
+  ): NotificationWords => ({ sentence, ...parts, numbers, ...framing });
   switch (event.type) {
     case 'counter.reached': {
       const threshold = when.kind === 'reaches' ? when.value : value;
-      return `${counter} reached ${formatNumber(threshold)}${now(value, threshold)}${where}`;
+      return threshold === value
+        ? words('reached', { threshold })
+        : words('reachedNow', { threshold, value });
     }
     case 'counter.fell': {
       const threshold = when.kind === 'fallsTo' ? when.value : value;
-      return `${counter} fell to ${formatNumber(threshold)}${now(value, threshold)}${where}`;
+      return threshold === value
+        ? words('fell', { threshold })
+        : words('fellNow', { threshold, value });
     }
     case 'counter.goal':
-      return `${counter} reached its goal (now ${formatNumber(value)})${where}`;
-    case 'counter.every': {
-      const every = when.kind === 'every' ? ` (every ${formatNumber(when.value)})` : '';
-      return `${counter} passed ${formatNumber(event.multiple)}${every}${where}`;
-    }
+      return words('goal', { value });
+    case 'counter.every':
+      return when.kind === 'every'
+        ? words('passedEvery', { multiple: event.multiple, every: when.value })
+        : words('passed', { multiple: event.multiple });
     case 'counter.capacity': {
       const { state, change } = event.capacity;
-      const full = state === 'full' ? 'full' : 'nearly full';
-      const is = change === 'entered' ? 'is' : 'is no longer';
-      return `${counter} ${is} ${full} (now ${formatNumber(value)})${where}`;
+      const entered = change === 'entered';
+      if (state === 'full') return words(entered ? 'full' : 'noLongerFull', { value });
+      return words(entered ? 'nearlyFull' : 'noLongerNearlyFull', { value });
     }
-    case 'counter.period': {
-      const name = periodName(event.period);
-      return `${counter}: the ${name} ended with ${formatNumber(event.period.total)}${where}`;
-    }
+    case 'counter.period':
+      return words(periodSentence(event.period), { total: event.period.total });
   }
+}
+
+/**
+ * What the event says, one line of plain text in English (no markup: each format escapes it as
+ * it needs): "Visitors reached 200 in Game night (by Ada)".
+ */
+export function alertSentence(event: AlertEventBody, texts: AlertTexts): string {
+  return wordNotification(
+    notificationWords(event, texts),
+    ENGLISH_NOTIFICATION_TEMPLATES,
+    ENGLISH_NUMBERS,
+  ).body;
 }

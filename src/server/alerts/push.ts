@@ -3,7 +3,7 @@
  * an endpoint at its push service and two keys), and each alert reaches the browser as a push
  * message, even with Tally closed.
  *
- * - The message is a small JSON `{ title, body, url }` (PushAlert), encrypted for that browser
+ * - The message is a small JSON `{ title, body, url, words }` (PushAlert), encrypted for that browser
  *   alone (aes128gcm, RFC 8291: the push service cannot read it) and sent with the server's VAPID
  *   signature (RFC 8292: a JWT for the push service's origin, valid 12 hours). web-push's
  *   generateRequestDetails does both; it never sends anything.
@@ -22,6 +22,17 @@
 import crypto from 'node:crypto';
 import webpush from 'web-push';
 import { z } from 'zod';
+import type { AlertEventBody } from '../../shared/alerts.js';
+import {
+  NotificationWordsSchema,
+  type NotificationWords,
+} from '../../shared/notification-words-schema.js';
+import {
+  ENGLISH_NOTIFICATION_TEMPLATES,
+  ENGLISH_NUMBERS,
+  wordNotification,
+} from '../../shared/notification-words.js';
+import { alertTexts, fitTexts, notificationWords, type AlertTexts } from './format-text.js';
 import {
   type DeliveryFailure,
   type DeliveryOptions,
@@ -226,6 +237,12 @@ export interface PushAlert {
   title: string;
   body: string;
   url: string;
+  /**
+   * What the title and body say, as parts, for the service worker to word in its member's
+   * language (src/shared/notification-words.ts); the English title and body are for a browser
+   * whose member chose English, or whose page kept no other language.
+   */
+  words?: NotificationWords;
 }
 
 /** Whether a push message's url is an http(s) URL or a path on this origin, without a key. */
@@ -254,11 +271,17 @@ export const PushAlertSchema = z.strictObject({
     .string({ error: PUSH_MESSAGES.urlInvalid })
     .max(MAX_DESTINATION_URL_LENGTH, { error: PUSH_MESSAGES.urlInvalid })
     .superRefine(checkAlertUrl),
+  words: NotificationWordsSchema.optional(),
 });
 
 /** The message as it is encrypted: its JSON, fields in a fixed order. */
 function alertJson(alert: PushAlert): string {
-  return JSON.stringify({ title: alert.title, body: alert.body, url: alert.url });
+  return JSON.stringify({
+    title: alert.title,
+    body: alert.body,
+    url: alert.url,
+    words: alert.words,
+  });
 }
 
 const encoder = new TextEncoder();
@@ -291,12 +314,40 @@ function shortened(text: string, budget: number): string {
 }
 
 /**
- * The message within PUSH_PAYLOAD_MAX_BYTES: the body is cut first, then the title, each ending
- * in "…", so a long counter name shortens the notification instead of losing it. The url is
- * never cut (a cut link leads nowhere); a message whose url alone is too long stays too long.
+ * The push message of an alert: the group's page to open, the English title and body, and the
+ * parts they are made of. The user's text (counter, group and member names) is shortened as
+ * little as needed for the whole to fit PUSH_PAYLOAD_MAX_BYTES, the same in the parts as in the
+ * English, so a long counter name shortens the notification instead of losing it.
+ */
+export function pushAlertOf(event: AlertEventBody, groupName: string): PushAlert {
+  const message = (texts: AlertTexts): PushAlert => {
+    const words = notificationWords(event, texts);
+    return {
+      ...wordNotification(words, ENGLISH_NOTIFICATION_TEMPLATES, ENGLISH_NUMBERS),
+      // A path on the server's own origin: the service worker opens it there.
+      url: `/${encodeURIComponent(event.group)}`,
+      words,
+    };
+  };
+  const texts = fitTexts(
+    alertTexts(event, groupName),
+    (candidate) => pushAlertBytes(message(candidate)) <= PUSH_PAYLOAD_MAX_BYTES,
+  );
+  return fitPushAlert(message(texts));
+}
+
+/**
+ * A message within PUSH_PAYLOAD_MAX_BYTES: the body is cut first, then the title, each ending
+ * in "…"; parts that would still not fit are left out (the browser then shows the English).
+ * The url is never cut (a cut link leads nowhere); a message whose url alone is too long stays
+ * too long.
  */
 export function fitPushAlert(alert: PushAlert): PushAlert {
   let fitted = alert;
+  if (fitted.words !== undefined && pushAlertBytes(fitted) > PUSH_PAYLOAD_MAX_BYTES) {
+    const { words: _left, ...english } = fitted;
+    fitted = english;
+  }
   for (const field of ['body', 'title'] as const) {
     const over = pushAlertBytes(fitted) - PUSH_PAYLOAD_MAX_BYTES;
     if (over <= 0) return fitted;

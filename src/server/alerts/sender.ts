@@ -15,9 +15,11 @@
  *   it is given up and its destination shows as failing.
  * - A group gets at most ALERT_DELIVERIES_PER_MINUTE_PER_GROUP attempts a minute (budget.ts):
  *   past what is left of it, a destination's waiting alerts are folded into one (`folded: n`).
- * - Webhooks are reached through a DestinationClient per destination (outbound.ts): one
- *   connection kept open between its alerts, addresses checked when it is made.
+ * - The courier writes, signs and sends each alert (courier.ts), in a worker thread of its own
+ *   by default (courier-thread.ts): one connection kept open per destination between its
+ *   alerts, addresses checked when it is made. This loop only claims, hands over and settles.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   ALERT_DELIVERIES_PER_MINUTE_PER_GROUP,
   ALERT_GIVE_UP_AFTER_MS,
@@ -36,10 +38,11 @@ import {
   type SettledAlert,
 } from '../store/alerts.js';
 import { DeliveryBudget } from './budget.js';
-import { alertRequest, alertSentence, alertTexts } from './formats.js';
-import { DestinationClient, type DeliveryResult } from './outbound.js';
-import { fitPushAlert, sendPush, type VapidDetails } from './push.js';
-import type { Resolver } from './destination.js';
+import type { Courier } from './courier.js';
+import { ThreadCourier } from './courier-thread.js';
+import type { AlertTarget } from './formats.js';
+import type { DeliveryResult } from './outbound.js';
+import { pushAlertOf, type VapidDetails } from './push.js';
 
 /** One attempt's whole budget: lookups, connection, answer. */
 export const ALERT_TIMEOUT_MS = 5_000;
@@ -67,21 +70,12 @@ const BUDGET_WAIT_MS = 5_000;
 export const MAX_WAITING_PER_DESTINATION = 100;
 /** How often crowded destinations are folded. */
 const COMPACT_EVERY_MS = 10_000;
-/**
- * Destinations and group names kept in memory, most (each about 2 KB at worst, and a
- * destination one kept connection at most).
- */
+/** Destinations and group names kept in memory, most (each about 2 KB at worst). */
 const KEPT_DESTINATIONS = 1_000;
 /** How long a group's display name is used before it is read again: a rename shows by then. */
 const GROUP_NAME_KEPT_MS = 10_000;
 /** How long a push service keeps an alert for a browser that is offline, seconds. */
 const PUSH_TTL_SECONDS = 24 * 60 * 60;
-
-/** Resolves once the event loop has handled the input that is waiting (setImmediate). */
-const nextTurn = () =>
-  new Promise<void>((resolve) => {
-    setImmediate(resolve);
-  });
 
 /** The wait before try `attempt + 1`, after `attempt` failed ones (1-based), ms. */
 export function retryDelay(attempt: number, firstMs = RETRY_FIRST_MS): number {
@@ -97,8 +91,8 @@ export interface AlertSenderOptions {
   vapid: VapidDetails;
   logger: Pick<FastifyBaseLogger, 'warn'>;
   clock?: () => number;
-  /** How host names are resolved (tests play a name that resolves to loopback). */
-  resolver?: Resolver;
+  /** What sends the alerts: by default a ThreadCourier (a worker thread of its own). */
+  courier?: Courier;
   /** The wait before the first retry, ms (RETRY_FIRST_MS; tests retry sooner). */
   retryFirstMs?: number;
 }
@@ -115,13 +109,6 @@ interface Attempt {
   progress: string | null;
 }
 
-/** A destination as the sender keeps it: a webhook's with its kept connection. */
-interface KeptDestination {
-  destination: StoredDestination;
-  /** Null for Web Push, which reaches each browser's push service. */
-  client: DestinationClient | null;
-}
-
 export class AlertSender {
   private readonly options: AlertSenderOptions;
   private readonly clock: () => number;
@@ -133,10 +120,11 @@ export class AlertSender {
   private wakePending = false;
   private unsubscribe: (() => void) | null = null;
   /** Destinations read so far, by `group/destination`, least recently used first (keep). */
-  private readonly destinations = new Map<string, KeptDestination>();
+  private readonly destinations = new Map<string, StoredDestination>();
   /** Group display names by slug, with when they were read (groupName). */
   private readonly groupNames = new Map<string, { name: string | null; at: number }>();
   private readonly budget: DeliveryBudget;
+  private readonly courier: Courier;
   /** Ends of attempts not written to the store yet: written together before the next claim. */
   private ends: SettledAlert[] = [];
   /** Set when the ends are due to be written (WRITE_EVERY_MS after the first of them). */
@@ -149,6 +137,9 @@ export class AlertSender {
     this.options = options;
     this.clock = options.clock ?? Date.now;
     this.budget = new DeliveryBudget(options.alerts.exclusive);
+    this.courier =
+      options.courier ??
+      new ThreadCourier({ allowPrivate: options.allowPrivate, timeoutMs: ALERT_TIMEOUT_MS });
   }
 
   start(): void {
@@ -173,8 +164,13 @@ export class AlertSender {
     if (this.writeTimer) clearTimeout(this.writeTimer);
     this.writeTimer = null;
     await this.write();
-    for (const kept of this.destinations.values()) kept.client?.close();
+    await this.courier.close();
     this.destinations.clear();
+  }
+
+  /** Has the courier ready before the first alert: a group has just made an alert rule. */
+  warm(): void {
+    if (this.running) this.courier.warm();
   }
 
   /** Looks at the outbox soon (a commit wrote alerts, an attempt made room). */
@@ -291,47 +287,30 @@ export class AlertSender {
   }
 
   /**
-   * A destination with its kept connection. A destination never changes once made (a new
-   * address is a new destination with a new id), so it is kept after the first read; when its
-   * last rule goes, its waiting alerts go in the same commit, so a kept one is never used for a
-   * new alert.
+   * An alert's destination. A destination never changes once made (a new address is a new
+   * destination with a new id), so it is kept after the first read; when its last rule goes,
+   * its waiting alerts go in the same commit, so a kept one is never used for a new alert.
    */
   private async destinationOf(
     alert: Pick<OutboxAlert, 'groupId' | 'destinationId'>,
-  ): Promise<KeptDestination | undefined> {
+  ): Promise<StoredDestination | undefined> {
     const kept = this.destinations.get(`${alert.groupId}/${alert.destinationId}`);
-    if (kept) return this.keep(alert.groupId, kept.destination);
+    if (kept) return this.keep(alert.groupId, kept);
     const config = await this.options.alerts.groupAlerts(alert.groupId);
     const found = config?.destinations.find((place) => place.id === alert.destinationId);
     return found && this.keep(alert.groupId, found);
   }
 
-  /** The kept destination (made on first use), now the most recently used. */
-  private keep(groupId: string, destination: StoredDestination): KeptDestination {
+  /** The destination, kept as the most recently used. */
+  private keep(groupId: string, destination: StoredDestination): StoredDestination {
     const key = `${groupId}/${destination.id}`;
-    let kept = this.destinations.get(key);
-    if (kept) {
-      this.destinations.delete(key);
-    } else {
-      kept = {
-        destination,
-        client:
-          destination.kind === 'push'
-            ? null
-            : new DestinationClient(destination.url, {
-                allowPrivate: this.options.allowPrivate,
-                timeoutMs: ALERT_TIMEOUT_MS,
-                resolver: this.options.resolver,
-              }),
-      };
-    }
-    this.destinations.set(key, kept);
+    this.destinations.delete(key);
+    this.destinations.set(key, destination);
     if (this.destinations.size > KEPT_DESTINATIONS) {
-      const [oldestKey, oldest] = this.destinations.entries().next().value ?? [];
-      if (oldestKey !== undefined) this.destinations.delete(oldestKey);
-      oldest?.client?.close();
+      const oldest = this.destinations.keys().next();
+      if (!oldest.done) this.destinations.delete(oldest.value);
     }
-    return kept;
+    return destination;
   }
 
   /** A group's display name by its slug, kept for GROUP_NAME_KEPT_MS (the sentence names it). */
@@ -368,8 +347,8 @@ export class AlertSender {
 
   /** One claimed alert: within the group's budget, sent, and then done or retried. */
   private async handle(alert: ClaimedAlert): Promise<void> {
-    const kept = await this.destinationOf(alert);
-    if (!kept) {
+    const destination = await this.destinationOf(alert);
+    if (!destination) {
       // Its rules were deleted since: nobody wants it any more.
       this.settle({ id: alert.id, record: null, next: null });
       return;
@@ -388,7 +367,7 @@ export class AlertSender {
     }
     // Written by the commit (alert-config.ts) from the schema's own type: read, not re-checked.
     const event = JSON.parse(body) as AlertEventBody;
-    const attempt = await this.attempt({ alert, kept, event, eventJson: body });
+    const attempt = await this.attempt({ alert, destination, event, eventJson: body });
     const number = alert.attempts + 1;
     const givenUp =
       !attempt.ok && (attempt.final || now - alert.createdAt >= ALERT_GIVE_UP_AFTER_MS);
@@ -457,7 +436,7 @@ export class AlertSender {
         }
       : await this.attempt({
           alert: { ...alert, progress: null, testId: `test_${String(now)}` },
-          kept: this.keep(input.groupId, input.destination),
+          destination: this.keep(input.groupId, input.destination),
           event: input.event,
         });
     const record = this.record({
@@ -477,14 +456,13 @@ export class AlertSender {
   /** One attempt of one alert to its destination. */
   private async attempt(input: {
     alert: Pick<OutboxAlert, 'id' | 'groupId' | 'progress'> & { testId?: string };
-    kept: KeptDestination;
+    destination: StoredDestination;
     event: AlertEventBody;
     /** The event as the commit wrote it: a `standard` body sends it as it is. */
     eventJson?: string;
   }): Promise<Attempt> {
-    const { alert, kept, event } = input;
-    const { destination, client } = kept;
-    if (destination.kind === 'push' || client === null) {
+    const { alert, destination, event } = input;
+    if (destination.kind === 'push') {
       const groupName = (await this.groupName(event.group)) ?? event.group;
       return this.push({ alert, event, groupName });
     }
@@ -493,21 +471,23 @@ export class AlertSender {
       destination.format === 'standard'
         ? event.group
         : ((await this.groupName(event.group)) ?? event.group);
-    const groupUrl = `${destination.linkBase}/${encodeURIComponent(event.group)}`;
-    const target =
+    const target: AlertTarget =
       destination.format === 'standard'
-        ? { format: 'standard' as const, url: destination.url, secret: destination.secret ?? '' }
+        ? { format: 'standard', url: destination.url, secret: destination.secret ?? '' }
         : { format: destination.format, url: destination.url };
-    const request = alertRequest({
-      // The same id on every retry: receivers deduplicate on it (Standard Webhooks).
-      id: alert.testId ?? `alert_${String(alert.id)}`,
-      event,
-      eventJson: input.eventJson,
-      groupName,
-      groupUrl,
-      target,
+    const result = await this.courier.webhook({
+      key: `${alert.groupId}/${destination.id}`,
+      attempt: {
+        // The same id on every retry: receivers deduplicate on it (Standard Webhooks).
+        id: alert.testId ?? `alert_${String(alert.id)}`,
+        event,
+        eventJson: input.eventJson,
+        groupName,
+        groupUrl: `${destination.linkBase}/${encodeURIComponent(event.group)}`,
+        target,
+      },
     });
-    return attemptOf(await client.send(request));
+    return attemptOf(result);
   }
 
   /**
@@ -528,32 +508,19 @@ export class AlertSender {
     const subscriptions = (await alerts.pushSubscriptions(alert.groupId)).filter(
       (subscription) => !reached.has(subscription.endpoint),
     );
-    const sentence = alertSentence(event, alertTexts(event, groupName));
-    const payload = fitPushAlert({
-      title: event.test === true ? `Test: ${groupName}` : groupName,
-      body: sentence,
-      // A path on the server's own origin: the service worker opens it there.
-      url: `/${encodeURIComponent(event.group)}`,
-    });
+    const payload = pushAlertOf(event, groupName);
     const started = performance.now();
     const results = await Promise.all(
       subscriptions.map(async (subscription) => {
-        const result = await sendPush(
-          {
-            subscription: {
-              endpoint: subscription.endpoint,
-              keys: { p256dh: subscription.p256dh, auth: subscription.auth },
-            },
-            payload,
-            vapid: this.options.vapid,
-            ttlSeconds: PUSH_TTL_SECONDS,
+        const result = await this.courier.push({
+          subscription: {
+            endpoint: subscription.endpoint,
+            keys: { p256dh: subscription.p256dh, auth: subscription.auth },
           },
-          {
-            allowPrivate: this.options.allowPrivate,
-            timeoutMs: ALERT_TIMEOUT_MS,
-            resolver: this.options.resolver,
-          },
-        );
+          payload,
+          vapid: this.options.vapid,
+          ttlSeconds: PUSH_TTL_SECONDS,
+        });
         if (result.ok) reached.add(subscription.endpoint);
         if (result.code === 'subscription_gone') {
           await alerts.unsubscribePush(alert.groupId, subscription.endpoint);

@@ -89,10 +89,10 @@ export class PostgresBus implements Bus {
    * Presence rides on its own NOTIFY channel, sent from the listening connection (it is never
    * inside a transaction). Lost while that connection is down: the hub re-announces regularly.
    */
-  publishPresence(groupId: string, members: readonly PresenceMember[]): void {
+  publishPresence(groupId: string, members: () => readonly PresenceMember[]): void {
     const client = this.client;
     if (!client) return;
-    const payload = encodePresence(this.options.instanceId, groupId, members);
+    const payload = encodePresence(this.options.instanceId, groupId, members());
     client
       .query('SELECT pg_notify($1, $2)', [presenceChannelOf(this.options.channel), payload])
       .catch((error: unknown) => {
@@ -238,7 +238,11 @@ export class PostgresBus implements Bus {
 
   private receivePresence(payload: string): void {
     const announcement = decodePresence(payload);
-    if (!announcement || announcement.instanceId === this.options.instanceId) return;
+    if (!announcement) {
+      this.options.log.warn('ignoring a malformed presence announcement');
+      return;
+    }
+    if (announcement.instanceId === this.options.instanceId) return;
     for (const listener of this.presenceListeners) listener(announcement);
   }
 

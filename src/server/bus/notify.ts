@@ -108,34 +108,53 @@ export function decodeAnnouncement(payload: string): Announcement | null {
 export const presenceChannelOf = (channel: string) => `${channel}_presence`;
 
 /**
- * One instance's member list for a group. Lists are cut to fit a payload (a group with hundreds
- * of people in one instance shows the first ones; every instance re-announces regularly).
+ * One instance's members of a group: how many distinct members it has (`n`) and as many of them
+ * as fit one payload (`m`), in the order given (the board puts first the ones other instances
+ * list too, then the rest by name: live/presence.ts). `n` is what lets the receivers count a
+ * crowd whose list is cut (ADR 33); `members` must hold each member id once.
  */
 export function encodePresence(
   instanceId: string,
   groupId: string,
   members: readonly PresenceMember[],
 ): string {
-  const kept = [...members];
-  let payload = JSON.stringify({ i: instanceId, g: groupId, m: kept });
-  while (byteLength(payload) > MAX_PAYLOAD_BYTES && kept.length > 0) {
-    kept.splice(Math.floor(kept.length / 2));
-    payload = JSON.stringify({ i: instanceId, g: groupId, m: kept });
+  const head = { i: instanceId, g: groupId, n: members.length };
+  // `{…,"m":[]}` plus each member's JSON and one comma between two, bytes.
+  let bytes = byteLength(JSON.stringify({ ...head, m: [] }));
+  let kept = 0;
+  for (const member of members) {
+    const size = byteLength(JSON.stringify(member)) + (kept > 0 ? 1 : 0);
+    if (bytes + size > MAX_PAYLOAD_BYTES) break;
+    bytes += size;
+    kept += 1;
   }
-  return payload;
+  return JSON.stringify({ ...head, m: members.slice(0, kept) });
 }
 
-const PresencePayloadSchema = z.object({
-  i: z.string(),
-  g: z.string(),
-  m: z.array(PresenceMemberSchema),
-});
+/**
+ * `n` is absent from instances of before it was announced (a rolling deploy): their list is all
+ * that is known of them, so their count is its length. Those instances read this payload too: a
+ * zod object drops keys it does not know. A count below the list's distinct members is
+ * malformed, like any other wrong field: the whole announcement is ignored.
+ */
+const PresencePayloadSchema = z
+  .object({
+    i: z.string(),
+    g: z.string(),
+    n: z.number().int().nonnegative().optional(),
+    m: z.array(PresenceMemberSchema),
+  })
+  .refine(
+    (payload) =>
+      payload.n === undefined || payload.n >= new Set(payload.m.map((member) => member.id)).size,
+  );
 
 export function decodePresence(payload: string): PresenceAnnouncement | null {
   try {
     const parsed = PresencePayloadSchema.safeParse(JSON.parse(payload));
     if (!parsed.success) return null;
-    return { instanceId: parsed.data.i, groupId: parsed.data.g, members: parsed.data.m };
+    const { i, g, n, m } = parsed.data;
+    return { instanceId: i, groupId: g, members: m, count: n ?? m.length };
   } catch {
     return null;
   }

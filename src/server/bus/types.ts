@@ -6,7 +6,10 @@ export type ChangeListener = (changes: readonly Change[]) => void;
 export interface PresenceAnnouncement {
   instanceId: string;
   groupId: string;
+  /** As many as fit one announcement; each member id once. */
   members: PresenceMember[];
+  /** How many distinct members the instance has in the group: `members` may leave some out. */
+  count: number;
 }
 
 /**
@@ -29,8 +32,12 @@ export interface Bus {
    * stops listening.
    */
   onAccessChange(listener: (groupId: string) => void): () => void;
-  /** Tells other instances who is connected to a group here (a no-op with one instance). */
-  publishPresence(groupId: string, members: readonly PresenceMember[]): void;
+  /**
+   * Tells other instances who is connected to a group here: `members` gives them, each member id
+   * once, the ones to keep first when the list must be cut. A no-op with one instance, which never
+   * calls it (ordering a crowd costs a sort).
+   */
+  publishPresence(groupId: string, members: () => readonly PresenceMember[]): void;
   /** Other instances' presence announcements. Returns the function that stops listening. */
   onPresence(listener: (announcement: PresenceAnnouncement) => void): () => void;
   close(): Promise<void>;

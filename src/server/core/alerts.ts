@@ -173,6 +173,7 @@ export class AlertService {
       { kind: 'addAlertRule', rule, destination },
       context.origin,
     );
+    this.options.sender.warm();
     const alerts = await this.groupAlerts(group);
     const list = await this.listOf(group, alerts);
     const view = list.rules.find((candidate) => candidate.id === rule.id);

@@ -3,6 +3,7 @@
  * passed the shared schemas, a key string) and throw DomainError for anything a caller must hear
  * about. The REST routes, the live channel and the tests all go through here.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   memberName,
   type ActivityEntry,
@@ -23,11 +24,18 @@ import type {
   MutationResult,
   ViewKey,
 } from '../../shared/api.js';
-import { TALLIES_MAX_ROWS } from '../../shared/limits.js';
+import type { ImportSummary } from '../../shared/import.js';
+import {
+  ACTIVITY_MEMBER_SCAN_MAX,
+  ACTIVITY_PAGE_MAX,
+  TALLIES_MAX_ROWS,
+} from '../../shared/limits.js';
+import type { ImportData } from '../domain/import.js';
 import { MESSAGES } from '../../shared/messages.js';
 import { isValidKeyFormat, parseGroupName } from '../../shared/rules.js';
 import { LINK_MESSAGES, type TapGrant } from '../../shared/links.js';
 import type { Batcher } from '../batcher.js';
+import { runImport } from './importer.js';
 import { grantOf } from '../domain/tap-links.js';
 import { DomainError, errors } from '../errors.js';
 import { GroupCreationQuota } from '../security/group-quota.js';
@@ -35,6 +43,7 @@ import { KeyGuard } from '../security/key-guard.js';
 import { refuseNulCharacters, refuseNulInMemberName, wellFormedMutation } from '../security/nul.js';
 import { publicGroup } from '../domain/operations.js';
 import { ChainCheck, type ChainVerdict } from '../domain/log-chain.js';
+import { noteEditRefusal } from '../domain/notes.js';
 import type {
   AccessMutation,
   ChainEnds,
@@ -306,6 +315,52 @@ export class TallyService {
     return outcome.result;
   }
 
+  /**
+   * Imports a file's counters and entries (read by server/import/) into the group, all or
+   * nothing, without holding other groups up (core/importer.ts); with `dryRun`, answers what it
+   * would do and changes nothing (the same algorithm, its writes dropped: Store.preview).
+   */
+  async importData(
+    groupId: string,
+    data: ImportData,
+    { dryRun, actor, client }: { dryRun: boolean } & MutationOrigin,
+  ): Promise<ImportSummary> {
+    return runImport({ store: this.store, batcher: this.batcher }, data, {
+      groupId,
+      dryRun,
+      actor: memberName(actor),
+      client,
+    });
+  }
+
+  /**
+   * Sets or removes the note of an entry its member made in the last 24 hours (ADR 36); a tap
+   * link's holder, of its own entries on counters it sees.
+   */
+  async editNote(
+    groupId: string,
+    { entryId, note }: { entryId: number; note: string },
+    { actor, link }: { actor?: string | undefined; link: TapGrant | null },
+  ): Promise<ActivityEntry> {
+    refuseNulInMemberName(actor);
+    const entry = await this.store.activityEntry(groupId, entryId);
+    if (!entry) this.missingEntry();
+    if (
+      link &&
+      scopedEntries([entry], visibleIds(await this.snapshot(groupId), link)).length === 0
+    ) {
+      this.missingEntry();
+    }
+    const refusal = noteEditRefusal(entry, {
+      actor: memberName(actor),
+      linkId: link?.id ?? null,
+      now: Date.now(),
+    });
+    if (refusal) throw new DomainError(refusal.code, refusal.message);
+    const noted = await this.store.setEntryNote(groupId, entryId, note === '' ? null : note);
+    return noted ?? this.missingEntry();
+  }
+
   /** The answer for an entry id that cannot exist (not a positive whole number). */
   missingEntry(): never {
     throw new DomainError('activity_not_found', MESSAGES.activityNotFound);
@@ -327,7 +382,12 @@ export class TallyService {
   }
 
   private async activityPage(groupId: string, query: ActivityQuery): Promise<ActivityPage> {
-    const { before, after, limit, counter } = query;
+    const { before, after, limit, counter, member } = query;
+    const noted = query.noted === 'true';
+    // The name as the log writes it: cleaned, and `Someone` for a member who gave none.
+    if (member !== undefined) {
+      return this.memberNotes(groupId, { ...query, member: memberName(member) });
+    }
     if (after !== undefined) {
       // Catching up: the oldest entries after `after` first, so a client far behind can go on
       // from the newest it got; shown newest first like every page.
@@ -335,6 +395,7 @@ export class TallyService {
         after,
         limit,
         counterId: counter,
+        noted,
         order: 'oldest',
       });
       return { entries: entries.reverse(), next: null };
@@ -343,10 +404,45 @@ export class TallyService {
       before,
       limit,
       counterId: counter,
+      noted,
       order: 'newest',
     });
     const last = entries[entries.length - 1];
     return { entries, next: entries.length === limit && last ? last.id : null };
+  }
+
+  /**
+   * One member's noted entries, newest first: the group's (or counter's) noted entries read a
+   * page at a time and kept when the member made them, looking through at most
+   * ACTIVITY_MEMBER_SCAN_MAX of them. A page cut short by that bound has `next` where the
+   * looking stopped, so a member with few notes among many costs each request the same.
+   */
+  private async memberNotes(
+    groupId: string,
+    { before, limit, counter, member }: ActivityQuery & { member: string },
+  ): Promise<ActivityPage> {
+    const found: ActivityEntry[] = [];
+    let cursor = before;
+    let looked = 0;
+    while (looked < ACTIVITY_MEMBER_SCAN_MAX) {
+      const want = Math.min(ACTIVITY_PAGE_MAX, ACTIVITY_MEMBER_SCAN_MAX - looked);
+      const page = await this.store.listActivity(groupId, {
+        before: cursor,
+        limit: want,
+        counterId: counter,
+        noted: true,
+        order: 'newest',
+      });
+      for (const entry of page) {
+        looked += 1;
+        cursor = entry.id;
+        if (entry.actor !== member) continue;
+        found.push(entry);
+        if (found.length === limit) return { entries: found, next: entry.id };
+      }
+      if (page.length < want) return { entries: found, next: null };
+    }
+    return { entries: found, next: cursor ?? null };
   }
 
   /** Refuses a counter a tap link does not see as the group refuses one it does not have. */
@@ -433,7 +529,6 @@ export class TallyService {
     return this.store.groupPeriods(groupId);
   }
 
-  /** Every activity entry of a group, oldest first, read in pages (exports stream this). */
   /**
    * Re-computes the group's activity chain (ADR 30) up to its head as it was when the check
    * began (entries made since are not waited for). One check per group runs at a time: a second
@@ -459,6 +554,7 @@ export class TallyService {
       const last = page[page.length - 1];
       if (headAt !== -1 || !last || page.length < EXPORT_PAGE) break;
       after = last.entry.id;
+      await nextTurn();
     }
     const verdict = check.verdict(ends.head);
     if (verdict.ok || retries === 0) return verdict;
@@ -484,9 +580,11 @@ export class TallyService {
       const last = page[page.length - 1];
       if (!last || page.length < EXPORT_PAGE) return;
       after = last.entry.id;
+      await nextTurn();
     }
   }
 
+  /** Every activity entry of a group, oldest first, read in pages (the CSV export streams this). */
   async *allActivity(groupId: string): AsyncGenerator<ActivityEntry> {
     let after = 0;
     for (;;) {
@@ -499,6 +597,7 @@ export class TallyService {
       const last = page[page.length - 1];
       if (!last || page.length < EXPORT_PAGE) return;
       after = last.id;
+      await nextTurn();
     }
   }
 }
@@ -506,8 +605,13 @@ export class TallyService {
 /** Most tallies answers kept (each at most TALLIES_MAX_ROWS rows). */
 const TALLIES_KEPT = 200;
 
-/** Entries read per query while exporting: bounds memory for a log of any length. */
-const EXPORT_PAGE = 1_000;
+/**
+ * Entries read per query while exporting: bounds memory for a log of any length, and how long
+ * one page's read and writing hold the event loop (SQLite reads synchronously): a few ms. The
+ * loop gets a turn between two pages (nextTurn): a page's entries go out through promises that
+ * settle at once, so without it a long read would run page after page while taps wait.
+ */
+const EXPORT_PAGE = 250;
 
 /** What a key opens: its level and, for a tap link's key, the link. */
 export interface KeyAccess {

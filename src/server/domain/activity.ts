@@ -12,11 +12,11 @@ import { GROUP_FIELDS } from '../../shared/fields.js';
 import {
   CounterFieldSchema,
   TALLY_ACTOR,
-  UNKNOWN_MEMBER,
   type ActivityKind,
   type CounterSnapshot,
   type FieldChange,
 } from '../../shared/activity.js';
+import { UNKNOWN_MEMBER } from '../../shared/limits.js';
 import { sectionMaxOf } from '../../shared/rules.js';
 import type { Operation, SequencedOperation } from './operations.js';
 
@@ -41,11 +41,28 @@ export interface ActivityDraft {
    */
   detail: FieldChange[] | CounterSnapshot | EntryDetail | null;
   opIds: string[];
+  /** When it happened, epoch ms, if not at the batch's time (an imported entry's own time). */
+  at?: number;
+  /** The entry of another log it was imported from (import.ts): its fingerprint and hash. */
+  imported?: ImportedFrom;
+  /** The member's note (ADR 36); absent on a plain tap, which writes no more than it did. */
+  note?: string;
+  /** Epoch ms the change was counted for, when earlier than the commit (ADR 36); else absent. */
+  countedAt?: number;
+}
+
+/** What an imported entry keeps of its source: what recognises it, and its hash there. */
+export interface ImportedFrom {
+  fingerprint: string;
+  /** Its hash in the source log's chain; null when it had none (another app's file). */
+  hash: string | null;
 }
 
 /** The detail of a tap that reached a goal, of a reorder and of an ended period. */
 export type EntryDetail =
   | { goal: number }
+  /** A count for an ended period: the period whose total it corrected (epoch ms bounds). */
+  | { period: { start: number; end: number } }
   | { from: string[]; to: string[] }
   | { final: number; periodStart: number; periodEnd: number };
 

@@ -5,12 +5,14 @@
  */
 import { changeAlerts } from './alert-config.js';
 import { createCounter, deleteCounter, patchCounter } from './counters.js';
+import { applyImport } from './import.js';
 import { changeAccess, patchGroup, reorder, updateSection } from './group-settings.js';
 import { rememberId } from './operation-ids.js';
-import type { Operation, OperationOutcome } from './operations.js';
+import { hasTapContext, type Operation, type OperationOutcome } from './operations.js';
 import { counterNotFound, failed, groupNotFound, tagWithOperationId } from './outcomes.js';
 import { periodsReset } from './periods.js';
 import type { Applying, BatchState, OperationContext } from './state.js';
+import { applyTapWithContext } from './tap-context.js';
 import { tapOnly } from './tap-links.js';
 import { markUndone, undoEntry, undoOperation } from './undo.js';
 
@@ -20,6 +22,8 @@ export function applyOne(batch: BatchState, index: number): OperationOutcome {
   const { groupId, opId } = operation;
   const group = batch.groups.get(groupId);
   if (!group) return groupNotFound();
+  // An import takes a change number per counter it changes (import.ts).
+  if (operation.mutation.kind === 'importData') return applyImport(batch, index);
   const seq = group.seq + 1;
   const applied = applyMutation({ batch, operation, seq });
   const outcome = tagWithOperationId(applied.outcome, opId);
@@ -38,7 +42,11 @@ export function applyOne(batch: BatchState, index: number): OperationOutcome {
  */
 function applyMutation(context: OperationContext): Applying {
   const { mutation, link } = context.operation;
-  if (link && mutation.kind !== 'undoEntry' && mutation.kind !== 'undoOperation') {
+  const tapOrUndo =
+    mutation.kind === 'adjustCounter' ||
+    mutation.kind === 'undoEntry' ||
+    mutation.kind === 'undoOperation';
+  if (link && !tapOrUndo) {
     return failed(tapOnly());
   }
   switch (mutation.kind) {
@@ -52,8 +60,11 @@ function applyMutation(context: OperationContext): Applying {
         entryKind: 'counter.updated',
       });
     case 'adjustCounter':
-      // planBatch puts every tap in an adjust step (taps.ts): never applied one by one.
-      return failed(counterNotFound());
+      // planBatch puts every plain tap in an adjust step (taps.ts): only a tap with a note or an
+      // earlier time is applied alone.
+      return hasTapContext(mutation)
+        ? applyTapWithContext(context, mutation)
+        : failed(counterNotFound());
     case 'deleteCounter':
       return deleteCounter(context, mutation.counterId);
     case 'reorderCounters':
@@ -76,5 +87,8 @@ function applyMutation(context: OperationContext): Applying {
       return undoEntry(context, mutation);
     case 'undoOperation':
       return undoOperation(context, mutation);
+    case 'importData':
+      // applyOne hands imports to applyImport before this.
+      return failed(groupNotFound());
   }
 }

@@ -40,6 +40,25 @@ export interface ReadRequest {
   groupCounters: string[];
   /** Sections all of whose counters are read (a section with a maximum: its total). */
   sections: SectionKey[];
+  /**
+   * Groups an import adds entries to: how many entries each holds (its quota), and which of the
+   * import's fingerprints its log already holds (an entry imported before is not added again).
+   */
+  imports?: ImportLookup[];
+}
+
+export interface ImportLookup {
+  groupId: string;
+  fingerprints: string[];
+}
+
+/** What a store found for an ImportLookup. */
+export interface ImportFound {
+  groupId: string;
+  /** The group's activity entries now. */
+  entries: number;
+  /** The fingerprints asked for that an entry of the group already carries. */
+  known: string[];
 }
 
 export interface SessionKey {
@@ -102,6 +121,8 @@ export interface ReadAnswer {
   counters: StoredCounter[];
   /** Counters per group, up to the cap asked for. */
   counts: Map<string, number>;
+  /** The answer to `imports` (absent when none were asked). */
+  imports?: ImportFound[];
 }
 
 // ---- What the algorithm writes -----------------------------------------------------------------
@@ -157,8 +178,23 @@ export interface BatchWrites {
   sessions: StoredSession[];
   /** Periods that ended in this batch (counters that reset). */
   periods: PeriodWrite[];
+  /** Counts for periods that ended before this batch: their kept totals move. */
+  periodCorrections: PeriodCorrection[];
   /** Alerts fired by the batch's changes, for the outbox, in the order they happened. */
   alerts: AlertWrite[];
+  /**
+   * Imports whose staged entries (Store.stageImport) move into the log, after the batch's own
+   * entries; absent in every batch without one, so a tap's writes are what they were.
+   */
+  publishedImports?: PublishedImport[];
+}
+
+/** An import's staged entries, published: they become the group's newest entries, in order. */
+export interface PublishedImport {
+  importId: string;
+  groupId: string;
+  /** How many were staged: the store checks it finds them all. */
+  entries: number;
 }
 
 /** An ended period: epoch ms bounds and the value it ended with. */
@@ -168,6 +204,17 @@ export interface PeriodWrite {
   start: number;
   end: number;
   value: number;
+}
+
+/**
+ * A count for an ended period (domain/tap-context.ts): `delta` is added to the final total of the
+ * counter's kept period whose span holds `at` (epoch ms), if one is kept.
+ */
+export interface PeriodCorrection {
+  groupId: string;
+  counterId: string;
+  at: number;
+  delta: number;
 }
 
 export interface BatchResult {
@@ -181,8 +228,17 @@ export interface CommitOptions {
   /** Whether changes are written to the activity log (ACTIVITY_LOG). */
   activityLog: boolean;
   countersPerGroup: number;
+  /** Activity entries a group may keep: an import that would pass it is refused. */
+  activityEntriesPerGroup?: number;
+  /** Only the outcomes are wanted (an import's preview): no writes are made. */
+  preview?: boolean;
   /** The batch's clock, epoch ms: creation times, entry times and period ends. */
   now: number;
+  /**
+   * How many days back a count may be for (what the activity log keeps: ACTIVITY_RETENTION_DAYS,
+   * its default when the log is kept forever).
+   */
+  countedAtWindowDays: number;
   newCounterId?: () => string;
 }
 

@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { applyOne } from './apply.js';
-import type { Commit, CommitOptions } from './commit-io.js';
+import type { BatchWrites, Commit, CommitOptions } from './commit-io.js';
 import {
   duplicateOutcome,
   fingerprintsOf,
@@ -72,5 +72,20 @@ export function* commitBatch(operations: readonly Operation[], options: CommitOp
     batch,
     outcomes.map((outcome) => outcome ?? groupNotFound()),
   );
-  return { outcomes: final, writes: batch.writes(), changes: changesByGroup(operations, final) };
+  // A preview (Store.preview) writes nothing: the final rows and the chain's hashes are not made.
+  const writes = options.preview === true ? NO_WRITES : batch.writes();
+  return { outcomes: final, writes, changes: changesByGroup(operations, final) };
 }
+
+const NO_WRITES: BatchWrites = {
+  counters: [],
+  deletedCounters: [],
+  groups: [],
+  entries: [],
+  undone: [],
+  operationIds: [],
+  sessions: [],
+  periods: [],
+  periodCorrections: [],
+  alerts: [],
+};

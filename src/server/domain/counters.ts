@@ -7,6 +7,7 @@
 import { alertWritesForChange, withoutCounter } from './alert-config.js';
 import type { CounterSnapshot } from '../../shared/activity.js';
 import type { Counter, CounterPatch } from '../../shared/api.js';
+import type { CounterField } from '../../shared/fields.js';
 import { DEFAULT_STEP, MAX_VALUE, MIN_VALUE } from '../../shared/limits.js';
 import { MESSAGES } from '../../shared/messages.js';
 import type { Change } from '../../shared/protocol.js';
@@ -39,21 +40,17 @@ export function isFull(batch: BatchState, groupId: string): boolean {
   return (batch.counts.get(groupId) ?? 0) >= batch.options.countersPerGroup;
 }
 
-/** A new counter with the fields given and defaults for the rest, last in the group's order. */
-export function createCounter(
-  context: OperationContext,
-  mutation: Extract<StoreMutation, { kind: 'createCounter' }>,
-): Applied {
-  const { batch, operation, seq } = context;
-  const { groupId } = operation;
-  if (isFull(batch, groupId)) return failed(tooManyCounters(batch.options.countersPerGroup));
-  const { fields } = mutation;
-  const value = fields.value ?? 0;
-  const counter: Counter = {
-    id: batch.newCounterId(),
+/**
+ * A new counter's fields: those given, and for the rest its defaults (named New Counter, value 0,
+ * steps 1, no goal, limits, period or section).
+ */
+export function withCounterDefaults(
+  fields: Partial<Pick<Counter, CounterField>>,
+): Pick<Counter, CounterField> {
+  return {
     name: fields.name ?? MESSAGES.newCounterName,
     description: fields.description ?? '',
-    value,
+    value: fields.value ?? 0,
     incrementStep: fields.incrementStep ?? DEFAULT_STEP,
     decrementStep: fields.decrementStep ?? DEFAULT_STEP,
     thumbnailUrl: fields.thumbnailUrl ?? null,
@@ -63,8 +60,23 @@ export function createCounter(
     reset: fields.reset ?? null,
     startValue: fields.startValue ?? 0,
     section: fields.section ?? null,
+  };
+}
+
+/** A new counter with the fields given and defaults for the rest, last in the group's order. */
+export function createCounter(
+  context: OperationContext,
+  mutation: Extract<StoreMutation, { kind: 'createCounter' }>,
+): Applied {
+  const { batch, operation, seq } = context;
+  const { groupId } = operation;
+  if (isFull(batch, groupId)) return failed(tooManyCounters(batch.options.countersPerGroup));
+  const fields = withCounterDefaults(mutation.fields);
+  const counter: Counter = {
+    id: batch.newCounterId(),
+    ...fields,
     periodStart: null,
-    allTime: value,
+    allTime: fields.value,
     createdAt: new Date(batch.options.now).toISOString(),
     version: seq,
   };

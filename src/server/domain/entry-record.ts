@@ -32,6 +32,13 @@ export interface ActivityRow {
   /** The tap link it was made through, and its label then; null: the group's own link. */
   link_id: string | null;
   link_label: string | null;
+  /** The entry of another log it was imported from (null, or absent in older reads: none). */
+  import_fingerprint?: string | null;
+  import_hash?: string | null;
+  /** The member's note (ADR 36); null for none. */
+  note?: string | null;
+  /** When it was counted for, if earlier than `at` (ADR 36): epoch ms in SQLite, a Date in PostgreSQL. */
+  counted_at?: number | Date | null;
 }
 
 export const detailText = (draft: ActivityDraft): string | null =>
@@ -52,10 +59,20 @@ export const draftColumns = (draft: ActivityDraft) => ({
   decrements: draft.decrements,
   link_id: draft.link?.id ?? null,
   link_label: draft.link?.label ?? null,
+  import_fingerprint: draft.imported?.fingerprint ?? null,
+  import_hash: draft.imported?.hash ?? null,
+  // Only an entry that has them names them: a plain tap's columns are what they always were.
+  ...(draft.note === undefined ? {} : { note: draft.note }),
+  ...(draft.countedAt === undefined ? {} : { counted_at: draft.countedAt }),
 });
 
 const ChangesSchema = z.array(FieldChangeSchema);
-const GoalDetailSchema = z.object({ goal: z.number().int() }).nullable();
+const AdjustedDetailSchema = z
+  .object({
+    goal: z.number().int().optional(),
+    period: z.object({ start: z.number(), end: z.number() }).optional(),
+  })
+  .nullable();
 const OrderDetailSchema = z.object({ from: z.array(z.string()), to: z.array(z.string()) });
 const ResetDetailSchema = z.object({
   final: z.number().int(),
@@ -71,6 +88,8 @@ export function draftEntry(draft: ActivityDraft, at: number): ActivityEntry {
     ...draftColumns(draft),
     undo_of: null,
     undone_by: null,
+    note: draft.note ?? null,
+    counted_at: draft.countedAt ?? null,
   });
 }
 
@@ -83,6 +102,10 @@ export function toActivityEntry(row: ActivityRow): ActivityEntry {
     actor: row.actor,
     // Present only for a tap link's changes: other entries read (and hash) as they always did.
     ...(row.link_id === null ? {} : { link: { id: row.link_id, label: row.link_label ?? '' } }),
+    ...(row.import_fingerprint == null
+      ? {}
+      : { imported: { fingerprint: row.import_fingerprint, hash: row.import_hash ?? null } }),
+    ...(row.note == null ? {} : { note: row.note }),
     undoOf: row.undo_of,
     undoneBy: row.undone_by,
   };
@@ -98,6 +121,8 @@ export function toActivityEntry(row: ActivityRow): ActivityEntry {
   switch (row.kind) {
     case 'counter.adjusted': {
       const delta = row.delta ?? 0;
+      const adjusted = AdjustedDetailSchema.parse(detail);
+      const period = adjusted?.period;
       return {
         kind: row.kind,
         ...base,
@@ -106,7 +131,16 @@ export function toActivityEntry(row: ActivityRow): ActivityEntry {
         // Entries written before taps recorded their amounts carry only the delta.
         increments: row.increments ?? Math.max(delta, 0),
         decrements: row.decrements ?? Math.max(-delta, 0),
-        reachedGoal: GoalDetailSchema.parse(detail)?.goal ?? null,
+        reachedGoal: adjusted?.goal ?? null,
+        ...(row.counted_at == null ? {} : { countedAt: new Date(row.counted_at).toISOString() }),
+        ...(period === undefined
+          ? {}
+          : {
+              correctedPeriod: {
+                start: new Date(period.start).toISOString(),
+                end: new Date(period.end).toISOString(),
+              },
+            }),
       };
     }
     case 'counters.reordered': {

@@ -8,7 +8,8 @@
  *
  * What is chained is what an entry says, as the API shows it (so an exported file can be checked
  * with the same rule, scripts/verify-export.mjs): who, what, which counter, the value after, the
- * amounts, its details and when, with the group's id. Its id, which later entry took it back
+ * amounts, its details, when and when it was counted for, with the group's id. Its note (which its
+ * member may change afterwards, ADR 36), its id, which later entry took it back
  * (`undoneBy`) and which entry an undo took back (`undoOf`) are set or known only after its hash
  * is made: they are not covered (the order of entries is: each follows the one before).
  */
@@ -27,7 +28,14 @@ export const CHAIN_START = '';
  */
 export function chainedText(groupId: string, entry: ActivityEntry): string {
   // Left out by setting them undefined (canonicalJson skips those), cheaper than a rest copy.
-  const said = { ...entry, id: undefined, undoOf: undefined, undoneBy: undefined };
+  // A note may be changed by its member afterwards (ADR 36): it is not what the chain proves.
+  const said = {
+    ...entry,
+    id: undefined,
+    undoOf: undefined,
+    undoneBy: undefined,
+    note: undefined,
+  };
   return `${JSON.stringify(groupId)}\n${canonicalJson(said)}`;
 }
 
@@ -46,7 +54,13 @@ const hashAfter = (previous: string, text: string): string =>
  * for every shape a tap's entry takes), without building the entry and sorting its keys.
  */
 export function draftChainHash(previous: string, draft: ActivityDraft, at: number): string {
-  if (draft.kind !== 'counter.adjusted') {
+  // An imported entry or a count for an earlier time says more than a tap made here: the
+  // general form.
+  if (
+    draft.kind !== 'counter.adjusted' ||
+    draft.imported !== undefined ||
+    draft.countedAt !== undefined
+  ) {
     return chainHash(previous, draft.groupId, draftEntry(draft, at));
   }
   return hashAfter(previous, adjustedChainText(draft, at));

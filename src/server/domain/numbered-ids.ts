@@ -9,7 +9,7 @@
  */
 import { OPERATION_SESSION_WINDOW } from '../../shared/limits.js';
 import { parseNumberedId, type NumberedOperationId } from '../../shared/operation-ids.js';
-import type { Operation, OperationOutcome } from './operations.js';
+import { hasTapContext, type Operation, type OperationOutcome } from './operations.js';
 import { counterNotFound, operationExpired } from './outcomes.js';
 import type { BatchState } from './state.js';
 
@@ -66,7 +66,8 @@ export const seenFromText = (text: string): bigint => BigInt(`0x${text}`);
  */
 export function numberedTap(operation: Operation): NumberedOperationId | undefined {
   const { opId, mutation } = operation;
-  return opId !== undefined && mutation.kind === 'adjustCounter'
+  // A tap with a note or an earlier time is applied alone: its id gets a row like a non-tap's.
+  return opId !== undefined && mutation.kind === 'adjustCounter' && !hasTapContext(mutation)
     ? parseNumberedId(opId)
     : undefined;
 }

@@ -8,6 +8,7 @@ import type { Change } from '../../shared/protocol.js';
 import type { TapGrant } from '../../shared/links.js';
 import type { StoredAlertRule, StoredDestination } from './alert-config.js';
 import type { StoredTapLink, TapLinkMutation } from './tap-links.js';
+import type { ImportPlan } from './import.js';
 
 export interface GroupRecord extends Group {
   /** SHA-256 of the access key, hex. Never leaves the server. */
@@ -39,6 +40,11 @@ export type AccessMutation =
    */
   | { kind: 'addAlertRule'; rule: StoredAlertRule; destination: StoredDestination }
   | { kind: 'removeAlertRule'; ruleId: string }
+  /**
+   * A file's counters and activity entries, read and checked by the server (server/import/):
+   * applied all or nothing (import.ts).
+   */
+  | { kind: 'importData'; data: ImportPlan }
   | TapLinkMutation;
 
 /** What the store applies: a client's mutation, or an access change. */
@@ -86,6 +92,10 @@ export type OperationOutcome =
        */
       changes?: Change[];
     };
+
+/** Whether a tap carries a note or an earlier time (ADR 36): it is then applied alone. */
+export const hasTapContext = (mutation: Extract<Mutation, { kind: 'adjustCounter' }>): boolean =>
+  mutation.note !== undefined || mutation.at !== undefined;
 
 /** A group as clients may see it: without its key hashes. */
 export const publicGroup = ({

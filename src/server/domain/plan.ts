@@ -5,7 +5,7 @@
  * between them, which ends the run so the order of effects is kept. A repeated operation id is
  * set aside here: answered like its first use, or refused when it names another change.
  */
-import type { Operation } from './operations.js';
+import { hasTapContext, type Operation } from './operations.js';
 import { fingerprintsOf } from './operation-ids.js';
 
 export type Step =
@@ -58,6 +58,12 @@ export function planBatch(
       firstUse.set(key, index);
     }
     const { mutation, groupId } = operation;
+    if (mutation.kind === 'adjustCounter' && hasTapContext(mutation)) {
+      // A tap with a note or an earlier time is its own step, after the taps before it.
+      close(`${groupId}\u0000${mutation.counterId}`);
+      steps.push({ kind: 'single', index });
+      return;
+    }
     if (mutation.kind === 'adjustCounter') {
       const key = `${groupId}\u0000${mutation.counterId}`;
       let step = open.get(key);

@@ -8,6 +8,7 @@
  */
 import { parseNumberedId } from '../../shared/operation-ids.js';
 import type {
+  ImportLookup,
   OperationKey,
   ReadAnswer,
   ReadRequest,
@@ -47,6 +48,7 @@ export function* readRows(operations: readonly Operation[], countersPerGroup: nu
   const counterIds = new Set<string>();
   const countGroups = new Set<string>();
   const groupCounters = new Set<string>();
+  const importLookups: ImportLookup[] = [];
   for (const operation of operations) {
     const { groupId, opId, mutation } = operation;
     const numbered = numberedTap(operation);
@@ -75,6 +77,13 @@ export function* readRows(operations: readonly Operation[], countersPerGroup: nu
       case 'createCounter':
         countGroups.add(groupId);
         break;
+      case 'importData':
+        // Every counter of the group: which the file's counters are, and section totals.
+        groupCounters.add(groupId);
+        countGroups.add(groupId);
+        // Its entries' count only: which of them the log holds was found before (importer.ts).
+        importLookups.push({ groupId, fingerprints: [] });
+        break;
       default:
         break;
     }
@@ -92,6 +101,7 @@ export function* readRows(operations: readonly Operation[], countersPerGroup: nu
     countCap,
     groupCounters: [...groupCounters],
     sections: [],
+    ...(importLookups.length > 0 ? { imports: importLookups } : {}),
   };
 
   const groups = new Map<string, GroupState>(
@@ -130,6 +140,12 @@ export function* readRows(operations: readonly Operation[], countersPerGroup: nu
   };
   rememberEntries(first.entries);
   const counts = new Map(first.counts);
+  const imports = new Map(
+    (first.imports ?? []).map(({ groupId, entries, known }) => [
+      groupId,
+      { entries, known: new Set(known) },
+    ]),
+  );
 
   // Round 2 (rare): entries found through operation ids, counters that replays and undos name.
   const moreEntries = new Set<number>();
@@ -182,7 +198,16 @@ export function* readRows(operations: readonly Operation[], countersPerGroup: nu
     remember(context.counters);
     for (const groupId of wholeGroups) groupCounters.add(groupId);
   }
-  return { groups, counters, counts, known, storedIds, sessions, wholeGroups: groupCounters };
+  return {
+    groups,
+    counters,
+    counts,
+    known,
+    storedIds,
+    sessions,
+    wholeGroups: groupCounters,
+    imports,
+  };
 }
 
 /**

@@ -17,7 +17,9 @@ import type {
   EntryRef,
   EntryWrite,
   OperationIdWrite,
+  PeriodCorrection,
   PeriodWrite,
+  PublishedImport,
   SessionKey,
   StoredCounter,
   StoredGroup,
@@ -77,6 +79,8 @@ export interface BatchRows {
   sessions: Map<string, SessionWindow>;
   /** Groups all of whose counters were read (a reorder, new midnights). */
   wholeGroups: ReadonlySet<string>;
+  /** Groups an import adds entries to: their entries now and the fingerprints already there. */
+  imports: ReadonlyMap<string, { entries: number; known: ReadonlySet<string> }>;
 }
 
 /** What a batch is before anything is read: the rows it reads come as `BatchRows`. */
@@ -109,6 +113,7 @@ export class BatchState implements BatchRows, BatchInput {
   readonly storedIds: Map<string, StoredOperationId>;
   readonly sessions: Map<string, SessionWindow>;
   readonly wholeGroups: ReadonlySet<string>;
+  readonly imports: ReadonlyMap<string, { entries: number; known: ReadonlySet<string> }>;
 
   /** New activity entries, in the order they happened (kept only with the log on). */
   readonly entries: EntryWrite[] = [];
@@ -121,10 +126,13 @@ export class BatchState implements BatchRows, BatchInput {
   /** Sessions whose window this batch moved. */
   readonly movedSessions = new Map<string, SessionKey>();
   readonly periods: PeriodWrite[] = [];
+  readonly periodCorrections: PeriodCorrection[] = [];
   /** Alerts the batch's changes fired, in the order they happened (the outbox). */
   readonly alerts: AlertWrite[] = [];
   /** Changes of periods this batch ended, by group: announced with the group's first outcome. */
   readonly periodChanges = new Map<string, Change[]>();
+  /** Imports whose staged entries this batch publishes (domain/import.ts). */
+  readonly publishedImports: PublishedImport[] = [];
 
   constructor(input: BatchInput, rows: BatchRows) {
     this.operations = input.operations;
@@ -138,6 +146,7 @@ export class BatchState implements BatchRows, BatchInput {
     this.storedIds = rows.storedIds;
     this.sessions = rows.sessions;
     this.wholeGroups = rows.wholeGroups;
+    this.imports = rows.imports;
   }
 
   /** The group's counter with this id, while it exists. */
@@ -162,6 +171,11 @@ export class BatchState implements BatchRows, BatchInput {
     return final;
   }
 
+  /** Publishes an import's staged entries with the batch; its group's head is already theirs. */
+  publishImport(published: PublishedImport): void {
+    this.publishedImports.push(published);
+  }
+
   /** The group takes its next change number. */
   bump(group: GroupState, seq: number): void {
     group.seq = seq;
@@ -184,7 +198,7 @@ export class BatchState implements BatchRows, BatchInput {
       const { groupId } = write.draft;
       const group = this.groups.get(groupId);
       const previous = group?.logHead ?? CHAIN_START;
-      const hash = draftChainHash(previous, write.draft, this.options.now);
+      const hash = draftChainHash(previous, write.draft, write.draft.at ?? this.options.now);
       if (group) {
         group.logHead = hash;
         group.changed = true;
@@ -237,7 +251,9 @@ export class BatchState implements BatchRows, BatchInput {
         return { groupId, session, high: window.high, seen: seenText(window.seen) };
       }),
       periods: this.periods,
+      periodCorrections: this.periodCorrections,
       alerts: this.alerts,
+      ...(this.publishedImports.length > 0 ? { publishedImports: this.publishedImports } : {}),
     };
   }
 }

@@ -5,7 +5,7 @@
  * is refused whole and the others still count. The value is computed here, in memory, and
  * written as a final value (`SET value = ?`), never as `value + step` in SQL.
  */
-import { UNKNOWN_MEMBER } from '../../shared/activity.js';
+import { UNKNOWN_MEMBER } from '../../shared/limits.js';
 import { parseNumberedId } from '../../shared/operation-ids.js';
 import { adjustDrafts, type AppliedTaps } from './activity.js';
 import { alertWritesForChange } from './alert-config.js';

@@ -23,6 +23,7 @@ import {
   failed,
   type Applied,
 } from './outcomes.js';
+import { changeInContext } from './tap-context.js';
 import { mayUndo, tapOnly } from './tap-links.js';
 import type { Applying, BatchState, KnownEntry, OperationContext } from './state.js';
 
@@ -127,6 +128,17 @@ function undo(context: OperationContext, target: KnownEntry): Applying {
       applied = reorder(context, previousOrder(batch, operation.groupId, inverse.counterIds));
       break;
     case 'counter': {
+      if (entry.kind === 'counter.adjusted' && entry.countedAt !== undefined) {
+        // A count for an earlier time is taken back at that time: from the value if its period
+        // is still the current one, else from that period's total (tap-context.ts).
+        applied = changeInContext(context, {
+          counterId: inverse.counterId,
+          delta: inverse.valueDelta,
+          countedAt: Date.parse(entry.countedAt),
+          bounded: false,
+        });
+        break;
+      }
       // A change of a value in a period that has ended belongs to that period's total.
       const state = batch.counterOf(operation.groupId, inverse.counterId);
       const periodStart = state?.counter.periodStart;

@@ -45,6 +45,10 @@ export const ACTIVITY_COLUMNS = [
   'value',
   'undoOf',
   'undoneBy',
+  // Appended (ADR 36), so readers of the columns before keep their places: when a change was
+  // counted for if it was entered afterwards (`at` is when it was recorded), and its note.
+  'countedAt',
+  'note',
 ] as const;
 
 const describeChange = (change: FieldChange): string =>
@@ -67,6 +71,8 @@ export function activityRecord(entry: ActivityEntry): Cell[] {
     entry.value,
     entry.undoOf,
     entry.undoneBy,
+    entry.kind === 'counter.adjusted' ? (entry.countedAt ?? null) : null,
+    entry.note ?? null,
   ].map(cell);
 }
 
@@ -77,8 +83,11 @@ function entryDetail(entry: ActivityEntry, changes: string): string {
       return `order: ${entry.to.join(' ')}`;
     case 'counter.reset':
       return `period ${entry.periodStart} → ${entry.periodEnd} ended at ${entry.final}`;
-    case 'counter.adjusted':
-      return entry.reachedGoal === null ? '' : `reached goal ${entry.reachedGoal}`;
+    case 'counter.adjusted': {
+      const goal = entry.reachedGoal === null ? '' : `reached goal ${entry.reachedGoal}`;
+      const period = entry.correctedPeriod;
+      return period ? `corrected period ${period.start} → ${period.end}` : goal;
+    }
     default:
       return changes;
   }

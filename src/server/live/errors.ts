@@ -59,6 +59,12 @@ export const CLOSE_CODE_OF = {
   tap_only: CLOSE_CODES.goingAway,
   link_not_found: CLOSE_CODES.goingAway,
   too_many_links: CLOSE_CODES.goingAway,
+  // Imports are made over HTTP only; a live socket never answers these.
+  import_invalid: CLOSE_CODES.goingAway,
+  too_many_entries: CLOSE_CODES.goingAway,
+  // Notes are changed over HTTP only; a live socket never answers these.
+  not_your_entry: CLOSE_CODES.goingAway,
+  note_edit_closed: CLOSE_CODES.goingAway,
 } as const satisfies Record<ErrorCode, number>;
 
 /**

@@ -7,7 +7,7 @@
  *   - the first batch after a quiet window is sent at once (no added latency when the group is
  *     calm); the batches of the following window are held and sent together at its end;
  *   - the window grows with the group: WINDOW_MS_PER_MEMBER per member, at most MAX_WINDOW_MS,
- *     so the writes of one frame to every socket take a small part of the window;
+ *     so the writes of one frame to every socket take well under half of the window;
  *   - inside a window, consecutive value changes of one counter fold into the latest one (the
  *     counter as it is after all of them): a frame holds at most one `counter.updated` per
  *     counter, whatever the rate. A folded change carries the operation ids of what it folds
@@ -24,7 +24,7 @@ import type { Change, ServerMessage } from '../../shared/protocol.js';
 /** From this many members on, a group's changes are coalesced into windows. */
 export const BIG_GROUP_MEMBERS = 100;
 /** A coalescing window's length per member of the group, ms. */
-export const WINDOW_MS_PER_MEMBER = 0.01;
+export const WINDOW_MS_PER_MEMBER = 0.02;
 /** Longest coalescing window, ms. */
 export const MAX_WINDOW_MS = 100;
 /** Most changes in one frame of a coalesced window (one change number's changes stay together). */

@@ -14,7 +14,6 @@ import {
   PRESENCE_LIST_MAX,
   PROTOCOL_VERSION,
   type ParsedClientMessage,
-  type PresenceMember,
   type ServerMessage,
 } from '../../shared/protocol.js';
 import type { Bus } from '../bus/types.js';
@@ -35,7 +34,7 @@ import { CLOSE_CODE_OF, liveErrorOf, type LiveError } from './errors.js';
 import { SpreadHeartbeat } from './heartbeat.js';
 import { LiveFairShare } from './fair-share.js';
 import { TurnShares } from './turn-shares.js';
-import { PresenceBoard } from './presence.js';
+import { PresenceBoard, type Presence } from './presence.js';
 
 /** A socket that has not authenticated by then is closed, ms. */
 export const AUTH_TIMEOUT_MS = 10_000;
@@ -207,8 +206,8 @@ export class LiveHub {
         this.broadcastAll(saving ? SAVING_FRAME : NOT_SAVING_FRAME);
         if (saving) this.resyncAll();
       }) ?? (() => undefined);
-    this.presence = new PresenceBoard(bus, (groupId, members) => {
-      this.channels.get(groupId)?.broadcast(presenceFrame(members));
+    this.presence = new PresenceBoard(bus, (groupId, presence) => {
+      this.channels.get(groupId)?.broadcast(presenceFrame(presence));
     });
     this.heartbeat = new SpreadHeartbeat(heartbeatMs, (client) => {
       this.beat(client);
@@ -443,7 +442,7 @@ export class LiveHub {
     // still sees who is here.
     if (member)
       this.presence.join(groupId, client, { id: member.id, name: memberName(member.name) });
-    else sendCorked(client.socket, presenceFrame(this.presence.membersOf(groupId)));
+    else sendCorked(client.socket, presenceFrame(this.presence.presenceOf(groupId)));
   }
 
   private channelFor(groupId: string): GroupChannel {
@@ -613,13 +612,15 @@ const clientOf = (client: Client): string => client.address ?? 'unknown';
 
 /**
  * Who is here, as sent: everyone up to PRESENCE_LIST_MAX; past that their number and the first
- * ones by name, so a crowd's presence frame stays the same size however many join.
+ * ones by name, so a crowd's presence frame stays the same size however many join. The number
+ * is also sent when fewer are listed than there are (other instances' lists were cut).
  */
-export function presenceFrame(members: readonly PresenceMember[]): string {
+export function presenceFrame({ members, count }: Presence): string {
+  const listed = members.slice(0, PRESENCE_LIST_MAX);
   const message: ServerMessage =
-    members.length <= PRESENCE_LIST_MAX
-      ? { type: 'presence', members: [...members] }
-      : { type: 'presence', members: members.slice(0, PRESENCE_LIST_MAX), count: members.length };
+    count <= listed.length
+      ? { type: 'presence', members: listed }
+      : { type: 'presence', members: listed, count };
   return JSON.stringify(message);
 }
 

@@ -3,6 +3,14 @@
  * the other instances' lists over the bus; a group's presence is the union, one entry per member
  * id (a person with three tabs is listed once, under the name they last used). Nothing is stored:
  * it lives as long as the sockets do, and another instance's list expires if it stops announcing.
+ *
+ * An instance's announced list is cut to fit one notification; beside it the instance says how
+ * many distinct members it has (ADR 33). The group's count is the union's size plus, for each
+ * other instance, the members its list left out: exact while every list is whole, never below
+ * the true number. A member on several instances counts once for being listed anywhere or
+ * connected here, and once for each other instance they are on whose list leaves them out (at
+ * most once per instance they are on). To keep such members listed, each instance puts first in
+ * its own list the members other instances list.
  */
 import type { PresenceMember } from '../../shared/protocol.js';
 import type { Bus, PresenceAnnouncement } from '../bus/types.js';
@@ -27,9 +35,21 @@ export const PRESENCE_WINDOW_MS = 250;
  * (a crowd of thousands is sorted on every presence window).
  */
 const byName = new Intl.Collator();
+const inOrder = (a: PresenceMember, b: PresenceMember) =>
+  byName.compare(a.name, b.name) || (a.id < b.id ? -1 : 1);
+
+/** A group's presence as its sockets are told it: everyone listed, and how many there are. */
+export interface Presence {
+  /** One entry per member id, sorted by name. */
+  members: PresenceMember[];
+  /** At least `members.length`: more when other instances' lists were cut. */
+  count: number;
+}
 
 interface RemoteList {
   members: PresenceMember[];
+  /** The instance's members its list leaves out. */
+  leftOut: number;
   expiresAt: number;
 }
 
@@ -53,20 +73,20 @@ export class PresenceBoard {
 
   constructor(
     private readonly bus: Bus,
-    /** Called with a group's merged list whenever it may have changed (at most once a window). */
-    private readonly changed: (groupId: string, members: PresenceMember[]) => void,
+    /** Called with a group's presence whenever it may have changed (at most once a window). */
+    private readonly changed: (groupId: string, presence: Presence) => void,
   ) {
     this.announcements = new Coalescer(PRESENCE_WINDOW_MS, (groupId) => {
-      this.bus.publishPresence(groupId, this.localMembers(groupId));
+      this.bus.publishPresence(groupId, () => this.localMembers(groupId));
     });
     this.broadcasts = new Coalescer(PRESENCE_WINDOW_MS, (groupId) => {
-      this.changed(groupId, this.membersOf(groupId));
+      this.changed(groupId, this.presenceOf(groupId));
     });
     this.stopListening = bus.onPresence((announcement) => {
       this.hear(announcement);
     });
     this.renewals = new SpreadHeartbeat(PRESENCE_HEARTBEAT_MS, (groupId) => {
-      this.bus.publishPresence(groupId, this.localMembers(groupId));
+      this.bus.publishPresence(groupId, () => this.localMembers(groupId));
     });
     this.expiries = new SpreadHeartbeat(PRESENCE_HEARTBEAT_MS, (groupId) => {
       this.expire(groupId);
@@ -101,21 +121,25 @@ export class PresenceBoard {
     this.announce(groupId);
   }
 
-  /** Everyone in the group on every instance, one entry per member id, sorted by name. */
-  membersOf(groupId: string): PresenceMember[] {
+  /**
+   * Everyone listed in the group on every instance, one entry per member id, sorted by name, and
+   * how many there are: the listed ones plus those other instances' lists left out.
+   */
+  presenceOf(groupId: string): Presence {
     const byId = new Map<string, PresenceMember>();
     const now = Date.now();
+    let leftOut = 0;
     for (const list of this.remote.get(groupId)?.values() ?? []) {
       if (list.expiresAt < now) continue;
+      leftOut += list.leftOut;
       for (const member of list.members) byId.set(member.id, member);
     }
     // This instance's sockets last: their names are the freshest it knows.
     for (const member of this.local.get(groupId)?.values() ?? []) {
       byId.set(member.id, { id: member.id, name: member.name });
     }
-    return [...byId.values()].sort(
-      (a, b) => byName.compare(a.name, b.name) || (a.id < b.id ? -1 : 1),
-    );
+    const members = [...byId.values()].sort(inOrder);
+    return { members, count: members.length + leftOut };
   }
 
   close(): void {
@@ -126,10 +150,22 @@ export class PresenceBoard {
     this.broadcasts.close();
   }
 
+  /**
+   * This instance's members of a group, each id once, in the order its announcement keeps them
+   * when cut: first those other instances list (a member on two instances is counted once only
+   * when both list them), then by name (the first ones are those the sockets are shown).
+   */
   private localMembers(groupId: string): PresenceMember[] {
     const byId = new Map<string, PresenceMember>();
     for (const member of this.local.get(groupId)?.values() ?? []) byId.set(member.id, member);
-    return [...byId.values()];
+    const elsewhere = new Set<string>();
+    for (const list of this.remote.get(groupId)?.values() ?? []) {
+      for (const member of list.members) elsewhere.add(member.id);
+    }
+    const listedElsewhere = (member: PresenceMember) => (elsewhere.has(member.id) ? 0 : 1);
+    return [...byId.values()].sort(
+      (a, b) => listedElsewhere(a) - listedElsewhere(b) || inOrder(a, b),
+    );
   }
 
   private announce(groupId: string): void {
@@ -137,15 +173,22 @@ export class PresenceBoard {
     this.broadcasts.schedule(groupId);
   }
 
-  private hear({ instanceId, groupId, members }: PresenceAnnouncement): void {
+  private hear({ instanceId, groupId, members, count }: PresenceAnnouncement): void {
     let lists = this.remote.get(groupId);
     if (!lists) {
       lists = new Map();
       this.remote.set(groupId, lists);
       this.expiries.add(groupId);
     }
-    if (members.length === 0) lists.delete(instanceId);
-    else lists.set(instanceId, { members, expiresAt: Date.now() + REMOTE_TTL_MS });
+    if (count === 0) lists.delete(instanceId);
+    else {
+      const listed = new Set(members.map((member) => member.id)).size;
+      lists.set(instanceId, {
+        members,
+        leftOut: Math.max(0, count - listed),
+        expiresAt: Date.now() + REMOTE_TTL_MS,
+      });
+    }
     if (lists.size === 0) this.forgetRemote(groupId);
     this.broadcasts.schedule(groupId);
   }

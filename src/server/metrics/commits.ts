@@ -34,6 +34,7 @@ const KIND_LIST = {
   removeAlertRule: true,
   addTapLink: true,
   revokeTapLink: true,
+  importData: true,
 } as const satisfies Record<MutationKind, true>;
 export const MUTATION_KINDS = Object.keys(KIND_LIST) as MutationKind[];
 

@@ -11,7 +11,7 @@ import {
   PeriodsQuerySchema,
   UndoOperationBodySchema,
 } from '../../shared/activity.js';
-import { TalliesQuerySchema, type Mutation } from '../../shared/api.js';
+import { NoteBodySchema, TalliesQuerySchema, type Mutation } from '../../shared/api.js';
 import { ACTIVITY_LIGHT_PAGE_MAX, SPARKLINE_POINTS } from '../../shared/limits.js';
 import { accessOf, type TallyService } from '../core/service.js';
 import {
@@ -120,6 +120,17 @@ export function registerActivityRoutes(
       return { kind: 'undoEntry', entryId };
     }),
   );
+
+  // A note on one's own recent entry (ADR 36): the Tally-Member header names the member.
+  app.patch<EntryParams>('/api/groups/:name/activity/:entryId', async (request) => {
+    const { group, link } = await scoped(request, 'tap');
+    const entryId = Number(request.params.entryId);
+    if (!/^[1-9]\d{0,15}$/.test(request.params.entryId) || !Number.isSafeInteger(entryId)) {
+      return service.missingEntry();
+    }
+    const { note } = parseWith(NoteBodySchema, request.body);
+    return service.editNote(group.id, { entryId, note }, { actor: originOf(request).actor, link });
+  });
 
   app.post<GroupParams>('/api/groups/:name/undo', async (request) =>
     undo(request, () => ({

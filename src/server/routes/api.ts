@@ -18,6 +18,7 @@ import {
   type Group,
   type AdjustDirection,
   type Counter,
+  type Mutation,
   type MutationResult,
 } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
@@ -26,6 +27,7 @@ import { scopedView } from '../core/scope.js';
 import { countersBytes, viewWith } from '../core/snapshots.js';
 import { busyError } from '../batcher.js';
 import { DomainError } from '../errors.js';
+import { heldRefusal } from './errors.js';
 import type { LiveFairShare } from '../live/fair-share.js';
 import type { GroupAccess } from '../core/access-cache.js';
 import { bearerKey, originOf, parseExact, parseWith } from './parse.js';
@@ -122,14 +124,20 @@ export function registerApiRoutes(
         { client: request.ip, need: 'tap' },
       );
       // While the event loop is behind, an address over its share of the taps (live and REST
-      // together) is refused `busy` before the commit sees it (live/fair-share.ts, ADR 34).
-      if (fairShare.overShare(request.ip)) throw busyError();
-      const { times, opId } = parseWith(AdjustBodySchema, request.body ?? {});
-      const result = await service.mutate(
-        group.id,
-        { kind: 'adjustCounter', counterId: request.params.id, direction, times },
-        { ...originOf(request, opId), link },
-      );
+      // together) is refused `busy` before the commit sees it (live/fair-share.ts, ADR 34), the
+      // answer held so that resending at once does not keep the server busy refusing.
+      if (fairShare.overShare(request.ip)) throw heldRefusal(busyError());
+      const { times, opId, note, at } = parseWith(AdjustBodySchema, request.body ?? {});
+      const mutation: Extract<Mutation, { kind: 'adjustCounter' }> = {
+        kind: 'adjustCounter',
+        counterId: request.params.id,
+        direction,
+        times,
+      };
+      // A note or an earlier time only when given: a plain tap is the mutation it always was.
+      if (note !== undefined) mutation.note = note;
+      if (at !== undefined) mutation.at = at;
+      const result = await service.mutate(group.id, mutation, { ...originOf(request, opId), link });
       return counterOf(result, request.params.id);
     };
   app.post<CounterParams>('/api/groups/:name/counters/:id/increment', adjust('increment'));

@@ -3,6 +3,7 @@
  * Fastify error handler that turns any thrown error into a `{ error: { code, message } }` answer.
  * Only this module knows that `busy` is a 503; core and the live channel never see a status.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError, ErrorCode } from '../../shared/api.js';
 import { MESSAGES } from '../../shared/messages.js';
@@ -46,6 +47,10 @@ export const STATUS_OF = {
   tap_only: 403,
   link_not_found: 404,
   too_many_links: 409,
+  import_invalid: 400,
+  too_many_entries: 409,
+  not_your_entry: 403,
+  note_edit_closed: 409,
 } as const satisfies Record<ErrorCode, number>;
 
 /**
@@ -76,15 +81,37 @@ export function restAnswerOf(error: DomainError): RestAnswer {
 }
 
 /**
+ * How long a refusal that an address earned by its own excess is held before it is answered, ms:
+ * `too_many_reads`, and `busy` for an address over its share of the taps. A client that resends
+ * at once, or a loop of them, then costs the server a couple of refusals a second per connection
+ * instead of thousands, which would otherwise take the time the fair share freed for others.
+ * What is held is bounded by the address's sockets (one request at a time on each, and at most
+ * the per-address connection limit of them); the answer still says Retry-After.
+ */
+export const EXCESS_REFUSAL_HOLD_MS = 500;
+
+/** Refusals held EXCESS_REFUSAL_HOLD_MS before they are answered (besides every too_many_reads). */
+const heldRefusals = new WeakSet<DomainError>();
+
+/** `error`, marked to be answered only after EXCESS_REFUSAL_HOLD_MS. */
+export function heldRefusal(error: DomainError): DomainError {
+  heldRefusals.add(error);
+  return error;
+}
+
+const isHeld = (error: DomainError) => error.code === 'too_many_reads' || heldRefusals.has(error);
+
+/**
  * Fastify's error handler: domain errors with their status, Fastify's own 4xx as
  * validation_failed (413 for a body over the limit), anything else as a logged 500.
  */
-export function answerError(
+export async function answerError(
   error: FastifyError | DomainError,
   request: FastifyRequest,
   reply: FastifyReply,
-): FastifyReply {
+): Promise<FastifyReply> {
   if (error instanceof DomainError) {
+    if (isHeld(error)) await sleep(EXCESS_REFUSAL_HOLD_MS);
     const answer = restAnswerOf(error);
     if (answer.retryAfterSeconds !== undefined)
       void reply.header('retry-after', String(answer.retryAfterSeconds));

@@ -21,6 +21,7 @@ import {
   AccessKeySchema,
   AccessLevelSchema,
   AdjustBodySchema,
+  NoteBodySchema,
   ApiErrorSchema,
   CounterPatchSchema,
   CounterSchema,
@@ -60,6 +61,7 @@ import {
 import { KEY_MAX_LENGTH, KEY_MIN_LENGTH } from '../../shared/limits.js';
 import { MAX_DESTINATION_URL_LENGTH } from '../alerts/destination.js';
 import { PushSubscriptionSchema } from '../alerts/push.js';
+import { IMPORT_MAX_BYTES } from '../../shared/import.js';
 import { STATUS_OF } from './errors.js';
 import {
   CHANGE_HEADERS,
@@ -196,7 +198,18 @@ const NAMED: Record<
       },
     },
     CreateCounterBody: { schema: CreateCounterBodySchema },
-    AdjustBody: { schema: AdjustBodySchema },
+    AdjustBody: {
+      schema: AdjustBodySchema,
+      about: {
+        description:
+          'All optional. `note` (at most 280 characters, cleaned like a member name) goes with the change into the activity log; `at` says when it was counted, if earlier: no later than now, no earlier than the log keeps (`ACTIVITY_RETENTION_DAYS`, 365 days by default) nor before the counter. A count for a period that has ended corrects that period’s total and the all-time total and leaves the value as it is.',
+        examples: [{ times: 3, note: 'table 4', at: '2026-11-26T18:30:00Z' }],
+      },
+    },
+    NoteBody: {
+      schema: NoteBodySchema,
+      about: { description: 'The new note; blank removes it.' },
+    },
     UndoOperationBody: { schema: UndoOperationBodySchema },
     AlertRuleInput: {
       schema: AlertRuleInputSchema,
@@ -684,6 +697,8 @@ const EXAMPLES: Record<string, unknown[]> = {
   final: [48],
   undoOf: [null],
   undoneBy: [null],
+  note: ['table 4'],
+  countedAt: ['2026-11-22T18:30:00.000Z'],
   from: ['Coffees'],
   to: ['Teas'],
   start: ['2026-11-21T23:00:00.000Z'],
@@ -836,6 +851,19 @@ function clean(schema: JsonSchema | undefined): JsonSchema {
 export function buildOpenApiDocument(version: string): OpenApiDocument {
   const converter = new SchemaConverter();
   const paths: OpenApiDocument['paths'] = {};
+  /** A JSON body by its schema; a file (an import's) as text of each media type it may be. */
+  const requestBodyOf = (body: NonNullable<DocumentedOperation['body']>): JsonSchema => ({
+    required: body.required,
+    content:
+      body.mediaTypes === undefined
+        ? { 'application/json': { schema: converter.refer('input', body.schema) } }
+        : Object.fromEntries(
+            body.mediaTypes.map((type) => [
+              type,
+              { schema: { type: 'string', maxLength: IMPORT_MAX_BYTES } },
+            ]),
+          ),
+  });
   // Query parameters are read out of their converted object schema once conversion has run, and
   // go after the path parameters (`at`).
   const queries: {
@@ -934,14 +962,7 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
       // An empty list says the operation is public: it needs no key.
       security: operation.key === 'none' ? [] : [{ [GROUP_KEY]: [] }],
       parameters,
-      ...(operation.body && {
-        requestBody: {
-          required: operation.body.required,
-          content: {
-            'application/json': { schema: converter.refer('input', operation.body.schema) },
-          },
-        },
-      }),
+      ...(operation.body && { requestBody: requestBodyOf(operation.body) }),
       responses,
     };
     paths[path] ??= {};

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import {
+  ActivityEntrySchema,
   ActivityPageSchema,
   ChainVerdictSchema,
   CounterHistorySchema,
@@ -24,6 +25,7 @@ import {
 } from '../../shared/activity.js';
 import {
   AdjustBodySchema,
+  NoteBodySchema,
   CounterPatchSchema,
   CounterSchema,
   CounterOrderSchema,
@@ -44,6 +46,12 @@ import {
   ViewKeySchema,
   type ErrorCode,
 } from '../../shared/api.js';
+import {
+  IMPORT_MAX_BYTES,
+  IMPORT_MAX_ROWS,
+  ImportQuerySchema,
+  ImportSummarySchema,
+} from '../../shared/import.js';
 import { GROUP_NAME_MAX_LENGTH, SPARKLINE_POINTS } from '../../shared/limits.js';
 import {
   MAX_TAP_LINKS_PER_GROUP,
@@ -69,6 +77,12 @@ export type Tag = 'Server' | 'Groups' | 'Counters' | 'Activity' | 'Access';
 /** Media types Tally answers with. */
 export type MediaType = 'application/json' | 'text/csv' | 'text/html';
 
+/** Media types a request body may have. */
+export type BodyMediaType = 'application/json' | 'text/csv';
+
+/** An import's body: the file's text (its format, docs/api.md "Import"). */
+const ImportFileSchema = z.string().max(IMPORT_MAX_BYTES);
+
 export interface SuccessAnswer {
   status: 200 | 201 | 204;
   description: string;
@@ -92,8 +106,11 @@ export interface Operation {
   query?: z.ZodType;
   /** Query defaults this route applies over the query schema's own (shown in the document). */
   queryDefaults?: Record<string, number>;
-  /** The JSON body's schema; `required: false` when an empty body is fine. */
-  body?: { schema: z.ZodType; required: boolean };
+  /**
+   * The body's schema; `required: false` when an empty body is fine. JSON unless `mediaTypes`
+   * says otherwise (an import's file).
+   */
+  body?: { schema: z.ZodType; required: boolean; mediaTypes?: readonly BodyMediaType[] };
   /**
    * A change recorded in the group: it takes `Idempotency-Key` (retries apply once) and
    * `Tally-Member` (who made it), and goes through the commit queue (503 busy, 503
@@ -510,6 +527,25 @@ export const OPERATIONS: readonly Operation[] = [
     errors: undoErrors,
   },
   {
+    id: 'editEntryNote',
+    method: 'patch',
+    path: '/api/groups/:name/activity/:entryId',
+    tag: 'Activity',
+    summary: 'Add, change or remove the note of your own recent entry',
+    description:
+      'Only with the same `Tally-Member` name (and tap link) that made the entry (403 `not_your_entry`), within 24 hours of it (409 `note_edit_closed`). Notes are outside the log’s hash chain (ADR 36).',
+    key: 'tap',
+    body: { schema: NoteBodySchema, required: true },
+    answers: [
+      {
+        status: 200,
+        description: 'The entry with its new note.',
+        content: { 'application/json': ActivityEntrySchema },
+      },
+    ],
+    errors: ['activity_not_found', 'not_your_entry', 'note_edit_closed'],
+  },
+  {
     id: 'undoOperation',
     method: 'post',
     path: '/api/groups/:name/undo',
@@ -584,6 +620,37 @@ export const OPERATIONS: readonly Operation[] = [
       },
     ],
     errors: ['too_many_reads'],
+  },
+  {
+    id: 'importGroup',
+    method: 'post',
+    path: '/api/groups/:name/import',
+    tag: 'Activity',
+    summary: 'Import counters and their log from a file',
+    description: `The body is the file: Tally's JSON export (counters, their settings and the log) or counters CSV, BetterCounter's CSV export, or Simple Counter's JSON backup; its format is detected, or named with \`format\`. \`dryRun=true\` answers what the import would create, change and add, and changes nothing. The import is all or nothing, never deletes, and adds nothing a second time (counters are recognised by their id, entries by their hash or a fingerprint). A file that cannot be read is 400 \`import_invalid\` with the line and column of its first problem. At most ${IMPORT_MAX_BYTES / 1024 / 1024} MB (413) and ${IMPORT_MAX_ROWS.toLocaleString('en-US')} rows (413); the group's counters and activity entries stay within their quotas (409 \`too_many_counters\`, \`too_many_entries\`). Counts as a heavy read of the address (429 \`too_many_reads\`).`,
+    key: 'write',
+    query: ImportQuerySchema,
+    body: {
+      schema: ImportFileSchema,
+      required: true,
+      mediaTypes: ['text/csv', 'application/json'],
+    },
+    answers: [
+      {
+        status: 200,
+        description: 'What was (with `dryRun=true`: would be) created, changed and added.',
+        content: { 'application/json': ImportSummarySchema },
+      },
+    ],
+    errors: [
+      'import_invalid',
+      'too_many_counters',
+      'too_many_entries',
+      'limit_reached',
+      'too_many_reads',
+      'busy',
+      'storage_unavailable',
+    ],
   },
   {
     id: 'rotateKey',

@@ -7,6 +7,8 @@
  *     background, in small chunks, never in one long statement on the event loop.
  */
 
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
 /** The quotas a store enforces (config.ts Limits, the fields stores need). */
 export interface StoreQuotas {
   countersPerGroup: number;
@@ -175,9 +177,3 @@ export async function deleteInChunks(
     await nextTurn();
   }
 }
-
-/** Yields to the event loop (I/O first), so trimming never holds it for long. */
-export const nextTurn = (): Promise<void> =>
-  new Promise((resolve) => {
-    setImmediate(resolve);
-  });

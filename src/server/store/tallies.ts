@@ -11,6 +11,9 @@ import { MAX_VALUE } from '../../shared/limits.js';
 /** The entries a tally adds up (SQL condition on the activity table). */
 export const TALLY_ENTRIES = "kind = 'counter.adjusted' AND undo_of IS NULL AND undone_by IS NULL";
 
+/** When an entry's change was counted for: its earlier time if it has one, else its commit. */
+export const COUNTED_TIME = 'coalesce(counted_at, at)';
+
 /** An entry's amounts; entries written before tallies existed carry only
  * their delta. */
 export const INCREMENTS = 'coalesce(increments, CASE WHEN delta > 0 THEN delta ELSE 0 END)';

@@ -9,6 +9,15 @@ import { MESSAGES } from '../../shared/messages.js';
 import { DomainError } from '../errors.js';
 import type { AlertStore } from './alerts.js';
 import type { StoredChainEntry } from '../domain/log-chain.js';
+import type { StagedEntry } from '../domain/import.js';
+
+/** An import's entries moved into the log, not yet published (Store.moveStagedImport). */
+export interface MovedImport {
+  /** Its commit published them: the group's log opens to readers again. */
+  published(): void;
+  /** It will not be published: its entries leave the log (a slice at a time), which then opens. */
+  abandoned(): Promise<void>;
+}
 
 /** Where a group's activity chain starts (its anchor) and ends (its head); null: none yet. */
 export interface ChainEnds {
@@ -71,6 +80,8 @@ export interface ActivityListQuery {
   after?: number | undefined;
   limit: number;
   counterId?: string | undefined;
+  /** Only entries with a note or counted for an earlier time (their own partial indexes). */
+  noted?: boolean | undefined;
   /** 'newest' first (the panel) or 'oldest' first (export). */
   order: 'newest' | 'oldest';
 }
@@ -123,10 +134,48 @@ export interface Store {
    * means nothing of this call was applied.
    */
   commit(operations: readonly Operation[]): Promise<OperationOutcome[]>;
+  /**
+   * What commit([operation]) would answer now, applying and writing nothing (an import's
+   * preview): the same algorithm and reads, the writes dropped.
+   */
+  preview(operation: Operation): Promise<OperationOutcome>;
+  /** Which of `fingerprints` an imported entry of the group's log carries (ADR 37). */
+  importedFingerprints(groupId: string, fingerprints: readonly string[]): Promise<Set<string>>;
+  /**
+   * Writes a slice of an import's entries out of sight, in one short transaction of its own: no
+   * read of the log sees them until a commit publishes the import (ImportPlan.staged).
+   */
+  stageImport(importId: string, entries: readonly StagedEntry[]): Promise<void>;
+  /**
+   * Moves an import's staged entries into the log before the commit that publishes it, `slice`
+   * per short transaction, the group's log closed to its readers until `published` or
+   * `abandoned` (SQLite: the commit then only ends the move, ADR 37). Absent where the
+   * publishing commit moves them itself (PostgreSQL, where that holds neither the event loop nor
+   * another group's lane).
+   */
+  moveStagedImport?(
+    importId: string,
+    { groupId, slice }: { groupId: string; slice: number },
+  ): Promise<MovedImport>;
+  /** Removes up to `limit` of an import's staged entries (after its commit, or its failure); how many. */
+  dropStagedImport(importId: string, limit: number): Promise<number>;
+  /** Removes the staged entries of imports that began before `before` (epoch ms) and never ended. */
+  dropStaleImports(before: number): Promise<number>;
   /** Each tap link's taps (amounts) and newest tap (epoch ms) that the activity log holds. */
   tapLinkUsage(groupId: string): Promise<Map<string, TapLinkUsage>>;
   /** One group's activity entries (shared/activity.ts), by id. */
   listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]>;
+  /** One entry of the group, or null. */
+  activityEntry(groupId: string, entryId: number): Promise<ActivityEntry | null>;
+  /**
+   * Sets (or, with null, removes) an entry's note (ADR 36: notes are outside the hash chain);
+   * the entry after it, or null when the group has no such entry.
+   */
+  setEntryNote(
+    groupId: string,
+    entryId: number,
+    note: string | null,
+  ): Promise<ActivityEntry | null>;
   /**
    * A counter's value over its whole life in at most `points` time buckets (the last value of
    * each), oldest first, ending with its current value; null if the group has no such counter.

@@ -23,10 +23,16 @@ import type { AccessLevel } from '../../shared/api.js';
 import {
   ACTIVITY_CATCH_UP,
   downloadExport,
+  editEntryNote,
+  entryMatches,
   fetchActivity,
+  mayEditNote,
   type ExportKind,
 } from '../lib/activity.js';
-import { ApiRequestError } from '../lib/api.js';
+import { ApiRequestError, member } from '../lib/api.js';
+import { NOTE_MAX_LENGTH } from '../../shared/limits.js';
+import { t } from '@lingui/core/macro';
+import { useLingui } from '@lingui/react/macro';
 import { actorOf, describeEntry, relativeTime, undoErrorMessage } from '../lib/describe.js';
 import type { GroupStore } from '../live/groupStore.js';
 import {
@@ -49,22 +55,28 @@ const loadMembersPanel = () => import('./MembersPanel.js');
 const MembersPanel = lazy(() => loadMembersPanel().then((m) => ({ default: m.MembersPanel })));
 
 type Tab = 'log' | 'members';
-const TABS: { tab: Tab; label: string }[] = [
-  { tab: 'log', label: 'Log' },
-  { tab: 'members', label: 'By member' },
-];
+const TABS: readonly Tab[] = ['log', 'members'];
 
 /** Live changes are fetched this long after the first one of a burst, ms. */
 export const CATCH_UP_DELAY_MS = 250;
 /** Relative times ("2 min ago") are refreshed this often, ms. */
 const CLOCK_MS = 20_000;
 
-const EXPORTS: { kind: ExportKind; label: string }[] = [
-  { kind: 'counters', label: 'Counters (CSV)' },
-  { kind: 'activity', label: 'Activity log (CSV)' },
-  { kind: 'periods', label: 'Periods (CSV)' },
-  { kind: 'json', label: 'Everything (JSON)' },
-];
+const EXPORTS: readonly ExportKind[] = ['counters', 'activity', 'periods', 'json'];
+
+/** An export's button and notice: what the file holds, and its format. */
+function exportLabel(kind: ExportKind): string {
+  switch (kind) {
+    case 'counters':
+      return t`Counters (CSV)`;
+    case 'activity':
+      return t`Activity log (CSV)`;
+    case 'periods':
+      return t`Periods (CSV)`;
+    case 'json':
+      return t`Everything (JSON)`;
+  }
+}
 
 /** Newer entries merged in front of the ones held, each id once, undo marks applied. */
 export function mergeEntries(
@@ -111,6 +123,8 @@ export function ActivityPanel({
   const [undoing, setUndoing] = useState<ReadonlySet<number>>(new Set());
   const [now, setNow] = useState(Date.now);
   const [tab, setTab] = useState<Tab>('log');
+  const [search, setSearch] = useState('');
+  const { t } = useLingui();
   const tabsId = useId();
   const tabButtons = useRef<Partial<Record<Tab, HTMLButtonElement | null>>>({});
   const held = useRef(entries);
@@ -156,7 +170,7 @@ export function ActivityPanel({
         }
         if (!disposed) setError(null);
       } catch (reason) {
-        if (!disposed) setError(errorText(reason, 'The activity could not be loaded.'));
+        if (!disposed) setError(errorText(reason, t`The activity could not be loaded.`));
       } finally {
         running = false;
         if (again) {
@@ -199,7 +213,7 @@ export function ActivityPanel({
         setLoadingOlder(false);
       },
       (reason: unknown) => {
-        setError(errorText(reason, 'Older activity could not be loaded.'));
+        setError(errorText(reason, t`Older activity could not be loaded.`));
         setLoadingOlder(false);
       },
     );
@@ -250,7 +264,7 @@ export function ActivityPanel({
 
   /** WAI-ARIA tabs: arrows (and Home/End) move to the other tab and show it. */
   const onTabKey = (event: KeyboardEvent<HTMLButtonElement>) => {
-    const index = TABS.findIndex((candidate) => candidate.tab === tab);
+    const index = TABS.indexOf(tab);
     let to: number | null = null;
     if (event.key === 'ArrowRight') to = (index + 1) % TABS.length;
     else if (event.key === 'ArrowLeft') to = (index - 1 + TABS.length) % TABS.length;
@@ -259,8 +273,8 @@ export function ActivityPanel({
     const target = to === null ? undefined : TABS[to];
     if (!target) return;
     event.preventDefault();
-    setTab(target.tab);
-    tabButtons.current[target.tab]?.focus();
+    setTab(target);
+    tabButtons.current[target]?.focus();
   };
 
   const undo = (entry: ActivityEntry) => {
@@ -284,14 +298,14 @@ export function ActivityPanel({
 
   const download = (kind: ExportKind, label: string) => {
     setError(null);
-    setNotice(`Preparing ${label}…`);
+    setNotice(t`Preparing ${label}…`);
     downloadExport(store, kind).then(
       (name) => {
-        setNotice(`Downloaded ${name}`);
+        setNotice(t`Downloaded ${name}`);
       },
       (reason: unknown) => {
         setNotice(null);
-        setError(errorText(reason, 'The export failed.'));
+        setError(errorText(reason, t`The export failed.`));
       },
     );
   };
@@ -311,12 +325,12 @@ export function ActivityPanel({
     >
       <div className="flex items-center gap-2 border-b border-zinc-200 px-4 py-3 dark:border-zinc-800">
         <h2 ref={heading} id={titleId} tabIndex={-1} className="flex-1 text-lg font-semibold">
-          Activity
+          {t`Activity`}
         </h2>
         <button
           type="button"
-          aria-label="Close activity"
-          title="Close"
+          aria-label={t`Close activity`}
+          title={t`Close`}
           onClick={onClose}
           className="icon-btn -me-2"
         >
@@ -326,10 +340,10 @@ export function ActivityPanel({
 
       <div
         role="tablist"
-        aria-label="Activity views"
+        aria-label={t`Activity views`}
         className="flex gap-1 border-b border-zinc-200 px-4 dark:border-zinc-800"
       >
-        {TABS.map(({ tab: which, label }) => (
+        {TABS.map((which) => (
           <button
             key={which}
             ref={(element) => {
@@ -352,7 +366,7 @@ export function ActivityPanel({
                 : 'muted border-transparent hover:text-zinc-900 dark:hover:text-zinc-100'
             }`}
           >
-            {label}
+            {which === 'log' ? t`Log` : t`By member`}
           </button>
         ))}
       </div>
@@ -367,25 +381,28 @@ export function ActivityPanel({
         {access !== 'tap' && (
           <div
             role="group"
-            aria-label="Export"
+            aria-label={t`Export`}
             className="flex flex-wrap items-center gap-1.5 border-b border-zinc-200 px-4 py-2.5 dark:border-zinc-800"
           >
             <span className="muted inline-flex w-full items-center gap-1 text-xs font-medium">
               <ArrowDownToLine className="size-3.5" />
-              Export
+              {t`Export`}
             </span>
-            {EXPORTS.map(({ kind, label }) => (
-              <button
-                key={kind}
-                type="button"
-                onClick={() => {
-                  download(kind, label);
-                }}
-                className="chip-btn"
-              >
-                {label}
-              </button>
-            ))}
+            {EXPORTS.map((kind) => {
+              const label = exportLabel(kind);
+              return (
+                <button
+                  key={kind}
+                  type="button"
+                  onClick={() => {
+                    download(kind, label);
+                  }}
+                  className="chip-btn"
+                >
+                  {label}
+                </button>
+              );
+            })}
             {notice !== null && (
               <p role="status" className="muted w-full truncate text-xs">
                 {notice}
@@ -393,6 +410,19 @@ export function ActivityPanel({
             )}
           </div>
         )}
+
+        <div className="border-b border-zinc-200 px-4 py-2 dark:border-zinc-800">
+          <input
+            type="search"
+            aria-label={t`Search the log`}
+            placeholder={t`Search names, counters and notes`}
+            value={search}
+            onChange={(event) => {
+              setSearch(event.target.value);
+            }}
+            className="w-full rounded-md border border-zinc-300 bg-transparent px-2.5 py-1.5 text-sm dark:border-zinc-700"
+          />
+        </div>
 
         {error !== null && (
           <ErrorBanner
@@ -409,7 +439,7 @@ export function ActivityPanel({
             error === null ? (
               <p role="status" className="muted flex items-center justify-center gap-2 py-10">
                 <Loader className="size-4 animate-spin" />
-                Loading activity…
+                {t`Loading activity…`}
               </p>
             ) : (
               <div className="py-10 text-center">
@@ -421,16 +451,19 @@ export function ActivityPanel({
                   }}
                   className="btn btn-secondary"
                 >
-                  Try again
+                  {t`Try again`}
                 </button>
               </div>
             )
           ) : entries.length === 0 ? (
             <p className="muted px-4 py-10 text-center">
-              No activity yet. Changes to the counters will show up here.
+              {t`No activity yet. Changes to the counters will show up here.`}
             </p>
           ) : (
-            <ol aria-label="Activity log" className="divide-y divide-zinc-200 dark:divide-zinc-800">
+            <ol
+              aria-label={t`Activity log`}
+              className="divide-y divide-zinc-200 dark:divide-zinc-800"
+            >
               {entries.map((entry) => (
                 <Entry
                   key={entry.id}
@@ -440,6 +473,23 @@ export function ActivityPanel({
                   busy={undoing.has(entry.id)}
                   onUndo={undo}
                   readOnly={readOnly}
+                  search={search}
+                  onNote={
+                    access !== 'view' && mayEditNote(entry, member.name(), now)
+                      ? (note) => {
+                          editEntryNote(store, entry.id, note).then(
+                            (edited) => {
+                              setEntries((list) =>
+                                list.map((item) => (item.id === edited.id ? edited : item)),
+                              );
+                            },
+                            (reason: unknown) => {
+                              setError(errorText(reason, t`The note could not be saved.`));
+                            },
+                          );
+                        }
+                      : undefined
+                  }
                 />
               ))}
             </ol>
@@ -450,7 +500,7 @@ export function ActivityPanel({
               className="border-t border-zinc-200 px-4 py-4 text-center dark:border-zinc-800"
             >
               {next === null ? (
-                <span className="muted text-xs">That is the beginning of the log.</span>
+                <span className="muted text-xs">{t`That is the beginning of the log.`}</span>
               ) : (
                 <button
                   type="button"
@@ -459,7 +509,7 @@ export function ActivityPanel({
                   className="btn btn-secondary py-1.5"
                 >
                   {loadingOlder && <Loader className="size-4 animate-spin" />}
-                  Load older
+                  {t`Load older`}
                 </button>
               )}
             </div>
@@ -478,7 +528,7 @@ export function ActivityPanel({
             fallback={
               <p role="status" className="muted flex items-center justify-center gap-2 py-10">
                 <Loader className="size-4 animate-spin" />
-                Loading who counted…
+                {t`Loading who counted…`}
               </p>
             }
           >
@@ -497,6 +547,8 @@ function Entry({
   busy,
   onUndo,
   readOnly,
+  search,
+  onNote,
 }: {
   entry: ActivityEntry;
   byId: ReadonlyMap<number, ActivityEntry>;
@@ -504,8 +556,19 @@ function Entry({
   busy: boolean;
   onUndo: (entry: ActivityEntry) => void;
   readOnly: boolean;
+  /** Entries whose who, what and note do not hold it are not shown. */
+  search: string;
+  /** Present while this member may change the entry's note (their own, 24 hours). */
+  onNote: ((note: string) => void) | undefined;
 }) {
+  const { t } = useLingui();
+  const [editing, setEditing] = useState(false);
   const { actor, text } = describeEntry(entry, byId);
+  if (!entryMatches(search, actor, text, entry.note)) return null;
+  const countedAt =
+    entry.kind === 'counter.adjusted' && entry.countedAt !== undefined
+      ? new Date(entry.countedAt).toLocaleString(dateLocale())
+      : null;
   const undone = entry.undoneBy !== null;
   const at = Date.parse(entry.at);
   const undoneBy = entry.undoneBy === null ? undefined : byId.get(entry.undoneBy);
@@ -527,9 +590,56 @@ function Entry({
             </time>
           </span>
         </p>
+        {countedAt !== null && (
+          <p className="muted mt-0.5 text-xs">
+            {entry.kind === 'counter.adjusted' && entry.correctedPeriod
+              ? t`Counted for ${countedAt}: corrects that period's total`
+              : t`Counted for ${countedAt}`}
+          </p>
+        )}
+        {editing && onNote ? (
+          <form
+            className="mt-1 flex gap-1.5"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const field = event.currentTarget.elements.namedItem('note') as HTMLInputElement;
+              onNote(field.value);
+              setEditing(false);
+            }}
+          >
+            <input
+              name="note"
+              aria-label={t`Note`}
+              defaultValue={entry.note ?? ''}
+              maxLength={NOTE_MAX_LENGTH}
+              autoFocus
+              className="min-w-0 flex-1 rounded-md border border-zinc-300 bg-transparent px-2 py-1 text-sm dark:border-zinc-700"
+            />
+            <button type="submit" className="chip-btn">
+              {t`Save note`}
+            </button>
+          </form>
+        ) : (
+          (entry.note !== undefined || onNote) && (
+            <p className="mt-0.5 text-sm break-words">
+              {entry.note !== undefined && <q className="activity-note italic">{entry.note}</q>}{' '}
+              {onNote && (
+                <button
+                  type="button"
+                  onClick={() => {
+                    setEditing(true);
+                  }}
+                  className="text-xs font-medium text-indigo-700 underline dark:text-indigo-300"
+                >
+                  {entry.note === undefined ? t`Add a note` : t`Edit note`}
+                </button>
+              )}
+            </p>
+          )
+        )}
         {undone && (
           <p className="mt-0.5 text-xs font-medium text-amber-700 dark:text-amber-300">
-            Undone{undoneByActor === undefined ? '' : ` by ${undoneByActor}`}
+            {undoneByActor === undefined ? t`Undone` : t`Undone by ${undoneByActor}`}
           </p>
         )}
       </div>
@@ -540,8 +650,8 @@ function Entry({
             onUndo(entry);
           }}
           disabled={busy}
-          aria-label={`Undo: ${actor} ${text}`}
-          title="Undo"
+          aria-label={t`Undo: ${actor} ${text}`}
+          title={t`Undo`}
           className="chip-btn shrink-0"
         >
           {busy ? (
@@ -549,7 +659,7 @@ function Entry({
           ) : (
             <Undo className="size-3.5 rtl:-scale-x-100" />
           )}
-          Undo
+          {t`Undo`}
         </button>
       )}
     </li>

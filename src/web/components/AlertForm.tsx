@@ -4,17 +4,18 @@
  * format, or members' devices by Web Push). Only what is plainly missing is refused here; the
  * server judges the rest and its message is shown as it comes.
  */
+import { useLingui } from '@lingui/react/macro';
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import type { AlertCreated } from '../../shared/alerts.js';
 import type { Counter } from '../../shared/api.js';
 import {
   createAlert,
-  FORMAT_CHOICES,
+  formatChoices,
   formatOfUrl,
   needsNumber,
   problemWords,
   ruleOfDraft,
-  WHEN_CHOICES,
+  whenChoices,
   type AlertDraft,
   type DraftField,
   type WhenChoice,
@@ -45,6 +46,7 @@ export function AddAlertForm({
   onAdded: (created: AlertCreated) => void;
   onCancel: () => void;
 }) {
+  const { t } = useLingui();
   const id = useId();
   const [draft, setDraft] = useState<AlertDraft>(EMPTY_DRAFT);
   // A format picked by the member is kept; until then the URL's host may suggest one.
@@ -84,10 +86,12 @@ export function AddAlertForm({
     });
   };
 
-  const whenChoice = WHEN_CHOICES.find((choice) => choice.value === draft.when);
-  const formatChoice = FORMAT_CHOICES.find((choice) => choice.value === draft.format);
+  const whens = whenChoices();
+  const formats = formatChoices();
+  const whenChoice = whens.find((choice) => choice.value === draft.when);
+  const formatChoice = formats.find((choice) => choice.value === draft.format);
   const counterLabel = (counter: Counter) =>
-    counter.name === '' ? 'Unnamed counter' : counter.name;
+    counter.name === '' ? t`Unnamed counter` : counter.name;
 
   return (
     <form
@@ -100,12 +104,12 @@ export function AddAlertForm({
       className="mt-5 rounded-2xl border border-zinc-200 p-4 dark:border-zinc-800"
     >
       <h3 id={`${id}-title`} className="font-semibold">
-        Add alert
+        {t`Add alert`}
       </h3>
       <div className="mt-3 grid gap-4 sm:grid-cols-2">
         <div className="min-w-0">
           <label htmlFor={`${id}-scope`} className="block text-sm font-medium">
-            Counters
+            {t`Counters`}
           </label>
           <select
             ref={firstField}
@@ -116,9 +120,9 @@ export function AddAlertForm({
             }}
             className={`mt-1.5 ${textInput}`}
           >
-            <option value="all">Every counter</option>
+            <option value="all">{t`Every counter`}</option>
             {counters.length > 0 && (
-              <optgroup label="A counter">
+              <optgroup label={t`A counter`}>
                 {counters.map((counter) => (
                   <option key={counter.id} value={`counter:${counter.id}`}>
                     {counterLabel(counter)}
@@ -127,10 +131,10 @@ export function AddAlertForm({
               </optgroup>
             )}
             {sections.length > 0 && (
-              <optgroup label="A section">
+              <optgroup label={t`A section`}>
                 {sections.map((name) => (
                   <option key={name} value={`section:${name}`}>
-                    Section: {name}
+                    {t`Section: ${name}`}
                   </option>
                 ))}
               </optgroup>
@@ -139,7 +143,7 @@ export function AddAlertForm({
         </div>
         <div className="min-w-0">
           <label htmlFor={`${id}-when`} className="block text-sm font-medium">
-            When it
+            {t`When it`}
           </label>
           <select
             id={`${id}-when`}
@@ -150,7 +154,7 @@ export function AddAlertForm({
             aria-describedby={`${id}-when-hint`}
             className={`mt-1.5 ${textInput}`}
           >
-            {WHEN_CHOICES.map((choice) => (
+            {whens.map((choice) => (
               <option key={choice.value} value={choice.value}>
                 {choice.label}
               </option>
@@ -163,7 +167,7 @@ export function AddAlertForm({
         {needsNumber(draft.when) && (
           <Field
             id={`${id}-value`}
-            label={draft.when === 'every' ? 'Every' : 'Number'}
+            label={draft.when === 'every' ? t`Every` : t`Number`}
             error={errors.value}
           >
             {(describedBy) => (
@@ -187,7 +191,7 @@ export function AddAlertForm({
       </div>
 
       <fieldset className="mt-4 min-w-0">
-        <legend className="text-sm font-medium">Send to</legend>
+        <legend className="text-sm font-medium">{t`Send to`}</legend>
         <div className="mt-1.5 flex flex-col gap-2">
           <label className="flex items-start gap-2 text-sm">
             <input
@@ -200,7 +204,7 @@ export function AddAlertForm({
               }}
               className="mt-0.5 size-4 shrink-0 accent-indigo-600"
             />
-            <span>A webhook: Slack, Discord, ntfy or your own address</span>
+            <span>{t`A webhook: Slack, Discord, ntfy or your own address`}</span>
           </label>
           <label className="flex items-start gap-2 text-sm">
             <input
@@ -213,14 +217,14 @@ export function AddAlertForm({
               }}
               className="mt-0.5 size-4 shrink-0 accent-indigo-600"
             />
-            <span>This browser &amp; other members who turn on notifications</span>
+            <span>{t`This browser & other members who turn on notifications`}</span>
           </label>
         </div>
       </fieldset>
 
       {draft.to === 'webhook' ? (
         <div className="mt-4 grid gap-4 sm:grid-cols-[1fr_auto]">
-          <Field id={`${id}-url`} label="Webhook URL" error={errors.url}>
+          <Field id={`${id}-url`} label={t`Webhook URL`} error={errors.url}>
             {(describedBy) => (
               <input
                 id={`${id}-url`}
@@ -243,7 +247,7 @@ export function AddAlertForm({
           </Field>
           <div className="min-w-0">
             <label htmlFor={`${id}-format`} className="block text-sm font-medium">
-              Format
+              {t`Format`}
             </label>
             <select
               id={`${id}-format`}
@@ -255,7 +259,7 @@ export function AddAlertForm({
               aria-describedby={`${id}-format-hint`}
               className={`mt-1.5 ${textInput}`}
             >
-              {FORMAT_CHOICES.map((choice) => (
+              {formats.map((choice) => (
                 <option key={choice.value} value={choice.value}>
                   {choice.label}
                 </option>
@@ -268,7 +272,7 @@ export function AddAlertForm({
         </div>
       ) : (
         <p className="hint mt-3">
-          Each member turns notifications on for their own device with the switch below.
+          {t`Each member turns notifications on for their own device with the switch below.`}
         </p>
       )}
 
@@ -279,11 +283,11 @@ export function AddAlertForm({
       )}
       <div className="mt-5 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
+          {t`Cancel`}
         </button>
         <button type="submit" disabled={busy} className={primaryButton}>
           {busy && <Loader className="size-4 animate-spin" />}
-          {busy ? 'Adding…' : 'Add alert'}
+          {busy ? t`Adding…` : t`Add alert`}
         </button>
       </div>
     </form>

@@ -8,6 +8,7 @@
  * test/e2e/bundle.spec.ts). The server is the judge of every rule: the form refuses only what is
  * plainly missing and shows the server's messages as they come.
  */
+import { useLingui } from '@lingui/react/macro';
 import { useCallback, useEffect, useId, useRef, useState, type Ref } from 'react';
 import type { AlertDelivery, AlertList, AlertRuleView } from '../../shared/alerts.js';
 import type { Counter } from '../../shared/api.js';
@@ -45,6 +46,7 @@ export function AlertsDialog({
   counters: readonly Counter[];
   onClose: () => void;
 }) {
+  const { t } = useLingui();
   const titleId = useId();
   const [list, setList] = useState<AlertList | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -88,6 +90,7 @@ export function AlertsDialog({
 
   const describe = (rule: AlertRuleView) => ruleWords(rule, counters);
   const hasPushRule = list?.rules.some((rule) => rule.to.kind === 'push') ?? false;
+  const deletingRule = deleting === null ? '' : describe(deleting);
 
   return (
     <>
@@ -101,12 +104,12 @@ export function AlertsDialog({
           <>
             <div className="flex items-start justify-between gap-3">
               <h2 id={titleId} className="text-lg font-semibold">
-                Alerts
+                {t`Alerts`}
               </h2>
               <button
                 type="button"
-                aria-label="Close alerts"
-                title="Close"
+                aria-label={t`Close alerts`}
+                title={t`Close`}
                 onClick={close}
                 className={`${iconButton} -mt-1.5 -me-2`}
               >
@@ -114,8 +117,7 @@ export function AlertsDialog({
               </button>
             </div>
             <p id={`${titleId}-about`} className={`mt-1 text-sm ${mutedText}`}>
-              Tell a webhook, Slack, Discord, ntfy or members’ devices when a counter crosses a
-              line.
+              {t`Tell a webhook, Slack, Discord, ntfy or members’ devices when a counter crosses a line.`}
             </p>
             {list !== null && (
               <p className="hint mt-2" data-testid="alert-limits">
@@ -137,19 +139,19 @@ export function AlertsDialog({
 
             <section aria-labelledby={`${titleId}-rules`} className="mt-5">
               <h3 id={`${titleId}-rules`} className="sr-only">
-                Alert rules
+                {t`Alert rules`}
               </h3>
               {list === null ? (
                 loadError === null ? (
                   <p role="status" className={`flex items-center gap-2 text-sm ${mutedText}`}>
                     <Loader className="size-4 animate-spin" />
-                    Loading alerts…
+                    {t`Loading alerts…`}
                   </p>
                 ) : (
                   <div role="alert" className="alert-error flex flex-wrap items-center gap-3 p-3">
                     <span className="min-w-0 flex-1">{loadError}</span>
                     <button type="button" onClick={reload} className={secondaryButton}>
-                      Try again
+                      {t`Try again`}
                     </button>
                   </div>
                 )
@@ -157,7 +159,7 @@ export function AlertsDialog({
                 <p
                   className={`rounded-xl border border-dashed border-zinc-300 px-4 py-6 text-center text-sm dark:border-zinc-700 ${mutedText}`}
                 >
-                  No alerts yet.
+                  {t`No alerts yet.`}
                 </p>
               ) : (
                 <ul aria-labelledby={`${titleId}-rules`} className="flex flex-col gap-3">
@@ -208,7 +210,7 @@ export function AlertsDialog({
                 className={`${secondaryButton} mt-4`}
               >
                 <Plus className="size-4" />
-                Add alert
+                {t`Add alert`}
               </button>
             )}
 
@@ -216,7 +218,7 @@ export function AlertsDialog({
 
             <div className="mt-6 flex justify-end">
               <button type="button" onClick={close} className={primaryButton}>
-                Done
+                {t`Done`}
               </button>
             </div>
           </>
@@ -224,9 +226,9 @@ export function AlertsDialog({
       </Dialog>
       {deleting !== null && (
         <ConfirmDialog
-          title="Delete this alert?"
-          message={`${describe(deleting)}. No more alerts are sent for it.`}
-          confirmLabel="Delete"
+          title={t`Delete this alert?`}
+          message={t`${deletingRule}. No more alerts are sent for it.`}
+          confirmLabel={t`Delete`}
           onConfirm={() => {
             deleteAlert(auth, deleting.id).then(
               () => {
@@ -259,6 +261,7 @@ function SecretNotice({
   rule: string;
   onDismiss: () => void;
 }) {
+  const { t } = useLingui();
   const headingId = useId();
   return (
     <div
@@ -269,19 +272,18 @@ function SecretNotice({
       className="mt-4 rounded-xl border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 outline-none dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100"
     >
       <h3 id={headingId} className="font-semibold">
-        Signing secret
+        {t`Signing secret`}
       </h3>
       <p className="mt-1 break-words">
-        For “{rule}”: the receiver checks each alert’s signature with it. Copy it now: it will not
-        be shown again.
+        {t`For “${rule}”: the receiver checks each alert’s signature with it. Copy it now: it will not be shown again.`}
       </p>
       <p className="share-url" data-testid="alert-secret">
         {secret}
       </p>
       <div className="share-actions">
-        <CopyButton text={secret} label="Copy secret" Icon={Copy} />
+        <CopyButton text={secret} label={t`Copy secret`} Icon={Copy} />
         <button type="button" onClick={onDismiss} className={secondaryButton}>
-          I have copied it
+          {t`I have copied it`}
         </button>
       </div>
     </div>
@@ -316,12 +318,14 @@ function RuleItem({
   onTested: () => void;
   onDelete: () => void;
 }) {
+  const { t } = useLingui();
   const id = useId();
   const [test, setTest] = useState<TestState>({ phase: 'idle' });
   const [showDeliveries, setShowDeliveries] = useState(false);
   // Bumped after a test so an open log shows its attempt.
   const [logVersion, setLogVersion] = useState(0);
   const state = stateWords(rule.destination);
+  const result = test.phase === 'done' ? testResultWords(test.delivery) : '';
 
   const sendTest = () => {
     setTest({ phase: 'sending' });
@@ -354,7 +358,7 @@ function RuleItem({
           className="chip-btn min-h-9 px-3"
         >
           {test.phase === 'sending' && <Loader className="size-3.5 animate-spin" />}
-          {test.phase === 'sending' ? 'Sending test…' : 'Send test'}
+          {test.phase === 'sending' ? t`Sending test…` : t`Send test`}
         </button>
         <button
           type="button"
@@ -365,16 +369,16 @@ function RuleItem({
           }}
           className="chip-btn min-h-9 px-3"
         >
-          Deliveries
+          {t`Deliveries`}
         </button>
         <button
           type="button"
           onClick={onDelete}
-          aria-label={`Delete alert: ${words}`}
+          aria-label={t`Delete alert: ${words}`}
           className="chip-btn ms-auto min-h-9 px-3 text-red-700 dark:text-red-300"
         >
           <Trash className="size-3.5" />
-          Delete
+          {t`Delete`}
         </button>
       </div>
       <div role="status" className="text-sm">
@@ -382,7 +386,7 @@ function RuleItem({
           <p
             className={`mt-2 break-words ${test.delivery.outcome === 'delivered' ? 'text-emerald-800 dark:text-emerald-300' : errorText}`}
           >
-            Test: {testResultWords(test.delivery)}
+            {t`Test: ${result}`}
           </p>
         )}
         {test.phase === 'failed' && (
@@ -406,6 +410,7 @@ function DeliveryLog({
   ruleId: string;
   version: number;
 }) {
+  const { t } = useLingui();
   const [deliveries, setDeliveries] = useState<AlertDelivery[] | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -437,16 +442,16 @@ function DeliveryLog({
     return (
       <p role="status" className={`mt-3 flex items-center gap-2 text-sm ${mutedText}`}>
         <Loader className="size-4 animate-spin" />
-        Loading deliveries…
+        {t`Loading deliveries…`}
       </p>
     );
   }
   if (deliveries.length === 0) {
-    return <p className={`mt-3 text-sm ${mutedText}`}>Nothing sent yet.</p>;
+    return <p className={`mt-3 text-sm ${mutedText}`}>{t`Nothing sent yet.`}</p>;
   }
   return (
     <ol
-      aria-label="Deliveries, newest first"
+      aria-label={t`Deliveries, newest first`}
       className="mt-3 max-h-72 divide-y divide-zinc-200 overflow-y-auto rounded-xl border border-zinc-200 text-sm dark:divide-zinc-800 dark:border-zinc-800"
     >
       {deliveries.map((delivery) => (

@@ -1,3 +1,4 @@
+import { useLingui } from '@lingui/react/macro';
 import { useId } from 'react';
 import { dangerButton, secondaryButton } from '../lib/ui.js';
 import { Dialog } from './Dialog.js';
@@ -15,6 +16,7 @@ export function ConfirmDialog({
   onConfirm: () => void;
   onClose: () => void;
 }) {
+  const { t } = useLingui();
   const titleId = useId();
   const messageId = useId();
   return (
@@ -30,7 +32,7 @@ export function ConfirmDialog({
           <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
             {/* Cancel first in focus order: the safe choice is the default. */}
             <button type="button" autoFocus onClick={close} className={secondaryButton}>
-              Cancel
+              {t`Cancel`}
             </button>
             <button
               type="button"

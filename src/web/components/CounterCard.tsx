@@ -34,7 +34,7 @@ import {
   partialRoom,
   periodFigures,
 } from '../lib/capacity.js';
-import { FOCUS_EVENT } from '../lib/keys.js';
+import { FOCUS_EVENT, NOTE_EVENT } from '../lib/keys.js';
 import { tapRights, type TapRights } from '../lib/tap-links.js';
 import { card } from '../lib/ui.js';
 import { InlineEdit } from './InlineEdit.js';
@@ -96,7 +96,7 @@ export const CounterCard = memo(function CounterCard({
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const [showingHistory, setShowingHistory] = useState(false);
   const [failedThumbnail, setFailedThumbnail] = useState<string | null>(null);
-  const { id } = counter;
+  const { id, incrementStep, decrementStep } = counter;
   const thumbnailFailed = counter.thumbnailUrl !== null && failedThumbnail === counter.thumbnailUrl;
 
   const saveText = (field: 'name' | 'description') => (text: string) => {
@@ -134,7 +134,7 @@ export const CounterCard = memo(function CounterCard({
   return (
     <article
       id={`counter-${id}`}
-      aria-label={counter.name === '' ? 'Counter Name' : counter.name}
+      aria-label={counter.name === '' ? t`Counter Name` : counter.name}
       data-capacity={capacity?.level}
       className={`${card} row-span-3 grid grid-rows-subgrid p-4 sm:p-5`}
     >
@@ -154,9 +154,9 @@ export const CounterCard = memo(function CounterCard({
               <h2 className="counter-name">
                 <InlineEdit
                   value={counter.name}
-                  label="Counter name"
+                  label={t`Counter name`}
                   readOnly={readOnly}
-                  placeholder="Counter Name"
+                  placeholder={t`Counter Name`}
                   onCommit={saveText('name')}
                   multiline
                 />
@@ -166,9 +166,9 @@ export const CounterCard = memo(function CounterCard({
               <div className="counter-description">
                 <InlineEdit
                   value={counter.description}
-                  label="Description"
+                  label={t`Description`}
                   readOnly={readOnly}
-                  placeholder="Add a description..."
+                  placeholder={t`Add a description...`}
                   onCommit={saveText('description')}
                   multiline
                 />
@@ -177,14 +177,14 @@ export const CounterCard = memo(function CounterCard({
           </div>
           {counts && (
             <MenuButton
-              label="Counter actions"
+              label={t`Counter actions`}
               icon={<MoreVertical className="size-5" />}
               items={[
                 ...(readOnly
                   ? []
                   : [
                       {
-                        label: 'Goal and limits',
+                        label: t`Goal and limits`,
                         icon: <Sliders className="size-4" />,
                         onSelect: () => {
                           setEditingSettings(true);
@@ -192,14 +192,21 @@ export const CounterCard = memo(function CounterCard({
                       },
                     ]),
                 {
-                  label: 'Focus mode',
+                  label: t`Count with a note…`,
+                  icon: <Plus className="size-4" />,
+                  onSelect: () => {
+                    window.dispatchEvent(new CustomEvent(NOTE_EVENT, { detail: id }));
+                  },
+                },
+                {
+                  label: t`Focus mode`,
                   icon: <Maximize className="size-4" />,
                   onSelect: () => {
                     window.dispatchEvent(new CustomEvent(FOCUS_EVENT, { detail: id }));
                   },
                 },
                 {
-                  label: 'History',
+                  label: t`History`,
                   icon: <ChartLine className="size-4" />,
                   onSelect: () => {
                     setShowingHistory(true);
@@ -209,7 +216,7 @@ export const CounterCard = memo(function CounterCard({
                   ? []
                   : [
                       {
-                        label: 'Delete counter',
+                        label: t`Delete counter`,
                         icon: <Trash className="size-4" />,
                         danger: true,
                         onSelect: () => {
@@ -232,7 +239,7 @@ export const CounterCard = memo(function CounterCard({
         <div className="flex items-center justify-between gap-2">
           {rights.decrement && (
             <AdjustButton
-              label={`Decrement by ${counter.decrementStep}`}
+              label={t`Decrement by ${decrementStep}`}
               blocked={decrementBlocked !== null}
               noteId={decrementNoteId}
               onPress={() => {
@@ -247,7 +254,7 @@ export const CounterCard = memo(function CounterCard({
           <div className="relative flex min-w-0 flex-1 justify-center text-center">
             <InlineEdit
               value={String(counter.value)}
-              label="Counter value"
+              label={t`Counter value`}
               readOnly={readOnly}
               inputMode="numeric"
               onCommit={saveNumber('value')}
@@ -261,13 +268,13 @@ export const CounterCard = memo(function CounterCard({
                 title={t`Not sent yet: it goes out when the connection is back`}
               >
                 <Clock className="size-3.5" />
-                <span>Not sent yet</span>
+                <span>{t`Not sent yet`}</span>
               </p>
             )}
           </div>
           {rights.increment && (
             <AdjustButton
-              label={`Increment by ${counter.incrementStep}`}
+              label={t`Increment by ${incrementStep}`}
               blocked={incrementBlocked !== null}
               noteId={incrementNoteId}
               onPress={() => {
@@ -318,12 +325,12 @@ export const CounterCard = memo(function CounterCard({
         {!readOnly && (
           <div className="steps-row mt-auto">
             <Step
-              label="Decrement Step"
+              label={t`Decrement Step`}
               value={counter.decrementStep}
               onCommit={saveNumber('decrementStep', MIN_STEP)}
             />
             <Step
-              label="Increment Step"
+              label={t`Increment Step`}
               value={counter.incrementStep}
               onCommit={saveNumber('incrementStep', MIN_STEP)}
               alignEnd
@@ -363,9 +370,9 @@ export const CounterCard = memo(function CounterCard({
         {confirmingDelete && (
           <Suspense fallback={null}>
             <ConfirmDialog
-              title="Delete counter"
+              title={t`Delete counter`}
               message={t`Are you sure you want to delete this counter?`}
-              confirmLabel="Delete"
+              confirmLabel={t`Delete`}
               onConfirm={() => {
                 store.deleteCounter(id);
               }}
@@ -438,6 +445,7 @@ function LimitNote({
   value: number;
   onSet: (value: number) => void;
 }) {
+  const { t } = useLingui();
   const target = value + room;
   const shown = formatNumber(target);
   return (
@@ -449,13 +457,13 @@ function LimitNote({
       {room !== 0 && (
         <button
           type="button"
-          aria-label={`Set the value to ${shown}`}
+          aria-label={t`Set the value to ${shown}`}
           onClick={() => {
             onSet(target);
           }}
           className="chip-btn shrink-0"
         >
-          Set to {shown}
+          {t`Set to ${shown}`}
         </button>
       )}
     </div>
@@ -468,6 +476,7 @@ function LimitNote({
  * colour only repeats it.
  */
 function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity | null }) {
+  const { t } = useLingui();
   const goal = goalProgress(counter);
   const period = periodFigures(counter);
   const atMin = atMinimum(counter);
@@ -480,15 +489,17 @@ function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity |
         <div>
           <div className="purpose-row">
             <span id={goalId} className="purpose-label">
-              Goal
+              {t`Goal`}
             </span>
             {goal.reached && (
               <span className="state-badge state-goal">
                 <Check className="size-3.5" />
-                Goal reached
+                {t`Goal reached`}
               </span>
             )}
-            <span className="ms-auto font-semibold tabular-nums">{goal.label}</span>
+            <span className="ms-auto font-semibold whitespace-nowrap tabular-nums">
+              {goal.label}
+            </span>
           </div>
           <Bar
             labelledBy={goalId}
@@ -502,7 +513,7 @@ function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity |
         <div>
           <div className="purpose-row">
             <span id={capacityId} className="purpose-label">
-              Capacity
+              {t`Capacity`}
             </span>
             <span className={`state-badge state-${capacity.level}`}>
               {capacity.level === 'full' ? (
@@ -514,7 +525,7 @@ function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity |
               )}
               {capacity.label}
             </span>
-            <span className="ms-auto font-semibold tabular-nums">
+            <span className="ms-auto font-semibold whitespace-nowrap tabular-nums">
               {numbersInOrder(`${formatNumber(counter.value)} / ${formatNumber(capacity.max)}`)}
             </span>
           </div>
@@ -530,7 +541,7 @@ function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity |
         <div className="purpose-row">
           <span className="state-badge state-min">
             <ArrowDownToLine className="size-3.5" />
-            At minimum
+            {t`At minimum`}
           </span>
         </div>
       )}
@@ -542,11 +553,11 @@ function Purpose({ counter, capacity }: { counter: Counter; capacity: Capacity |
           </span>
           <dl className="period-figures">
             <div>
-              <dt>This period</dt>
+              <dt>{t`This period`}</dt>
               <dd>{period.thisPeriod}</dd>
             </div>
             <div>
-              <dt>All time</dt>
+              <dt>{t`All time`}</dt>
               <dd>{period.allTime}</dd>
             </div>
           </dl>
@@ -622,13 +633,14 @@ function Thumbnail({
   onEdit: () => void;
   readOnly?: boolean;
 }) {
+  const { t } = useLingui();
   if (url === null && readOnly) return null;
   if (url === null) {
     return (
       <button
         type="button"
-        aria-label="Add thumbnail"
-        title="Add thumbnail"
+        aria-label={t`Add thumbnail`}
+        title={t`Add thumbnail`}
         onClick={onEdit}
         className="thumb thumb-empty"
       >
@@ -660,8 +672,8 @@ function Thumbnail({
   return (
     <button
       type="button"
-      aria-label="Change thumbnail"
-      title="Change thumbnail"
+      aria-label={t`Change thumbnail`}
+      title={t`Change thumbnail`}
       onClick={onEdit}
       className="thumb thumb-filled"
     >
@@ -670,11 +682,14 @@ function Thumbnail({
   );
 }
 
-/** Big numbers shrink so they always fit the card, down to 360 px wide screens. */
+/**
+ * Big numbers shrink so they always fit the card, down to 360 px wide screens, and never break
+ * across lines (only a number too long for any size may).
+ */
 function valueSize(value: number): string {
   const length = String(value).length;
-  if (length <= 5) return 'text-5xl leading-tight';
-  if (length <= 8) return 'text-4xl leading-tight';
-  if (length <= 11) return 'text-3xl leading-tight';
+  if (length <= 5) return 'text-5xl leading-tight whitespace-nowrap wrap-normal';
+  if (length <= 8) return 'text-4xl leading-tight whitespace-nowrap wrap-normal';
+  if (length <= 11) return 'text-3xl leading-tight whitespace-nowrap wrap-normal';
   return 'text-xl leading-tight break-all';
 }

@@ -3,6 +3,7 @@
  * opened from its card (the card keeps its size, like the thumbnail dialog). Blank number fields
  * mean none. Saved as one patch through the store, like every other counter edit.
  */
+import { t } from '@lingui/core/macro';
 import { useId, useState } from 'react';
 import type { Counter } from '../../shared/api.js';
 import { SECTION_NAME_MAX_LENGTH } from '../../shared/limits.js';
@@ -55,6 +56,7 @@ export function CounterSettingsDialog({
     close();
   };
 
+  const counterName = counter.name === '' ? t`This counter` : counter.name;
   // Blank is no number ('None'), except for the start value: a reset starts at 0.
   const numberField = (
     field: 'goal' | 'min' | 'max' | 'startValue',
@@ -65,7 +67,7 @@ export function CounterSettingsDialog({
       id={`${titleId}-${field}`}
       label={label}
       hint={hint}
-      placeholder={field === 'startValue' ? '0' : 'None'}
+      placeholder={field === 'startValue' ? '0' : t`None`}
       value={draft[field]}
       error={errors[field]}
       onInput={set(field)}
@@ -83,20 +85,18 @@ export function CounterSettingsDialog({
           }}
         >
           <h2 id={titleId} className="text-lg font-semibold">
-            Goal and limits
+            {t`Goal and limits`}
           </h2>
-          <p className="hint mt-1">
-            {counter.name === '' ? 'This counter' : counter.name}: leave a number blank for none.
-          </p>
+          <p className="hint mt-1">{t`${counterName}: leave a number blank for none.`}</p>
           <div className="mt-4 grid grid-cols-2 gap-x-3 gap-y-4">
             <div className="col-span-2">
-              {numberField('goal', 'Goal', 'Progress shows toward it; reaching it is announced.')}
+              {numberField('goal', t`Goal`, t`Progress shows toward it; reaching it is announced.`)}
             </div>
-            {numberField('min', 'Minimum', 'The value stays at or above it.')}
-            {numberField('max', 'Maximum', 'Capacity: the card shows the room left.')}
+            {numberField('min', t`Minimum`, t`The value stays at or above it.`)}
+            {numberField('max', t`Maximum`, t`Capacity: the card shows the room left.`)}
             <div>
               <label htmlFor={`${titleId}-reset`} className="block text-sm font-medium">
-                Reset
+                {t`Reset`}
               </label>
               <select
                 id={`${titleId}-reset`}
@@ -108,19 +108,19 @@ export function CounterSettingsDialog({
                 aria-describedby={`${titleId}-reset-hint`}
                 className={`mt-1.5 ${textInput}`}
               >
-                <option value="">None</option>
-                <option value="daily">Daily</option>
-                <option value="weekly">Weekly</option>
-                <option value="monthly">Monthly</option>
+                <option value="">{t`None`}</option>
+                <option value="daily">{t`Daily`}</option>
+                <option value="weekly">{t`Weekly`}</option>
+                <option value="monthly">{t`Monthly`}</option>
               </select>
               <p id={`${titleId}-reset-hint`} className="hint mt-1.5">
-                At midnight in the group&apos;s time zone.
+                {t`At midnight in the group's time zone.`}
               </p>
             </div>
-            {numberField('startValue', 'Start value', 'Where a reset starts.')}
+            {numberField('startValue', t`Start value`, t`Where a reset starts.`)}
             <div className="col-span-2">
               <label htmlFor={`${titleId}-section`} className="block text-sm font-medium">
-                Section
+                {t`Section`}
               </label>
               <input
                 id={`${titleId}-section`}
@@ -128,7 +128,7 @@ export function CounterSettingsDialog({
                 value={draft.section}
                 list={sections.length > 0 ? sectionListId : undefined}
                 maxLength={SECTION_NAME_MAX_LENGTH}
-                placeholder="None"
+                placeholder={t`None`}
                 autoComplete="off"
                 onInput={(event) => {
                   set('section')(event.currentTarget.value);
@@ -144,7 +144,7 @@ export function CounterSettingsDialog({
                 </datalist>
               )}
               <p id={`${titleId}-section-hint`} className="hint mt-1.5">
-                Counters of a section show together, with their total.
+                {t`Counters of a section show together, with their total.`}
               </p>
             </div>
           </div>

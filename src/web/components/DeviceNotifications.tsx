@@ -3,10 +3,11 @@
  * subscription to the group or takes it back (lib/push.ts), and, in words, what stands in its way
  * (a browser without the Push API, notifications blocked for the site).
  */
+import { useLingui } from '@lingui/react/macro';
 import { useEffect, useId, useState } from 'react';
 import type { GroupAuth } from '../lib/api.js';
 import {
-  BLOCKED_MESSAGE,
+  blockedMessage,
   isPushOn,
   rememberNotificationLink,
   pushPermission,
@@ -34,6 +35,7 @@ export function DeviceNotifications({
   /** Switched: the push rules' subscriber counts changed. */
   onChanged: () => void;
 }) {
+  const { t } = useLingui();
   const id = useId();
   const [device, setDevice] = useState<DeviceState>(() => {
     const reason = pushUnsupportedReason();
@@ -82,14 +84,15 @@ export function DeviceNotifications({
   };
 
   let status: string;
-  if (device.phase === 'unsupported') status = device.reason;
-  else if (device.phase === 'checking') status = 'Checking this device…';
+  // The reason is worded again on each render: it follows a change of language.
+  if (device.phase === 'unsupported') status = pushUnsupportedReason() ?? device.reason;
+  else if (device.phase === 'checking') status = t`Checking this device…`;
   else if (on) {
     status = hasPushRule
-      ? 'On: this device shows this group’s alerts that go to notifications, even with Tally closed.'
-      : 'On. No alert goes to notifications yet: add one with “This browser & other members who turn on notifications”.';
-  } else if (blocked) status = BLOCKED_MESSAGE;
-  else status = 'Off: turn on to see this group’s alerts that go to notifications on this device.';
+      ? t`On: this device shows this group’s alerts that go to notifications, even with Tally closed.`
+      : t`On. No alert goes to notifications yet: add one with “This browser & other members who turn on notifications”.`;
+  } else if (blocked) status = blockedMessage();
+  else status = t`Off: turn on to see this group’s alerts that go to notifications on this device.`;
 
   // Not disabled while blocked: the member may have allowed notifications in the browser's
   // settings since, and a click asks again (a browser that still blocks answers at once).
@@ -101,7 +104,7 @@ export function DeviceNotifications({
     >
       <div className="flex items-center justify-between gap-3">
         <h3 id={`${id}-title`} className="text-sm font-semibold">
-          Notifications on this device
+          {t`Notifications on this device`}
         </h3>
         <button
           type="button"
@@ -113,8 +116,8 @@ export function DeviceNotifications({
           onClick={toggle}
           className="inline-flex shrink-0 items-center gap-2 rounded-full text-sm font-semibold disabled:cursor-not-allowed disabled:opacity-60"
         >
-          <span aria-hidden="true" className="w-7 text-end">
-            {busy ? <Loader className="ms-auto size-4 animate-spin" /> : on ? 'On' : 'Off'}
+          <span aria-hidden="true" className="min-w-7 text-end">
+            {busy ? <Loader className="ms-auto size-4 animate-spin" /> : on ? t`On` : t`Off`}
           </span>
           <span
             aria-hidden="true"

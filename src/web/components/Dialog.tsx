@@ -2,6 +2,7 @@
  * A modal on the native <dialog> element: showModal() gives the focus trap, Escape, the backdrop
  * and focus return for free (and zero kilobytes). Mounted only while open.
  */
+import { useLingui } from '@lingui/react/macro';
 import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { primaryButton, secondaryButton } from '../lib/ui.js';
 
@@ -78,6 +79,7 @@ export function FormButtons({
   remove?: { label: string; onRemove: () => void } | undefined;
   busy?: ReactNode;
 }) {
+  const { t } = useLingui();
   return (
     <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
       {remove && (
@@ -86,10 +88,10 @@ export function FormButtons({
         </button>
       )}
       <button type="button" onClick={onCancel} className={secondaryButton}>
-        Cancel
+        {t`Cancel`}
       </button>
       <button type="submit" disabled={busy !== undefined} className={primaryButton}>
-        {busy ?? 'Save'}
+        {busy ?? t`Save`}
       </button>
     </div>
   );

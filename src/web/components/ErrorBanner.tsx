@@ -2,6 +2,7 @@
  * The error banner and the button that dismisses a message, written once for every screen and
  * panel that shows them (the tests find them by role and name: an alert, 'Dismiss error').
  */
+import { useLingui } from '@lingui/react/macro';
 import type { ReactNode } from 'react';
 import { CircleAlert, X } from './icons/index.js';
 
@@ -23,6 +24,7 @@ export function ErrorBanner({
   /** Tighter, inset from the edges: inside the activity panel rather than over the grid. */
   inPanel?: boolean;
 }) {
+  const { t } = useLingui();
   return (
     <div
       role="alert"
@@ -32,7 +34,7 @@ export function ErrorBanner({
       <p className="flex-1">{message}</p>
       {action}
       {onDismiss && (
-        <DismissButton label="Dismiss error" onClick={onDismiss} className="banner-close" />
+        <DismissButton label={t`Dismiss error`} onClick={onDismiss} className="banner-close" />
       )}
     </div>
   );
@@ -43,7 +45,7 @@ export function ErrorBanner({
  * `className` gives its size and hover colour, which follow the message's own colours.
  */
 export function DismissButton({
-  label = 'Dismiss',
+  label,
   onClick,
   className,
 }: {
@@ -51,8 +53,9 @@ export function DismissButton({
   onClick: () => void;
   className: string;
 }) {
+  const { t } = useLingui();
   return (
-    <button type="button" aria-label={label} onClick={onClick} className={className}>
+    <button type="button" aria-label={label ?? t`Dismiss`} onClick={onClick} className={className}>
       <X className="size-4" />
     </button>
   );

@@ -4,6 +4,8 @@
  * Sparkline data arrives after the screen is up anyway (GET …/history), and the toast only
  * appears once a change of this tab is confirmed, so neither costs the 80 KB initial budget.
  */
+import { t } from '@lingui/core/macro';
+import { NoteTaps } from './NoteTaps.js';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { HistoryPoint } from '../../shared/activity.js';
 import type { AccessLevel, Counter } from '../../shared/api.js';
@@ -127,8 +129,8 @@ export function Sparkline({
       </svg>
       <button
         type="button"
-        aria-label="Show history"
-        title="Show history"
+        aria-label={t`Show history`}
+        title={t`Show history`}
         onClick={() => {
           setOpen(true);
         }}
@@ -186,9 +188,10 @@ export function GroupTools({
         className="btn btn-secondary activity-btn"
       >
         <History className="size-4 shrink-0" />
-        <span className="max-sm:sr-only">Activity</span>
+        <span className="max-sm:sr-only">{t`Activity`}</span>
       </button>
       {access !== 'view' && <UndoToast store={store} />}
+      {access !== 'view' && <NoteTaps store={store} />}
       {open && (
         <Suspense fallback={null}>
           <ActivityPanel
@@ -249,14 +252,14 @@ export function UndoToast({ store }: { store: GroupStore }) {
 
   const undo = (op: Op | undefined) => {
     if (!op) {
-      setToast({ text: 'Nothing to undo' });
+      setToast({ text: t`Nothing to undo` });
       return;
     }
     const text = describeOp(op);
-    setToast({ text: `Undoing ${text}…` });
+    setToast({ text: t`Undoing ${text}…` });
     store.undo(op).then(
       () => {
-        setToast({ text: `Undone: ${text}` });
+        setToast({ text: t`Undone: ${text}` });
       },
       (error: unknown) => {
         setToast({ text: undoErrorMessage(error), error: true });
@@ -289,7 +292,7 @@ export function UndoToast({ store }: { store: GroupStore }) {
         undoRef.current(store.lastChange);
         return;
       }
-      setToast({ text: 'Saving your last change…' });
+      setToast({ text: t`Saving your last change…` });
       const started = Date.now();
       const wait = setInterval(() => {
         if (store.changesSettled) {
@@ -297,7 +300,10 @@ export function UndoToast({ store }: { store: GroupStore }) {
           undoRef.current(store.lastChange);
         } else if (Date.now() - started > SETTLE_WAIT_MS) {
           clearInterval(wait);
-          setToast({ text: 'Your last change is not saved yet. Undo it once it is.', error: true });
+          setToast({
+            text: t`Your last change is not saved yet. Undo it once it is.`,
+            error: true,
+          });
         }
       }, 50);
     };
@@ -351,7 +357,7 @@ export function UndoToast({ store }: { store: GroupStore }) {
                 }}
                 className="toast-action"
               >
-                Undo
+                {t`Undo`}
               </button>
             </>
           )}

@@ -3,21 +3,24 @@
  * reset period start over (midnight there; weekly periods start on that day). Saved as one group
  * patch through the store, like the group's name and picture.
  *
- * Also the way to the group's alerts: their dialog opens over this one (which keeps what was
- * typed), from a chunk fetched only when a member asks for it.
+ * Also the way to the group's alerts and to importing a file: their dialogs open over this one
+ * (which keeps what was typed), each from a chunk fetched only when a member asks for it.
  */
-import { lazy, Suspense, useId, useState } from 'react';
+import { useLingui } from '@lingui/react/macro';
+import { lazy, Suspense, useId, useState, type ReactNode } from 'react';
 import type { Counter, Group } from '../../shared/api.js';
 import { ianaZoneName } from '../../shared/time-zones.js';
 import type { GroupAuth } from '../lib/api.js';
-import { timeZoneOptions, WEEKDAYS, zoneLabel } from '../lib/counter-settings.js';
+import { timeZoneOptions, weekdayNames, zoneLabel } from '../lib/counter-settings.js';
 import { errorText, secondaryButton, textInput } from '../lib/ui.js';
 import type { GroupPatch } from '../live/ops.js';
 import { Dialog, FormButtons } from './Dialog.js';
-import { Bell, Loader } from './icons/index.js';
+import { ArrowDownToLine, Bell, Loader } from './icons/index.js';
 
 const loadAlertsDialog = () => import('./AlertsDialog.js');
 const AlertsDialog = lazy(() => loadAlertsDialog().then((m) => ({ default: m.AlertsDialog })));
+const loadImportDialog = () => import('./ImportDialog.js');
+const ImportDialog = lazy(() => loadImportDialog().then((m) => ({ default: m.ImportDialog })));
 
 /**
  * Every zone this browser knows, under current IANA names only: Chromium lists Asia/Calcutta,
@@ -29,6 +32,53 @@ function supportedZones(): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * A dialog whose chunk is fetched when a member first asks for it: fetched before it mounts, so a
+ * failed download (offline) is said in this dialog instead of leaving a lazy component to throw.
+ */
+function useLazyDialog(load: () => Promise<unknown>) {
+  const [state, setState] = useState<'closed' | 'loading' | 'open' | 'failed'>('closed');
+  const open = () => {
+    setState('loading');
+    load().then(
+      () => {
+        setState('open');
+      },
+      () => {
+        setState('failed');
+      },
+    );
+  };
+  const close = () => {
+    setState('closed');
+  };
+  return { state, open, close };
+}
+
+/** The button that opens a lazily loaded dialog, showing the download while it lasts. */
+function DialogOpener({
+  dialog,
+  icon,
+  label,
+}: {
+  dialog: ReturnType<typeof useLazyDialog>;
+  icon: ReactNode;
+  label: string;
+}) {
+  return (
+    <button
+      type="button"
+      aria-haspopup="dialog"
+      disabled={dialog.state === 'loading'}
+      onClick={dialog.open}
+      className={`${secondaryButton} mt-3`}
+    >
+      {dialog.state === 'loading' ? <Loader className="size-4 animate-spin" /> : icon}
+      {label}
+    </button>
+  );
 }
 
 export function GroupSettingsDialog({
@@ -47,8 +97,10 @@ export function GroupSettingsDialog({
   onSave: (patch: GroupPatch) => void;
   onClose: () => void;
 }) {
+  const { t } = useLingui();
   const titleId = useId();
-  const [alerts, setAlerts] = useState<'closed' | 'loading' | 'open' | 'failed'>('closed');
+  const alerts = useLazyDialog(loadAlertsDialog);
+  const importing = useLazyDialog(loadImportDialog);
   // A group saved under an older name (Asia/Calcutta) shows, and keeps, its current name.
   const currentZone = ianaZoneName(group.timeZone);
   const [timeZone, setTimeZone] = useState(currentZone);
@@ -60,24 +112,10 @@ export function GroupSettingsDialog({
 
   const suggestion = (zone: string) => {
     const notes = [
-      zone === currentZone ? 'current' : null,
-      zone === browserZone ? 'this device' : null,
+      zone === currentZone ? t`current` : null,
+      zone === browserZone ? t`this device` : null,
     ].filter((note) => note !== null);
     return notes.length > 0 ? `${zoneLabel(zone)} (${notes.join(', ')})` : zoneLabel(zone);
-  };
-
-  // The chunk is fetched before the dialog mounts, so a failed download (offline) is said here
-  // instead of leaving a lazy component to throw.
-  const openAlerts = () => {
-    setAlerts('loading');
-    loadAlertsDialog().then(
-      () => {
-        setAlerts('open');
-      },
-      () => {
-        setAlerts('failed');
-      },
-    );
   };
 
   return (
@@ -96,14 +134,13 @@ export function GroupSettingsDialog({
             }}
           >
             <h2 id={titleId} className="text-lg font-semibold">
-              Group settings
+              {t`Group settings`}
             </h2>
             <p id={`${titleId}-about`} className="hint mt-1">
-              Counters that reset start over at midnight in this time zone; weekly ones on the first
-              day of the week.
+              {t`Counters that reset start over at midnight in this time zone; weekly ones on the first day of the week.`}
             </p>
             <label htmlFor={`${titleId}-zone`} className="mt-5 block text-sm font-medium">
-              Time zone
+              {t`Time zone`}
             </label>
             <select
               id={`${titleId}-zone`}
@@ -113,14 +150,14 @@ export function GroupSettingsDialog({
               }}
               className={`mt-1.5 ${textInput}`}
             >
-              <optgroup label="Suggested">
+              <optgroup label={t`Suggested`}>
                 {zones.suggested.map((zone) => (
                   <option key={zone} value={zone}>
                     {suggestion(zone)}
                   </option>
                 ))}
               </optgroup>
-              <optgroup label="All time zones">
+              <optgroup label={t`All time zones`}>
                 {zones.all
                   .filter((zone) => !zones.suggested.includes(zone))
                   .map((zone) => (
@@ -131,7 +168,7 @@ export function GroupSettingsDialog({
               </optgroup>
             </select>
             <label htmlFor={`${titleId}-week`} className="mt-4 block text-sm font-medium">
-              First day of the week
+              {t`First day of the week`}
             </label>
             <select
               id={`${titleId}-week`}
@@ -141,7 +178,7 @@ export function GroupSettingsDialog({
               }}
               className={`mt-1.5 ${textInput}`}
             >
-              {WEEKDAYS.map((day, index) => (
+              {weekdayNames().map((day, index) => (
                 <option key={day} value={String(index + 1)}>
                   {day}
                 </option>
@@ -152,29 +189,36 @@ export function GroupSettingsDialog({
               className="mt-5 border-t border-zinc-200 pt-4 dark:border-zinc-800"
             >
               <h3 id={`${titleId}-alerts`} className="text-sm font-medium">
-                Alerts
+                {t`Alerts`}
               </h3>
               <p className="hint mt-1">
-                Tell a webhook, Slack, Discord, ntfy or members’ devices when a counter crosses a
-                line.
+                {t`Tell a webhook, Slack, Discord, ntfy or members’ devices when a counter crosses a line.`}
               </p>
-              <button
-                type="button"
-                aria-haspopup="dialog"
-                disabled={alerts === 'loading'}
-                onClick={openAlerts}
-                className={`${secondaryButton} mt-3`}
-              >
-                {alerts === 'loading' ? (
-                  <Loader className="size-4 animate-spin" />
-                ) : (
-                  <Bell className="size-4" />
-                )}
-                Alerts
-              </button>
-              {alerts === 'failed' && (
+              <DialogOpener dialog={alerts} icon={<Bell className="size-4" />} label={t`Alerts`} />
+              {alerts.state === 'failed' && (
                 <p role="alert" className={`mt-2 ${errorText}`}>
-                  The alerts could not be loaded. Check the connection and try again.
+                  {t`The alerts could not be loaded. Check the connection and try again.`}
+                </p>
+              )}
+            </section>
+            <section
+              aria-labelledby={`${titleId}-import`}
+              className="mt-5 border-t border-zinc-200 pt-4 dark:border-zinc-800"
+            >
+              <h3 id={`${titleId}-import`} className="text-sm font-medium">
+                {t`Import`}
+              </h3>
+              <p className="hint mt-1">
+                {t`Bring in counters and their log from Tally, BetterCounter or Simple Counter.`}
+              </p>
+              <DialogOpener
+                dialog={importing}
+                icon={<ArrowDownToLine className="size-4" />}
+                label={t`Import from a file`}
+              />
+              {importing.state === 'failed' && (
+                <p role="alert" className={`mt-2 ${errorText}`}>
+                  {t`The import could not be loaded. Check the connection and try again.`}
                 </p>
               )}
             </section>
@@ -182,15 +226,14 @@ export function GroupSettingsDialog({
           </form>
         )}
       </Dialog>
-      {alerts === 'open' && (
+      {importing.state === 'open' && (
         <Suspense fallback={null}>
-          <AlertsDialog
-            auth={auth}
-            counters={counters}
-            onClose={() => {
-              setAlerts('closed');
-            }}
-          />
+          <ImportDialog auth={auth} onClose={importing.close} />
+        </Suspense>
+      )}
+      {alerts.state === 'open' && (
+        <Suspense fallback={null}>
+          <AlertsDialog auth={auth} counters={counters} onClose={alerts.close} />
         </Suspense>
       )}
     </>

@@ -1,19 +1,24 @@
 /**
  * A counter's value over its whole life (docs/product.md#charts), drawn by hand in SVG: a step line
  * (a value holds until the next change), its axes and labels, in pixel units measured from the
- * dialog so text stays readable from 360 px phones to desktops, in both themes. No charting
- * library: this whole chunk is smaller than any of them.
+ * dialog so text stays readable from 360 px phones to desktops, in both themes; beneath it the
+ * counter's changes with a note or counted for an earlier time, each marked on the chart's time
+ * axis. No charting library: this whole chunk is smaller than any of them.
  */
+import { t } from '@lingui/core/macro';
+import { useLingui } from '@lingui/react/macro';
 import { useEffect, useId, useRef, useState } from 'react';
-import type { HistoryPoint } from '../../shared/activity.js';
+import type { ActivityEntry, HistoryPoint } from '../../shared/activity.js';
 import type { Counter } from '../../shared/api.js';
 import type { CounterPeriod } from '../../shared/activity.js';
 import { fetchCounterHistory, fetchCounterPeriods } from '../lib/activity.js';
 import { ApiRequestError } from '../lib/api.js';
-import { WEEKDAYS } from '../lib/counter-settings.js';
-import { periodRows, RESET_KIND, timeOfDay, dayLabel } from '../lib/periods.js';
+import { weekdayNames } from '../lib/counter-settings.js';
+import { chartMarks } from '../lib/notes.js';
+import { periodRows, RESET_KIND, timeOfDay, dayLabel, type PeriodKind } from '../lib/periods.js';
 import type { GroupStore } from '../live/groupStore.js';
 import { Dialog } from './Dialog.js';
+import { NotedChanges } from './NotedChanges.js';
 import { Loader, X } from './icons/index.js';
 import { dateLocale, formatNumber } from '../i18n/format.js';
 
@@ -99,10 +104,14 @@ export function HistoryChart({
   store: GroupStore;
   onClose: () => void;
 }) {
+  const { t } = useLingui();
   const titleId = useId();
+  const notesId = useId();
   const [points, setPoints] = useState<HistoryPoint[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [noted, setNoted] = useState<readonly ActivityEntry[]>([]);
   const { id } = counter;
+  const name = counter.name || t`Counter Name`;
 
   useEffect(() => {
     let current = true;
@@ -115,7 +124,7 @@ export function HistoryChart({
         setError(
           reason instanceof ApiRequestError && reason.serverMessage
             ? reason.serverMessage
-            : 'The history could not be loaded.',
+            : t`The history could not be loaded.`,
         );
       },
     );
@@ -130,11 +139,11 @@ export function HistoryChart({
         <>
           <div className="flex items-start justify-between gap-3">
             <h2 id={titleId} className="min-w-0 text-lg font-semibold break-words">
-              History of {counter.name || 'Counter Name'}
+              {t`History of ${name}`}
             </h2>
             <button
               type="button"
-              aria-label="Close"
+              aria-label={t`Close`}
               onClick={close}
               className="icon-btn -mt-1.5 -me-2"
             >
@@ -148,11 +157,29 @@ export function HistoryChart({
           ) : points === null ? (
             <p role="status" className="muted mt-4 flex h-60 items-center justify-center gap-2">
               <Loader className="size-4 animate-spin" />
-              Loading history…
+              {t`Loading history…`}
             </p>
           ) : (
-            <Chart points={points} counter={counter} />
+            <Chart points={points} counter={counter} noted={noted} />
           )}
+          <section
+            aria-labelledby={notesId}
+            className="mt-5 border-t border-zinc-200 pt-4 dark:border-zinc-800"
+          >
+            <h3 id={notesId} className="text-base font-semibold">
+              {t`Notes`}
+            </h3>
+            <p className="muted mt-0.5 text-xs">
+              {t`Changes with a note or counted for an earlier time, newest first; the chart marks them on its time axis.`}
+            </p>
+            <NotedChanges
+              store={store}
+              counterId={id}
+              showCounter={false}
+              label={t`Notes on ${name}, newest first`}
+              onShown={setNoted}
+            />
+          </section>
           {counter.reset !== null && <Periods counter={counter} store={store} />}
         </>
       )}
@@ -160,7 +187,17 @@ export function HistoryChart({
   );
 }
 
-function Chart({ points: history, counter }: { points: HistoryPoint[]; counter: Counter }) {
+function Chart({
+  points: history,
+  counter,
+  noted,
+}: {
+  points: HistoryPoint[];
+  counter: Counter;
+  /** The noted changes listed beneath: a mark each on the time axis. */
+  noted: readonly ActivityEntry[];
+}) {
+  const { t } = useLingui();
   const box = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(0);
 
@@ -208,9 +245,14 @@ function Chart({ points: history, counter }: { points: HistoryPoint[]; counter: 
   const step = timeStep(from, to, Math.max(2, Math.floor(plotWidth / 90)));
   const xTicks = timeTicks(from, to, step);
 
-  const summary =
-    `${counter.name || 'Counter'} over time, from ${fullTime(from)} to now: ` +
-    `started at ${first.v}, now ${counter.value}, lowest ${low}, highest ${high}.`;
+  const marks = chartMarks(noted, from, to);
+  const name = counter.name || t`Counter`;
+  const since = fullTime(from);
+  const started = formatNumber(first.v);
+  const current = formatNumber(counter.value);
+  const lowest = formatNumber(low);
+  const highest = formatNumber(high);
+  const summary = t`${name} over time, from ${since} to now: started at ${started}, now ${current}, lowest ${lowest}, highest ${highest}.`;
 
   return (
     <>
@@ -284,16 +326,24 @@ function Chart({ points: history, counter }: { points: HistoryPoint[]; counter: 
               r={3.5}
               className="fill-indigo-600 dark:fill-indigo-400"
             />
+            {marks.map((mark) => (
+              <path
+                key={mark}
+                data-testid="note-mark"
+                d={`M${x(mark).toFixed(1)} ${MARGIN.top + plotHeight - 1}l-4 -7h8z`}
+                className="fill-amber-500 stroke-white dark:fill-amber-400 dark:stroke-zinc-900"
+              />
+            ))}
           </svg>
         )}
       </div>
       <dl className="muted mt-3 flex flex-wrap gap-x-5 gap-y-1 text-sm">
-        <Fact label="Now" value={counter.value} />
-        <Fact label="Lowest" value={low} />
-        <Fact label="Highest" value={high} />
-        {counter.reset !== null && <Fact label="All time" value={counter.allTime} />}
+        <Fact label={t`Now`} value={counter.value} />
+        <Fact label={t`Lowest`} value={low} />
+        <Fact label={t`Highest`} value={high} />
+        {counter.reset !== null && <Fact label={t`All time`} value={counter.allTime} />}
         <div className="flex gap-1">
-          <dt>Since</dt>
+          <dt>{t`Since`}</dt>
           <dd className="font-medium text-zinc-900 dark:text-zinc-100">{fullTime(from)}</dd>
         </div>
       </dl>
@@ -312,34 +362,50 @@ function Fact({ label, value }: { label: string; value: number }) {
   );
 }
 
-const PERIOD_NAME = { day: 'day', week: 'week', month: 'month' } as const;
-const PERIOD_END = {
-  day: 'at midnight',
-  week: 'when the next week starts',
-  month: 'when the next month starts',
-} as const;
-
 /** "Resets every Monday at midnight (Europe/Berlin)." */
 function resetText(reset: NonNullable<Counter['reset']>, weekStart: number, timeZone: string) {
-  const when = {
-    daily: 'every day',
-    weekly: `every ${WEEKDAYS[weekStart - 1] ?? 'week'}`,
-    monthly: 'on the 1st of every month',
-  }[reset];
-  return `Resets ${when} at midnight (${timeZone}).`;
+  switch (reset) {
+    case 'daily':
+      return t`Resets every day at midnight (${timeZone}).`;
+    case 'weekly': {
+      const weekday = weekdayNames()[weekStart - 1] ?? '';
+      return t`Resets every ${weekday} at midnight (${timeZone}).`;
+    }
+    case 'monthly':
+      return t`Resets on the 1st of every month at midnight (${timeZone}).`;
+  }
 }
 
-/** "00:00" for a day, "Mon 23 Nov, 00:00" for longer periods. */
-function sinceText(kind: keyof typeof PERIOD_NAME, since: number, timeZone: string) {
+/** "The current period began at 00:00." for a day, "… on Mon 23 Nov, 00:00." for longer ones. */
+function currentPeriodText(kind: PeriodKind, since: number, timeZone: string) {
   const time = timeOfDay(since, timeZone);
-  return kind === 'day' ? `at ${time}` : `on ${dayLabel(since, timeZone)}, ${time}`;
+  if (kind === 'day') return t`The current period began at ${time}.`;
+  const day = dayLabel(since, timeZone);
+  return t`The current period began on ${day}, ${time}.`;
 }
+
+const PERIOD_HEADING: Record<PeriodKind, () => string> = {
+  day: () => t`Per day`,
+  week: () => t`Per week`,
+  month: () => t`Per month`,
+};
+const PERIOD_LIST: Record<PeriodKind, () => string> = {
+  day: () => t`Totals per day, newest first`,
+  week: () => t`Totals per week, newest first`,
+  month: () => t`Totals per month, newest first`,
+};
+const NO_PERIOD_YET: Record<PeriodKind, () => string> = {
+  day: () => t`No ended periods yet: the first one ends at midnight.`,
+  week: () => t`No ended periods yet: the first one ends when the next week starts.`,
+  month: () => t`No ended periods yet: the first one ends when the next month starts.`,
+};
 
 /**
  * A resetting counter's totals per period, newest first: the one running now (the counter's value,
  * marked "current"), then the ended ones the server keeps, each with a bar.
  */
 function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
+  const { t } = useLingui();
   const headingId = useId();
   const [periods, setPeriods] = useState<CounterPeriod[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -357,7 +423,7 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
         setError(
           reason instanceof ApiRequestError && reason.serverMessage
             ? reason.serverMessage
-            : 'The periods could not be loaded.',
+            : t`The periods could not be loaded.`,
         );
       },
     );
@@ -371,6 +437,7 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
   const kind = RESET_KIND[reset];
   const rows = periodRows(counter, periods ?? [], { timeZone });
   const since = counter.periodStart === null ? null : Date.parse(counter.periodStart);
+  const startValue = formatNumber(counter.startValue);
 
   return (
     <section
@@ -378,15 +445,15 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
       className="mt-5 border-t border-zinc-200 pt-4 dark:border-zinc-800"
     >
       <h3 id={headingId} className="text-base font-semibold">
-        Per {PERIOD_NAME[kind]}
+        {PERIOD_HEADING[kind]()}
       </h3>
       <p className="muted mt-0.5 text-xs">
-        {resetText(reset, store.getState().group.weekStart, timeZone)} It starts again at{' '}
-        {formatNumber(counter.startValue)}.
-        {since !== null && ` The current period began ${sinceText(kind, since, timeZone)}.`}
+        {resetText(reset, store.getState().group.weekStart, timeZone)}{' '}
+        {t`It starts again at ${startValue}.`}
+        {since !== null && ` ${currentPeriodText(kind, since, timeZone)}`}
       </p>
       <ol
-        aria-label={`Totals per ${PERIOD_NAME[kind]}, newest first`}
+        aria-label={PERIOD_LIST[kind]()}
         // Scrolls past 8 rows: reachable from the keyboard then (arrow keys scroll it).
         tabIndex={rows.length > 8 ? 0 : undefined}
         className="mt-3 max-h-64 space-y-1 overflow-y-auto pe-1"
@@ -404,7 +471,7 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
               {row.current && ' '}
               {row.current && (
                 <span className="rounded-full bg-indigo-600 px-1.5 py-0.5 text-[11px] font-semibold text-white dark:bg-indigo-400 dark:text-zinc-950">
-                  current
+                  {t`current`}
                 </span>
               )}
             </span>
@@ -432,14 +499,10 @@ function Periods({ counter, store }: { counter: Counter; store: GroupStore }) {
       ) : periods === null ? (
         <p role="status" className="muted mt-2 flex items-center gap-2 text-sm">
           <Loader className="size-4 animate-spin" />
-          Loading ended periods…
+          {t`Loading ended periods…`}
         </p>
       ) : (
-        periods.length === 0 && (
-          <p className="muted mt-2 text-sm">
-            No ended periods yet: the first one ends {PERIOD_END[kind]}.
-          </p>
-        )
+        periods.length === 0 && <p className="muted mt-2 text-sm">{NO_PERIOD_YET[kind]()}</p>
       )}
     </section>
   );

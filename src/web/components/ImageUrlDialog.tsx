@@ -3,7 +3,7 @@ import { useLingui } from '@lingui/react/macro';
 import { useId, useState, type ReactNode } from 'react';
 import { checkUrl } from '../../shared/rules.js';
 import { counterImageFailed, problemText } from '../i18n/messages.js';
-import { FULL_ADDRESS_HINT, imageLoads } from '../lib/image.js';
+import { fullAddressHint, imageLoads } from '../lib/image.js';
 import { errorText, textInput } from '../lib/ui.js';
 import { Avatar } from './Avatar.js';
 import { Dialog, FormButtons } from './Dialog.js';
@@ -113,7 +113,7 @@ function ImageUrlDialog({
             <div id={errorId} role="alert" className={`mt-2 ${errorText}`}>
               <p>{error}</p>
               {!/^(https?:\/)?\//i.test(draft.trim()) && (
-                <p className="mt-1">{FULL_ADDRESS_HINT}</p>
+                <p className="mt-1">{fullAddressHint()}</p>
               )}
             </div>
           )}

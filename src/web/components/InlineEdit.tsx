@@ -2,6 +2,7 @@
  * Inline editing: click to edit; Enter or Save commits; Escape or Cancel reverts.
  * Leaving the field (clicking elsewhere, tabbing away) commits too, so a typed edit is not lost.
  */
+import { useLingui } from '@lingui/react/macro';
 import { Check, X } from './icons/index.js';
 import {
   useLayoutEffect,
@@ -59,6 +60,7 @@ export function InlineEdit({
   multiline = false,
   readOnly = false,
 }: InlineEditProps) {
+  const { t } = useLingui();
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(value);
   /** The shown text's width when editing started, px: the box is never narrower than its text. */
@@ -121,7 +123,7 @@ export function InlineEdit({
         type="button"
         onClick={start}
         aria-label={`${label}: ${shown}`}
-        title="Click to edit"
+        title={t`Click to edit`}
         className={`inline-display ${
           // A placeholder is a hint on one line; a value wraps between words.
           value === '' ? 'whitespace-nowrap text-zinc-500 italic dark:text-zinc-400' : ''
@@ -193,8 +195,8 @@ export function InlineEdit({
       )}
       <button
         type="button"
-        aria-label="Save"
-        title="Save"
+        aria-label={t`Save`}
+        title={t`Save`}
         onMouseDown={keep}
         onClick={() => {
           finish(true, true);
@@ -205,8 +207,8 @@ export function InlineEdit({
       </button>
       <button
         type="button"
-        aria-label="Cancel"
-        title="Cancel"
+        aria-label={t`Cancel`}
+        title={t`Cancel`}
         onMouseDown={keep}
         onClick={() => {
           finish(false, true);

@@ -3,24 +3,33 @@
  * leaderboard of the whole group or of one counter, over all time or the current period. Shown
  * in the activity panel's second tab, in its own chunk (loaded when the panel opens). While it is
  * shown it follows the group live: when a counter changes (any member's tap, an undo, a reset),
- * it asks again, once per burst.
+ * it asks again, once per burst. A member's row opens their detail: their changes with a note or
+ * counted for an earlier time, in the board's counter and range.
  */
-import { useEffect, useId, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { t } from '@lingui/core/macro';
+import { useLingui } from '@lingui/react/macro';
+import { Fragment, useEffect, useId, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { Counter, Tally } from '../../shared/api.js';
 import { fetchTallies } from '../lib/activity.js';
 import { ApiRequestError, member } from '../lib/api.js';
 import {
   CURRENT_PERIOD_LABEL,
   dayLabel,
-  RESET_KIND,
   startOfPeriod,
   timeOfDay,
   type PeriodKind,
 } from '../lib/periods.js';
-import { leaderboard, leaderName, signedNet, type TallyGrouping } from '../lib/tallies.js';
+import {
+  leaderboard,
+  leaderName,
+  signedNet,
+  type LeaderRow,
+  type TallyGrouping,
+} from '../lib/tallies.js';
 import type { GroupStore } from '../live/groupStore.js';
 import { ErrorBanner } from './ErrorBanner.js';
 import { Check, Loader } from './icons/index.js';
+import { NotedChanges } from './NotedChanges.js';
 import { formatNumber } from '../i18n/format.js';
 
 /** Changes are followed this long after the first one of a burst, ms. */
@@ -36,29 +45,26 @@ export const TALLIES_REFRESH_MS = 500;
  */
 type Range = 'all' | 'period' | PeriodKind;
 
-const GROUP_RANGES: { range: Range; label: string }[] = [
-  { range: 'all', label: 'All time' },
-  { range: 'day', label: CURRENT_PERIOD_LABEL.day },
-  { range: 'week', label: CURRENT_PERIOD_LABEL.week },
-  { range: 'month', label: CURRENT_PERIOD_LABEL.month },
-];
-const COUNTER_RANGES: { range: Range; label: string }[] = [
-  { range: 'all', label: 'All time' },
-  { range: 'period', label: 'This period' },
-];
+const GROUP_RANGES: readonly Range[] = ['all', 'day', 'week', 'month'];
+const COUNTER_RANGES: readonly Range[] = ['all', 'period'];
+
+/** A range's chip: "All time", "This period", "Today"… */
+function rangeLabel(range: Range): string {
+  if (range === 'all') return t`All time`;
+  if (range === 'period') return t`This period`;
+  return CURRENT_PERIOD_LABEL[range];
+}
 
 const ALL = '';
 
-const GROUPINGS: { by: TallyGrouping; label: string }[] = [
-  { by: 'member', label: 'Member' },
-  { by: 'link', label: 'Tap link' },
-];
+const GROUPINGS: readonly TallyGrouping[] = ['member', 'link'];
+const groupingLabel = (by: TallyGrouping) => (by === 'member' ? t`Member` : t`Tap link`);
 
 /** The number columns take what their content needs; the member's name gets the rest. */
 const NUMBER_HEAD = 'w-px py-2 ps-3 text-end font-medium whitespace-nowrap';
 
 /** A range choice: a radio button drawn as a chip; the chosen one filled and ticked. */
-const RANGE_CHIP =
+const RANGE_CHIP_CLASS =
   'inline-flex cursor-pointer items-center gap-1 rounded-lg border border-zinc-300 px-2.5 py-1.5 text-xs font-semibold text-zinc-800 transition-colors select-none hover:bg-zinc-100 has-[:checked]:border-indigo-600 has-[:checked]:bg-indigo-600 has-[:checked]:text-white has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-indigo-500 dark:border-zinc-700 dark:text-zinc-100 dark:hover:bg-zinc-800 dark:has-[:checked]:border-indigo-400 dark:has-[:checked]:bg-indigo-400 dark:has-[:checked]:text-zinc-950';
 
 /**
@@ -80,8 +86,12 @@ interface Loaded {
 }
 
 export function MembersPanel({ store }: { store: GroupStore }) {
+  const { t } = useLingui();
   const selectId = useId();
   const captionId = useId();
+  const detailId = useId();
+  /** The row whose detail is open: its member and link ("Ada\nGate B"). */
+  const [open, setOpen] = useState<string | null>(null);
   const [counterId, setCounterId] = useState<string>(ALL);
   const [range, setRange] = useState<Range>('all');
   const [by, setBy] = useState<TallyGrouping>('member');
@@ -96,7 +106,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
   const chosen = counter?.id ?? null;
   const resets = counter !== null && counter.reset !== null;
   const ranges = resets ? COUNTER_RANGES : GROUP_RANGES;
-  const effectiveRange: Range = ranges.some((option) => option.range === range) ? range : 'all';
+  const effectiveRange: Range = ranges.includes(range) ? range : 'all';
 
   /** Epoch ms the range starts at; null for all time. Calendar ranges at the time asked. */
   const sinceOf = (now: number): number | null => {
@@ -132,7 +142,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
         setError(
           reason instanceof ApiRequestError && reason.serverMessage
             ? reason.serverMessage
-            : 'Who counted could not be loaded.',
+            : t`Who counted could not be loaded.`,
         );
       },
     );
@@ -168,7 +178,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
   const stale = loaded !== null && loaded.query !== query;
   const me = member.name();
 
-  const scope = counter === null ? 'All counters' : counter.name || 'Counter Name';
+  const scope = counter === null ? t`All counters` : counter.name || t`Counter Name`;
   const rangeText = describeRange({ range: effectiveRange, since }, counter, {
     timeZone: group.timeZone,
   });
@@ -178,7 +188,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
       <div className="flex flex-wrap items-end gap-x-3 gap-y-2 border-b border-zinc-200 px-4 py-3 dark:border-zinc-800">
         <div className="min-w-40 flex-1">
           <label htmlFor={selectId} className="muted mb-1 block text-xs font-medium">
-            Counter
+            {t`Counter`}
           </label>
           <select
             id={selectId}
@@ -189,25 +199,25 @@ export function MembersPanel({ store }: { store: GroupStore }) {
             }}
             className="field py-2"
           >
-            <option value={ALL}>All counters</option>
+            <option value={ALL}>{t`All counters`}</option>
             {counters.map((option) => (
               <option key={option.id} value={option.id}>
-                {option.name || 'Counter Name'}
+                {option.name || t`Counter Name`}
               </option>
             ))}
           </select>
         </div>
         <ChipChoice
-          legend="By"
+          legend={t`By`}
           name={`${selectId}-by`}
-          options={GROUPINGS.map((option) => ({ value: option.by, label: option.label }))}
+          options={GROUPINGS.map((option) => ({ value: option, label: groupingLabel(option) }))}
           value={by}
           onChange={setBy}
         />
         <ChipChoice
-          legend="Range"
+          legend={t`Range`}
           name={`${selectId}-range`}
-          options={ranges.map((option) => ({ value: option.range, label: option.label }))}
+          options={ranges.map((option) => ({ value: option, label: rangeLabel(option) }))}
           value={effectiveRange}
           onChange={setRange}
         />
@@ -226,7 +236,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
               }}
               className="chip-btn shrink-0"
             >
-              Try again
+              {t`Try again`}
             </button>
           }
         />
@@ -235,7 +245,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
       {/* Focusable: a long board scrolls, and arrow keys scroll it. */}
       <div
         role="region"
-        aria-label="Leaderboard"
+        aria-label={t`Leaderboard`}
         tabIndex={0}
         className="min-h-0 flex-1 overflow-y-auto overscroll-contain px-4 py-3"
       >
@@ -243,7 +253,7 @@ export function MembersPanel({ store }: { store: GroupStore }) {
           error === null && (
             <p role="status" className="muted flex items-center justify-center gap-2 py-10">
               <Loader className="size-4 animate-spin" />
-              Loading who counted…
+              {t`Loading who counted…`}
             </p>
           )
         ) : (
@@ -264,19 +274,19 @@ export function MembersPanel({ store }: { store: GroupStore }) {
               <tr className="muted border-b border-zinc-200 text-xs dark:border-zinc-800">
                 <th scope="col" className="w-px py-2 pe-3 text-start font-medium">
                   <span aria-hidden="true">#</span>
-                  <span className="sr-only">Rank</span>
+                  <span className="sr-only">{t`Rank`}</span>
                 </th>
                 <th scope="col" className="w-full py-2 pe-2 text-start font-medium">
-                  {by === 'link' ? 'Tap link' : 'Member'}
+                  {groupingLabel(by)}
                 </th>
                 <th scope="col" className={NUMBER_HEAD}>
-                  Added
+                  {t`Added`}
                 </th>
                 <th scope="col" className={NUMBER_HEAD}>
-                  Taken away
+                  {t`Taken away`}
                 </th>
                 <th scope="col" className={NUMBER_HEAD}>
-                  Net
+                  {t`Net`}
                 </th>
               </tr>
             </thead>
@@ -288,33 +298,117 @@ export function MembersPanel({ store }: { store: GroupStore }) {
                   </td>
                 </tr>
               ) : (
-                board.map((row) => {
-                  const name = leaderName(row, by);
-                  const mine = by === 'member' && row.member === me;
-                  return (
-                    <tr
-                      key={`${row.member}\n${row.link ?? ''}`}
-                      className={mine ? 'bg-indigo-50 dark:bg-indigo-950/40' : undefined}
-                    >
-                      <td className="py-2 pe-3 font-semibold">{row.rank}</td>
-                      <th scope="row" className="max-w-0 py-2 pe-2 text-start font-medium">
-                        <span className="block truncate" title={name}>
-                          {name}
-                          {mine && <span className="muted font-normal"> (you)</span>}
-                        </span>
-                      </th>
-                      <td className="py-2 ps-3 text-end">{formatNumber(row.increments)}</td>
-                      <td className="py-2 ps-3 text-end">{formatNumber(row.decrements)}</td>
-                      <td className="py-2 ps-3 text-end font-semibold">{signedNet(row.net)}</td>
-                    </tr>
-                  );
-                })
+                board.map((row) => (
+                  <BoardRow
+                    key={`${row.member}\n${row.link ?? ''}`}
+                    row={row}
+                    by={by}
+                    me={me}
+                    open={open === `${row.member}\n${row.link ?? ''}`}
+                    onToggle={(opened) => {
+                      setOpen(opened ? `${row.member}\n${row.link ?? ''}` : null);
+                    }}
+                    detailId={detailId}
+                    store={store}
+                    counterId={chosen}
+                    since={since}
+                  />
+                ))
               )}
             </tbody>
           </table>
         )}
       </div>
     </div>
+  );
+}
+
+/**
+ * A row of the board; a member's name is a button that opens, beneath the row, their changes with a
+ * note or counted for an earlier time in the board's counter and range.
+ */
+function BoardRow({
+  row,
+  by,
+  me,
+  open,
+  onToggle,
+  detailId,
+  store,
+  counterId,
+  since,
+}: {
+  row: LeaderRow;
+  by: TallyGrouping;
+  me: string;
+  open: boolean;
+  onToggle: (open: boolean) => void;
+  detailId: string;
+  store: GroupStore;
+  counterId: string | null;
+  since: number | null;
+}) {
+  const { t } = useLingui();
+  const name = leaderName(row, by);
+  const mine = by === 'member' && row.member === me;
+  const label = (
+    <>
+      {name}
+      {mine && <span className="muted font-normal">{` ${t`(you)`}`}</span>}
+    </>
+  );
+  return (
+    <Fragment>
+      <tr className={mine ? 'bg-indigo-50 dark:bg-indigo-950/40' : undefined}>
+        <td className="py-2 pe-3 font-semibold">{row.rank}</td>
+        <th scope="row" className="max-w-0 pe-2 text-start font-medium">
+          {by === 'member' ? (
+            <button
+              type="button"
+              aria-expanded={open}
+              aria-controls={open ? detailId : undefined}
+              onClick={() => {
+                onToggle(!open);
+              }}
+              className="flex w-full min-w-0 items-center gap-1 py-2 text-start font-medium hover:underline"
+            >
+              {/* A triangle character, not an icon: an icon module shared with another chunk
+                  would be split into a chunk of its own, one more file the screen lists. Drawn
+                  by CSS, so that the row's text is the member's name alone. */}
+              <span
+                aria-hidden="true"
+                className={`shrink-0 text-xs text-zinc-500 before:content-['▾'] motion-safe:transition-transform ${open ? 'rotate-180' : ''}`}
+              />
+              <span className="block truncate" title={name}>
+                {label}
+              </span>
+            </button>
+          ) : (
+            <span className="block truncate py-2" title={name}>
+              {label}
+            </span>
+          )}
+        </th>
+        <td className="py-2 ps-3 text-end">{formatNumber(row.increments)}</td>
+        <td className="py-2 ps-3 text-end">{formatNumber(row.decrements)}</td>
+        <td className="py-2 ps-3 text-end font-semibold">{signedNet(row.net)}</td>
+      </tr>
+      {open && (
+        <tr id={detailId}>
+          <td colSpan={5} className="pb-3">
+            <NotedChanges
+              store={store}
+              member={row.member}
+              link={row.link ?? null}
+              counterId={counterId}
+              since={since}
+              showCounter={counterId === null}
+              label={t`Notes by ${name}, newest first`}
+            />
+          </td>
+        </tr>
+      )}
+    </Fragment>
   );
 }
 
@@ -337,7 +431,7 @@ function ChipChoice<T extends string>({
       <legend className="muted mb-1 text-xs font-medium">{legend}</legend>
       <div className="flex flex-wrap gap-1">
         {options.map((option) => (
-          <label key={option.value} className={RANGE_CHIP}>
+          <label key={option.value} className={RANGE_CHIP_CLASS}>
             <input
               type="radio"
               name={name}
@@ -367,35 +461,61 @@ export function describeRange(
   counter: Pick<Counter, 'name' | 'reset'> | null,
   { timeZone, now = Date.now() }: { timeZone: string; now?: number },
 ): { title: string; detail: string } {
-  const addedUp = 'Taps, steps included; typed values and undone taps do not count.';
+  const addedUp = t`Taps, steps included; typed values and undone taps do not count.`;
   if (range === 'all' || since === null) {
-    return { title: range === 'all' ? 'All time' : 'This period', detail: addedUp };
+    return { title: range === 'all' ? t`All time` : t`This period`, detail: addedUp };
   }
   const title =
-    range === 'period' && counter?.reset
-      ? `This period (${CURRENT_PERIOD_LABEL[RESET_KIND[counter.reset]].toLowerCase()})`
-      : range === 'period'
-        ? 'This period'
-        : CURRENT_PERIOD_LABEL[range];
-  const start =
+    range === 'period' ? periodTitle(counter?.reset ?? null) : CURRENT_PERIOD_LABEL[range];
+  const time = timeOfDay(since, timeZone);
+  const day = dayLabel(since, timeZone, now);
+  const from =
     range === 'day' || (range === 'period' && counter?.reset === 'daily')
-      ? timeOfDay(since, timeZone)
-      : `${dayLabel(since, timeZone, now)}, ${timeOfDay(since, timeZone)}`;
-  return { title, detail: `Since ${start} (${timeZone}). ${addedUp}` };
+      ? t`Since ${time} (${timeZone}).`
+      : t`Since ${day}, ${time} (${timeZone}).`;
+  return { title, detail: `${from} ${addedUp}` };
+}
+
+/** "This period (this week)": a resetting counter's current period, named. */
+function periodTitle(reset: Counter['reset']): string {
+  switch (reset) {
+    case 'daily':
+      return t`This period (today)`;
+    case 'weekly':
+      return t`This period (this week)`;
+    case 'monthly':
+      return t`This period (this month)`;
+    case null:
+      return t`This period`;
+  }
 }
 
 function emptyText(range: Range, counter: Counter | null): string {
-  const where = counter === null ? '' : ` ${counter.name || 'Counter Name'}`;
+  if (counter === null) {
+    switch (range) {
+      case 'all':
+        return t`Nobody has counted yet.`;
+      case 'period':
+        return t`Nobody has counted in this period yet.`;
+      case 'day':
+        return t`Nobody has counted today.`;
+      case 'week':
+        return t`Nobody has counted this week.`;
+      case 'month':
+        return t`Nobody has counted this month.`;
+    }
+  }
+  const name = counter.name || t`Counter Name`;
   switch (range) {
     case 'all':
-      return `Nobody has counted${where === '' ? '' : ` on${where}`} yet.`;
+      return t`Nobody has counted on ${name} yet.`;
     case 'period':
-      return `Nobody has counted on${where} in this period yet.`;
+      return t`Nobody has counted on ${name} in this period yet.`;
     case 'day':
-      return `Nobody has counted${where === '' ? '' : ` on${where}`} today.`;
+      return t`Nobody has counted on ${name} today.`;
     case 'week':
-      return `Nobody has counted${where === '' ? '' : ` on${where}`} this week.`;
+      return t`Nobody has counted on ${name} this week.`;
     case 'month':
-      return `Nobody has counted${where === '' ? '' : ` on${where}`} this month.`;
+      return t`Nobody has counted on ${name} this month.`;
   }
 }

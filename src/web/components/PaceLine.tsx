@@ -1,3 +1,4 @@
+import { useLingui } from '@lingui/react/macro';
 import { useEffect, useState, useSyncExternalStore, type CSSProperties } from 'react';
 import type { Counter } from '../../shared/api.js';
 import type { GroupStore } from '../live/groupStore.js';
@@ -58,19 +59,21 @@ export function PaceLine({
    */
   stacked?: boolean;
 }) {
+  const { t } = useLingui();
   const view = usePace(counter, store);
   if (view === null) return null;
-  const layout = stacked
+  const { spoken } = view;
+  const layoutClass = stacked
     ? 'flex flex-col items-center *:max-w-full *:truncate'
     : 'flex flex-wrap items-baseline justify-center gap-x-2';
   return (
     <p
       data-testid="pace"
-      className={`${layout} text-center tabular-nums ${className}`}
+      className={`${layoutClass} text-center tabular-nums ${className}`}
       style={style}
     >
       <span>
-        <span className="sr-only">Pace: {view.spoken}</span>
+        <span className="sr-only">{t`Pace: ${spoken}`}</span>
         <span aria-hidden="true" className="font-semibold text-zinc-800 dark:text-zinc-200">
           {view.pace}
         </span>

@@ -4,6 +4,7 @@
  * the room left, nearly full from 90 %, full at the maximum: in words and with an icon, never
  * colour alone). Members set or remove the maximum from here.
  */
+import { useLingui } from '@lingui/react/macro';
 import { lazy, Suspense, useState } from 'react';
 import { capacityText, totalText, type SectionBlock } from '../lib/sections.js';
 import { Ban, CircleAlert, Gauge } from './icons/index.js';
@@ -37,6 +38,8 @@ export function SectionHeader({
   onSetMax: (max: number | null) => void;
 }) {
   const [editing, setEditing] = useState(false);
+  const { t } = useLingui();
+  const section = block.name;
   const capacity = block.capacity === 'none' ? null : block.capacity;
   const words = capacityText(block);
   const filled =
@@ -78,8 +81,8 @@ export function SectionHeader({
             }}
             className="chip-btn sm:ml-auto"
           >
-            {block.max === null ? 'Set max' : 'Edit max'}
-            <span className="sr-only"> for {block.name}</span>
+            {block.max === null ? t`Set max` : t`Edit max`}
+            <span className="sr-only"> {t`for ${section}`}</span>
           </button>
         )}
       </div>

@@ -12,6 +12,9 @@
  * The QR encoder (uqr) is imported only when the dialog opens: it is not part of any screen's
  * initial JavaScript (test/e2e/bundle.spec.ts).
  */
+import { SOURCE_LOCALE } from '../i18n/locales.js';
+import { i18n } from '@lingui/core';
+import { t } from '@lingui/core/macro';
 import {
   lazy,
   Suspense,
@@ -42,6 +45,8 @@ interface ShareLink {
   openLabel?: string;
   /** The copy button's label, when it is not 'Copy link'. */
   copyLabel?: string;
+  /** The QR code's name, e.g. 'QR code of the full access link'. */
+  qrLabel: string;
 }
 
 /** Modules of quiet zone around the code: the QR standard asks for 4, scanners rely on it. */
@@ -56,15 +61,24 @@ const TapLinksPanel = lazy(() => loadTapLinksPanel().then((m) => ({ default: m.T
 function ownLink(slug: string, key: string, access: AccessLevel): ShareLink {
   return access === 'view'
     ? {
-        label: 'View-only link',
-        description: 'Anyone with this link can see the counters but not change them.',
+        ...viewOnlyLink(),
         url: window.location.origin + groupUrl(slug, key),
       }
     : {
-        label: 'Full access link',
-        description: 'Anyone with this link can see and change the counters.',
+        label: t`Full access link`,
+        description: t`Anyone with this link can see and change the counters.`,
+        qrLabel: t`QR code of the full access link`,
         url: window.location.origin + groupUrl(slug, key),
       };
+}
+
+/** The view-only link's words, wherever it is shown. */
+function viewOnlyLink() {
+  return {
+    label: t`View-only link`,
+    description: t`Anyone with this link can see the counters but not change them.`,
+    qrLabel: t`QR code of the view-only link`,
+  };
 }
 
 export function ShareDialog({
@@ -98,14 +112,14 @@ export function ShareDialog({
   const tabs: { id: TabId; label: string }[] =
     access === 'full'
       ? [
-          { id: 'own', label: 'Full access' },
-          { id: 'view', label: 'View only' },
-          { id: 'display', label: 'Display' },
-          { id: 'tap', label: 'Tap links' },
+          { id: 'own', label: t`Full access` },
+          { id: 'view', label: t`View only` },
+          { id: 'display', label: t`Display` },
+          { id: 'tap', label: t`Tap links` },
         ]
       : [
-          { id: 'own', label: 'View only' },
-          { id: 'display', label: 'Display' },
+          { id: 'own', label: t`View only` },
+          { id: 'display', label: t`Display` },
         ];
   const panel = (id: TabId) => `${tabsId}-panel-${id}`;
   const tabRef = useRef<Partial<Record<TabId, HTMLButtonElement | null>>>({});
@@ -142,10 +156,10 @@ export function ShareDialog({
       {(close) => (
         <>
           <h2 id={titleId} className="text-lg font-semibold">
-            Share this group
+            {t`Share this group`}
           </h2>
           <p id={descriptionId} className={`mt-1 text-sm ${mutedText}`}>
-            Scan the code with a phone camera, or copy the link.
+            {t`Scan the code with a phone camera, or copy the link.`}
           </p>
           {notice !== null && (
             <p
@@ -157,7 +171,7 @@ export function ShareDialog({
           )}
           <div
             role="tablist"
-            aria-label="Which link"
+            aria-label={t`Which link`}
             className={`share-tabs ${tabs.length > 3 ? 'share-tabs-four' : ''}`}
             onKeyDown={onTabKey}
           >
@@ -199,7 +213,7 @@ export function ShareDialog({
                 fallback={
                   <p role="status" className={`mt-4 flex items-center gap-2 text-sm ${mutedText}`}>
                     <Loader className="size-4 animate-spin" />
-                    Loading tap links…
+                    {t`Loading tap links…`}
                   </p>
                 }
               >
@@ -230,7 +244,7 @@ export function ShareDialog({
 function DoneButton({ onClick }: { onClick: () => void }) {
   return (
     <button type="button" onClick={onClick} className={`${primaryButton} ms-auto`}>
-      Done
+      {t`Done`}
     </button>
   );
 }
@@ -260,13 +274,13 @@ function LinkSection({
       <p className={`mt-0.5 min-h-20 text-sm sm:min-h-15 ${mutedText}`}>{link.description}</p>
       {code ?? (
         <>
-          <QrCode text={link.url} label={`QR code of the ${link.label.toLowerCase()}`} />
+          <QrCode text={link.url} label={link.qrLabel} />
           <p className="share-url">{link.url}</p>
         </>
       )}
       <div className="share-actions">
         {code === undefined && (
-          <CopyButton text={link.url} label={link.copyLabel ?? 'Copy link'} Icon={Copy} />
+          <CopyButton text={link.url} label={link.copyLabel ?? t`Copy link`} Icon={Copy} />
         )}
         {link.openLabel !== undefined && (
           <a href={link.url} target="_blank" rel="noopener" className={secondaryButton}>
@@ -352,13 +366,17 @@ function displayLink(
   const key = viewKey ?? accessKey;
   const viewOnly = key === viewKey;
   return {
-    label: 'Display',
+    label: t`Display`,
     description: viewOnly
-      ? 'Every counter in large type, for a projector or TV. This link has the view-only key: nothing can be changed with it.'
-      : 'Every counter in large type, for a projector or TV. This link has the full key: create a view-only link to share one that cannot change anything.',
-    url: window.location.origin + displayUrl(slug, key),
-    openLabel: 'Open display',
-    copyLabel: 'Copy display link',
+      ? t`Every counter in large type, for a projector or TV. This link has the view-only key: nothing can be changed with it.`
+      : t`Every counter in large type, for a projector or TV. This link has the full key: create a view-only link to share one that cannot change anything.`,
+    // A TV nobody touches shows the language of the member who shared it; English needs no `lang`.
+    url:
+      window.location.origin +
+      displayUrl(slug, key, i18n.locale === SOURCE_LOCALE ? undefined : i18n.locale),
+    openLabel: t`Open display`,
+    copyLabel: t`Copy display link`,
+    qrLabel: t`QR code of the display`,
   };
 }
 
@@ -383,8 +401,7 @@ function ViewLinkSection({
       <>
         <LinkSection
           link={{
-            label: 'View-only link',
-            description: 'Anyone with this link can see the counters but not change them.',
+            ...viewOnlyLink(),
             url: window.location.origin + groupUrl(slug, viewKey),
           }}
           actions={
@@ -397,7 +414,7 @@ function ViewLinkSection({
               className={secondaryButton}
             >
               {busy && <Loader className="size-4 animate-spin" />}
-              Turn off
+              {t`Turn off`}
             </button>
           }
         />
@@ -409,13 +426,13 @@ function ViewLinkSection({
     <>
       <LinkSection
         link={{
-          label: 'View-only link',
-          description: 'A second link that shows the counters live but cannot change anything.',
+          ...viewOnlyLink(),
+          description: t`A second link that shows the counters live but cannot change anything.`,
           url: '',
         }}
         code={
           <div className={`share-qr-placeholder ${mutedText}`}>
-            {viewKey === undefined ? 'Looking for a view-only link…' : 'No view-only link yet.'}
+            {viewKey === undefined ? t`Looking for a view-only link…` : t`No view-only link yet.`}
           </div>
         }
         actions={
@@ -428,7 +445,7 @@ function ViewLinkSection({
             className={secondaryButton}
           >
             {(busy || viewKey === undefined) && <Loader className="size-4 animate-spin" />}
-            Create view-only link
+            {t`Create view-only link`}
           </button>
         }
       />
@@ -482,14 +499,12 @@ function ChangeKeySection({
       className="mt-5 border-t border-zinc-200 pt-4 dark:border-zinc-800"
     >
       <h3 id={headingId} className="text-sm font-semibold">
-        Access key
+        {t`Access key`}
       </h3>
       {confirming ? (
         <>
           <p role="alert" className="mt-1 text-sm text-amber-800 dark:text-amber-200">
-            A new key replaces the current one. The current link and the view-only link stop working
-            for everyone, and open pages using them are closed. Only people you send the new link to
-            can get back in. Tap links keep working unless you revoke them too.
+            {t`A new key replaces the current one. The current link and the view-only link stop working for everyone, and open pages using them are closed. Only people you send the new link to can get back in. Tap links keep working unless you revoke them too.`}
           </p>
           <label className="mt-3 flex items-start gap-2 text-sm">
             <input
@@ -501,10 +516,10 @@ function ChangeKeySection({
               }}
               className="mt-0.5 size-4 shrink-0 accent-indigo-600"
             />
-            <span>Also revoke every tap link</span>
+            <span>{t`Also revoke every tap link`}</span>
           </label>
           <ConfirmButtons
-            label="Change key now"
+            label={t`Change key now`}
             busy={busy}
             onConfirm={change}
             onCancel={() => {
@@ -517,7 +532,7 @@ function ChangeKeySection({
       ) : (
         <>
           <p className={`mt-0.5 text-sm ${mutedText}`}>
-            If a link reached the wrong people, replace the key.
+            {t`If a link reached the wrong people, replace the key.`}
           </p>
           <div className="share-actions">
             <button
@@ -527,7 +542,7 @@ function ChangeKeySection({
               }}
               className={secondaryButton}
             >
-              Change access key
+              {t`Change access key`}
             </button>
             {done}
           </div>
@@ -571,7 +586,7 @@ export function ConfirmButtons({
         {label}
       </button>
       <button type="button" disabled={busy} onClick={onCancel} className={secondaryButton}>
-        Cancel
+        {t`Cancel`}
       </button>
       {children}
     </div>
@@ -622,11 +637,11 @@ export function QrCode({ text, label }: { text: string; label: string }) {
         className={`${box} flex items-center justify-center gap-2 border border-dashed border-zinc-300 text-sm dark:border-zinc-700 ${mutedText}`}
       >
         {failed ? (
-          'The QR code could not be loaded. Copy the link instead.'
+          t`The QR code could not be loaded. Copy the link instead.`
         ) : (
           <>
             <Loader className="size-4 animate-spin" />
-            Making QR code…
+            {t`Making QR code…`}
           </>
         )}
       </div>

@@ -6,6 +6,8 @@
  *
  * Its own chunk, loaded when the tab is chosen: most members never open it.
  */
+import { plural, t } from '@lingui/core/macro';
+import { useLingui } from '@lingui/react/macro';
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import type { Counter } from '../../shared/api.js';
 import type {
@@ -22,7 +24,8 @@ import { relativeTime } from '../lib/describe.js';
 import { newOperationId } from '../lib/ids.js';
 import { groupUrl } from '../lib/router.js';
 import { MAX_TAP_LINKS_PER_GROUP, TAP_LINK_LABEL_MAX_LENGTH } from '../../shared/link-rules.js';
-import { rightsSummary, scopeSummary } from '../lib/tap-links.js';
+import { rightsSummary, scopeSummary } from '../lib/tap-link-words.js';
+import { formatNumber } from '../i18n/format.js';
 import { errorText, mutedText, primaryButton, secondaryButton, textInput } from '../lib/ui.js';
 import { CopyButton } from './CopyButton.js';
 import { Copy, Loader } from './icons/index.js';
@@ -40,7 +43,7 @@ const RIGHTS: { value: RightsChoice; can: TapRight[] }[] = [
   { value: 'decrement', can: ['decrement'] },
 ];
 
-const counterName = (counter: Counter) => (counter.name === '' ? 'Counter Name' : counter.name);
+const counterName = (counter: Counter) => (counter.name === '' ? t`Counter Name` : counter.name);
 
 function problem(error: unknown, fallback: string): string {
   return error instanceof ApiRequestError && error.serverMessage ? error.serverMessage : fallback;
@@ -62,6 +65,7 @@ export function TapLinksPanel({
   accessKey: string;
   counters: readonly Counter[];
 }) {
+  const { t } = useLingui();
   const path = `${groupPath(slug)}/links`;
   const [list, setList] = useState<TapLinkList | null>(null);
   const [listError, setListError] = useState<string | null>(null);
@@ -78,7 +82,7 @@ export function TapLinksPanel({
         setListError(null);
       },
       (reason: unknown) => {
-        if (!cancelled) setListError(problem(reason, 'The tap links could not be loaded.'));
+        if (!cancelled) setListError(problem(reason, t`The tap links could not be loaded.`));
       },
     );
     return () => {
@@ -88,14 +92,14 @@ export function TapLinksPanel({
 
   const limit = list?.limits.links ?? LINKS_MAX;
   const full = list !== null && list.links.length >= limit;
+  const used = formatNumber(list?.links.length ?? 0);
+  const max = formatNumber(limit);
 
   return (
     <div className="mt-4">
-      <h3 className="text-sm font-semibold">Tap links</h3>
+      <h3 className="text-sm font-semibold">{t`Tap links`}</h3>
       <p className={`mt-0.5 text-sm ${mutedText}`}>
-        A tap link lets a volunteer count the counters you choose, and nothing else: no editing, no
-        settings, no sharing. Each change it makes shows its label beside the member’s name in the
-        activity log.
+        {t`A tap link lets a volunteer count the counters you choose, and nothing else: no editing, no settings, no sharing. Each change it makes shows its label beside the member’s name in the activity log.`}
       </p>
       {created !== null ? (
         <CreatedLink
@@ -122,11 +126,14 @@ export function TapLinksPanel({
 
       <section className="mt-5 border-t border-zinc-200 pt-4 dark:border-zinc-800">
         <h3 ref={listHeading} tabIndex={-1} className="text-sm font-semibold">
-          Links of this group
+          {t`Links of this group`}
         </h3>
         <p className={`mt-0.5 text-sm ${mutedText}`}>
-          {list === null ? '' : `${String(list.links.length)} of ${String(limit)}. `}A group can
-          have up to {limit} tap links at once; revoke one to make another.
+          {list === null ? '' : `${t`${used} of ${max}.`} `}
+          {plural(limit, {
+            one: 'A group can have up to # tap link at once; revoke one to make another.',
+            other: 'A group can have up to # tap links at once; revoke one to make another.',
+          })}
         </p>
         {listError !== null && (
           <p role="alert" className={`mt-2 text-sm ${errorText}`}>
@@ -137,13 +144,13 @@ export function TapLinksPanel({
           listError === null && (
             <p role="status" className={`mt-3 flex items-center gap-2 text-sm ${mutedText}`}>
               <Loader className="size-4 animate-spin" />
-              Loading tap links…
+              {t`Loading tap links…`}
             </p>
           )
         ) : list.links.length === 0 ? (
-          <p className={`mt-3 text-sm ${mutedText}`}>No tap links yet.</p>
+          <p className={`mt-3 text-sm ${mutedText}`}>{t`No tap links yet.`}</p>
         ) : (
-          <ul aria-label="Tap links" className="tap-link-list">
+          <ul aria-label={t`Tap links`} className="tap-link-list">
             {list.links.map((link) => (
               <LinkRow
                 key={link.id}
@@ -185,6 +192,7 @@ function LinkForm({
   limit: number;
   onCreated: (link: TapLinkCreated) => void;
 }) {
+  const { t } = useLingui();
   const id = useId();
   const [label, setLabel] = useState('');
   const [scope, setScope] = useState<ScopeChoice>('all');
@@ -195,9 +203,10 @@ function LinkForm({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
+  const labelMax = formatNumber(LABEL_MAX);
   const submit = () => {
     if (scope === 'counters' && chosen.size === 0) {
-      setError('Choose at least one counter for this link.');
+      setError(t`Choose at least one counter for this link.`);
       return;
     }
     const body: TapLinkBodyInput = {
@@ -223,7 +232,7 @@ function LinkForm({
       },
       (reason: unknown) => {
         setBusy(false);
-        setError(problem(reason, 'The tap link could not be made. Please try again.'));
+        setError(problem(reason, t`The tap link could not be made. Please try again.`));
       },
     );
   };
@@ -239,10 +248,10 @@ function LinkForm({
       className="mt-3 rounded-2xl border border-zinc-200 p-4 dark:border-zinc-800"
     >
       <h4 id={`${id}-title`} className="text-sm font-semibold">
-        Make a tap link
+        {t`Make a tap link`}
       </h4>
       <label htmlFor={`${id}-label`} className="mt-3 block text-sm font-medium">
-        Label
+        {t`Label`}
       </label>
       <input
         id={`${id}-label`}
@@ -250,7 +259,7 @@ function LinkForm({
         autoComplete="off"
         maxLength={LABEL_MAX}
         value={label}
-        placeholder="Gate B"
+        placeholder={t`Gate B`}
         onInput={(event) => {
           setLabel(event.currentTarget.value);
         }}
@@ -258,12 +267,11 @@ function LinkForm({
         className={`mt-1.5 ${textInput}`}
       />
       <p id={`${id}-label-hint`} className="hint mt-1.5">
-        The door or desk it is for, up to {LABEL_MAX} characters: it stands beside the member’s name
-        in the log.
+        {t`The door or desk it is for, up to ${labelMax} characters: it stands beside the member’s name in the log.`}
       </p>
 
       <fieldset className="mt-4 min-w-0">
-        <legend className="text-sm font-medium">Counters it may count</legend>
+        <legend className="text-sm font-medium">{t`Counters it may count`}</legend>
         <div className="mt-1.5 flex flex-col gap-2">
           <Radio
             name={`${id}-scope`}
@@ -272,7 +280,7 @@ function LinkForm({
               setScope('all');
             }}
           >
-            Every counter, also those added later
+            {t`Every counter, also those added later`}
           </Radio>
           <Radio
             name={`${id}-scope`}
@@ -281,10 +289,10 @@ function LinkForm({
               setScope('counters');
             }}
           >
-            Chosen counters
+            {t`Chosen counters`}
           </Radio>
           {scope === 'counters' && (
-            <ul aria-label="Chosen counters" className="tap-link-choices">
+            <ul aria-label={t`Chosen counters`} className="tap-link-choices">
               {counters.map((counter) => (
                 <li key={counter.id}>
                   <label className="flex items-start gap-2 text-sm">
@@ -317,17 +325,17 @@ function LinkForm({
               setScope('section');
             }}
           >
-            One section, also counters moved into it later
+            {t`One section, also counters moved into it later`}
             {sections.length === 0 && (
               <span id={`${id}-no-sections`} className={`block ${mutedText}`}>
-                This group has no sections yet.
+                {t`This group has no sections yet.`}
               </span>
             )}
           </Radio>
           {scope === 'section' && (
             <div className="ps-6">
               <label htmlFor={`${id}-section`} className="sr-only">
-                Section
+                {t`Section`}
               </label>
               <select
                 id={`${id}-section`}
@@ -349,7 +357,7 @@ function LinkForm({
       </fieldset>
 
       <fieldset className="mt-4 min-w-0">
-        <legend className="text-sm font-medium">It may</legend>
+        <legend className="text-sm font-medium">{t`It may`}</legend>
         <div className="mt-1.5 flex flex-wrap gap-x-5 gap-y-2">
           {RIGHTS.map((choice) => (
             <Radio
@@ -368,8 +376,11 @@ function LinkForm({
 
       {full && (
         <p role="status" className={`mt-4 text-sm ${mutedText}`}>
-          This group has {limit} tap links, as many as it may have. Revoke one below to make
-          another.
+          {plural(limit, {
+            one: 'This group has # tap link, as many as it may have. Revoke it below to make another.',
+            other:
+              'This group has # tap links, as many as it may have. Revoke one below to make another.',
+          })}
         </p>
       )}
       {error !== null && (
@@ -380,7 +391,7 @@ function LinkForm({
       <div className="share-actions">
         <button type="submit" disabled={busy || full} className={primaryButton}>
           {busy && <Loader className="size-4 animate-spin" />}
-          {busy ? 'Making the link…' : 'Make tap link'}
+          {busy ? t`Making the link…` : t`Make tap link`}
         </button>
       </div>
     </form>
@@ -433,12 +444,14 @@ function CreatedLink({
   counters: readonly Counter[];
   onDone: () => void;
 }) {
+  const { t } = useLingui();
   const headingId = useId();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     heading.current?.focus();
   }, []);
   const url = link.key === undefined ? null : window.location.origin + groupUrl(slug, link.key);
+  const linkLabel = link.label;
   return (
     <section
       aria-labelledby={headingId}
@@ -446,30 +459,28 @@ function CreatedLink({
       className="mt-3 rounded-2xl border border-emerald-300 p-4 dark:border-emerald-800"
     >
       <h4 ref={heading} id={headingId} tabIndex={-1} className="text-sm font-semibold break-words">
-        Tap link “{link.label}” is ready
+        {t`Tap link “${linkLabel}” is ready`}
       </h4>
       <p className={`mt-0.5 text-sm ${mutedText}`}>
         {scopeWords(link.scope, counters)} · {rightsSummary(link.can)}
       </p>
       {url === null ? (
         <p role="alert" className={`mt-3 text-sm ${errorText}`}>
-          This link was made before, and its address can be shown only once. Revoke it below and
-          make a new one.
+          {t`This link was made before, and its address can be shown only once. Revoke it below and make a new one.`}
         </p>
       ) : (
         <>
-          <QrCode text={url} label={`QR code of the tap link ${link.label}`} />
+          <QrCode text={url} label={t`QR code of the tap link ${linkLabel}`} />
           <p className="share-url">{url}</p>
           <p className="mt-3 rounded-xl bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950/50 dark:text-amber-100">
-            This link is shown only this once: Tally keeps no copy of it. Copy it or let the
-            volunteer scan the code now.
+            {t`This link is shown only this once: Tally keeps no copy of it. Copy it or let the volunteer scan the code now.`}
           </p>
         </>
       )}
       <div className="share-actions">
-        {url !== null && <CopyButton text={url} label="Copy link" Icon={Copy} />}
+        {url !== null && <CopyButton text={url} label={t`Copy link`} Icon={Copy} />}
         <button type="button" onClick={onDone} className={secondaryButton}>
-          Make another
+          {t`Make another`}
         </button>
       </div>
     </section>
@@ -490,6 +501,7 @@ function LinkRow({
   counters: readonly Counter[];
   onRevoked: () => void;
 }) {
+  const { t } = useLingui();
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -511,11 +523,15 @@ function LinkRow({
         return;
       }
       setBusy(false);
-      setError(problem(reason, 'The tap link could not be revoked. Please try again.'));
+      setError(problem(reason, t`The tap link could not be revoked. Please try again.`));
     });
   };
 
-  const taps = link.taps === 1 ? '1 tap' : `${link.taps.toLocaleString('en-US')} taps`;
+  const tapCount = link.taps;
+  const taps = plural(tapCount, { one: '# tap', other: '# taps' });
+  const made = relativeTime(Date.parse(link.createdAt), now);
+  const lastUsed = link.lastUsedAt === null ? null : relativeTime(Date.parse(link.lastUsedAt), now);
+  const linkLabel = link.label;
   return (
     <li className="tap-link-row">
       <div className="flex flex-wrap items-start gap-x-3 gap-y-2">
@@ -525,32 +541,31 @@ function LinkRow({
             {scopeWords(link.scope, counters)} · {rightsSummary(link.can)}
           </p>
           <p className={`text-xs ${mutedText}`}>
-            Made {relativeTime(Date.parse(link.createdAt), now)} · last used{' '}
-            {link.lastUsedAt === null ? 'never' : relativeTime(Date.parse(link.lastUsedAt), now)} ·{' '}
-            {taps}
+            {lastUsed === null
+              ? t`Made ${made} · last used never · ${taps}`
+              : t`Made ${made} · last used ${lastUsed} · ${taps}`}
           </p>
         </div>
         {!confirming && (
           <button
             type="button"
-            aria-label={`Revoke ${link.label}`}
+            aria-label={t`Revoke ${linkLabel}`}
             onClick={() => {
               setConfirming(true);
             }}
             className={`${secondaryButton} shrink-0 py-1.5`}
           >
-            Revoke
+            {t`Revoke`}
           </button>
         )}
       </div>
       {confirming && (
         <div className="mt-2">
           <p className="text-sm text-amber-800 dark:text-amber-200">
-            Revoke “{link.label}”? It stops working at once: pages open with it are closed, and taps
-            waiting on its devices are not counted. Its taps stay in the log.
+            {t`Revoke “${linkLabel}”? It stops working at once: pages open with it are closed, and taps waiting on its devices are not counted. Its taps stay in the log.`}
           </p>
           <ConfirmButtons
-            label="Revoke now"
+            label={t`Revoke now`}
             busy={busy}
             confirmRef={confirmButton}
             onConfirm={revoke}

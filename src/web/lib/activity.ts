@@ -10,12 +10,14 @@
  * rolldown/rolldown#10731).
  */
 import type {
+  ActivityEntry,
   ActivityPage,
   CounterHistory,
   CounterPeriods,
   GroupHistory,
 } from '../../shared/activity.js';
 import type { Tally } from '../../shared/api.js';
+import { NOTE_EDIT_WINDOW_MS } from '../../shared/limits.js';
 import { ApiRequestError, groupPath, request, type GroupAuth } from './api.js';
 
 /** Entries per page of the activity panel: a year-old group still opens with one small answer. */
@@ -38,6 +40,57 @@ export function fetchActivity(
     key,
     ...(signal ? { signal } : {}),
   });
+}
+
+/**
+ * A page of the changes with a note or an earlier time (`noted=true`), newest first: of one
+ * counter with `counterId`, of one member with `member` (the server looks through a bounded
+ * number a request, so a page may be short and its `next` still goes on).
+ */
+export function fetchNotedActivity(
+  { slug, key }: GroupAuth,
+  filter: { counterId?: string | null; member?: string | null; before?: number | null },
+  limit: number,
+): Promise<ActivityPage> {
+  const query = new URLSearchParams({ noted: 'true', limit: String(limit) });
+  if (filter.counterId != null) query.set('counter', filter.counterId);
+  if (filter.member != null) query.set('member', filter.member);
+  if (filter.before != null) query.set('before', String(filter.before));
+  return request<ActivityPage>('GET', `${groupPath(slug)}/activity?${query.toString()}`, { key });
+}
+
+/**
+ * Sets (blank: removes) the note of an entry this member made in the last 24 hours. The request
+ * carries an operation id so that it names the member (Tally-Member), as changes do.
+ */
+export function editEntryNote(
+  { slug, key }: GroupAuth,
+  entryId: number,
+  note: string,
+): Promise<ActivityEntry> {
+  return request<ActivityEntry>('PATCH', `${groupPath(slug)}/activity/${entryId}`, {
+    key,
+    body: { note },
+    opId: `note-${entryId}-${Date.now()}`,
+  });
+}
+
+/** Whether the member named `member` may still change this entry's note (24 hours, own entry). */
+export function mayEditNote(entry: ActivityEntry, member: string, now: number): boolean {
+  return (
+    entry.kind !== 'counter.reset' &&
+    // The server's stored name for a member who gave none (UNKNOWN_MEMBER of shared/activity.ts,
+    // whose module is zod at run time): compared with the log's data, never shown from here.
+    // eslint-disable-next-line lingui/no-unlocalized-strings -- a stored value, not text
+    entry.actor === (member.trim() === '' ? 'Someone' : member.trim()) &&
+    now - Date.parse(entry.at) <= NOTE_EDIT_WINDOW_MS
+  );
+}
+
+/** Whether an entry's who, what or note holds the search (case-insensitive). */
+export function entryMatches(search: string, ...texts: (string | undefined)[]): boolean {
+  const wanted = search.trim().toLocaleLowerCase();
+  return wanted === '' || texts.some((text) => text?.toLocaleLowerCase().includes(wanted));
 }
 
 export function fetchGroupHistory({ slug, key }: GroupAuth, points: number) {

@@ -4,6 +4,7 @@
  * shared/alerts.ts (its runtime is zod); this module is part of the alerts dialog's chunk, never
  * of the group screen's first load.
  */
+import { plural, t } from '@lingui/core/macro';
 import type {
   AlertCreated,
   AlertDelivery,
@@ -53,13 +54,14 @@ export function sendTestAlert({ slug, key }: GroupAuth, id: string): Promise<Ale
 /** What went wrong, for the screen: the server's own message when it sent one. */
 export function problemWords(error: unknown): string {
   if (error instanceof ApiRequestError) {
-    if (error.code === 'network_error') return NO_CONNECTION;
+    if (error.code === 'network_error') return noConnection();
     return error.serverMessage ?? error.message;
   }
   return error instanceof Error ? error.message : String(error);
 }
 
-export const NO_CONNECTION = 'Tally could not be reached. Check the connection and try again.';
+export const noConnection = () =>
+  t`Tally could not be reached. Check the connection and try again.`;
 
 // ---- Words ------------------------------------------------------------------------------------
 
@@ -71,50 +73,60 @@ type Scope = Pick<AlertRuleView, 'counterId' | 'section'>;
 export function scopeWords(rule: Scope, counters: readonly Pick<Counter, 'id' | 'name'>[]): string {
   if (rule.counterId !== null) {
     const counter = counters.find((candidate) => candidate.id === rule.counterId);
-    if (counter === undefined) return 'a counter that no longer exists';
-    return counter.name === '' ? 'an unnamed counter' : counter.name;
+    if (counter === undefined) return t`a counter that no longer exists`;
+    return counter.name === '' ? t`an unnamed counter` : counter.name;
   }
-  return rule.section === null ? 'any counter' : `any counter in ${rule.section}`;
+  const section = rule.section;
+  return section === null ? t`any counter` : t`any counter in ${section}`;
 }
 
 /** When the rule fires, about `subject`: "When Visitors reaches 200", "Every 1,000 on any counter". */
 export function whenWords(when: AlertWhen, subject: string): string {
   switch (when.kind) {
-    case 'reaches':
-      return `When ${subject} reaches ${count(when.value)}`;
-    case 'fallsTo':
-      return `When ${subject} falls to ${count(when.value)}`;
+    case 'reaches': {
+      const value = count(when.value);
+      return t`When ${subject} reaches ${value}`;
+    }
+    case 'fallsTo': {
+      const value = count(when.value);
+      return t`When ${subject} falls to ${value}`;
+    }
     case 'goal':
-      return `When ${subject} reaches its goal`;
-    case 'every':
-      return `Every ${count(when.value)} on ${subject}`;
+      return t`When ${subject} reaches its goal`;
+    case 'every': {
+      const value = count(when.value);
+      return t`Every ${value} on ${subject}`;
+    }
     case 'capacity':
       return when.state === 'full'
-        ? `When ${subject} gets full, and when it has room again`
-        : `When ${subject} gets nearly full, and when it has room again`;
+        ? t`When ${subject} gets full, and when it has room again`
+        : t`When ${subject} gets nearly full, and when it has room again`;
     case 'periodEnd':
-      return `When a period of ${subject} ends`;
+      return t`When a period of ${subject} ends`;
   }
 }
 
-/** A webhook format's name as members know the service. */
-export const FORMAT_NAMES: Record<WebhookFormat, string> = {
-  standard: 'Webhook',
+/** A webhook format's name as members know the service: the services' own names, not words. */
+const FORMAT_NAMES: Record<Exclude<WebhookFormat, 'standard'>, string> = {
   slack: 'Slack',
   discord: 'Discord',
   ntfy: 'ntfy',
 };
 
+const formatName = (format: WebhookFormat) =>
+  format === 'standard' ? t`Webhook` : FORMAT_NAMES[format];
+
 /** "Slack (hooks.slack.com)", "Web Push (3 browsers)". */
 export function destinationWords(destination: AlertDestinationView): string {
   if (destination.kind === 'push') {
     const browsers = destination.subscribers;
-    if (browsers === null) return 'Web Push';
-    if (browsers === 0) return 'Web Push (no browser yet)';
-    return `Web Push (${count(browsers)} ${browsers === 1 ? 'browser' : 'browsers'})`;
+    if (browsers === null) return t`Web Push`;
+    if (browsers === 0) return t`Web Push (no browser yet)`;
+    return plural(browsers, { one: 'Web Push (# browser)', other: 'Web Push (# browsers)' });
   }
-  const name = destination.format === null ? 'Webhook' : FORMAT_NAMES[destination.format];
-  return destination.host === null ? name : `${name} (${destination.host})`;
+  const name = destination.format === null ? t`Webhook` : formatName(destination.format);
+  const host = destination.host;
+  return host === null ? name : t`${name} (${host})`;
 }
 
 /** The whole rule in one line: "When Visitors reaches 200 → Slack (hooks.slack.com)". */
@@ -122,7 +134,9 @@ export function ruleWords(
   rule: Scope & Pick<AlertRuleView, 'when' | 'destination'>,
   counters: readonly Pick<Counter, 'id' | 'name'>[],
 ): string {
-  return `${whenWords(rule.when, scopeWords(rule, counters))} → ${destinationWords(rule.destination)}`;
+  const when = whenWords(rule.when, scopeWords(rule, counters));
+  const destination = destinationWords(rule.destination);
+  return t`${when} → ${destination}`;
 }
 
 export type StateTone = 'new' | 'ok' | 'retrying' | 'failing';
@@ -135,51 +149,58 @@ export function stateWords(destination: AlertDestinationView): { label: string; 
   switch (destination.state) {
     case 'new':
       return {
-        label: 'New',
+        label: t`New`,
         detail:
           destination.kind === 'push' && destination.subscribers === 0
-            ? 'No alert sent yet (tests do not count), and no browser has turned on notifications for this group.'
-            : 'No alert sent yet (tests do not count).',
+            ? t`No alert sent yet (tests do not count), and no browser has turned on notifications for this group.`
+            : t`No alert sent yet (tests do not count).`,
       };
     case 'ok':
-      return { label: 'Working', detail: 'The last alert arrived.' };
+      return { label: t`Working`, detail: t`The last alert arrived.` };
     case 'retrying':
       return {
-        label: 'Retrying',
-        detail: 'The last alert did not arrive; it is being tried again, for up to 24 hours.',
+        label: t`Retrying`,
+        detail: t`The last alert did not arrive; it is being tried again, for up to 24 hours.`,
       };
     case 'failing':
       return {
-        label: 'Failing',
-        detail:
-          'An alert was given up, after 24 hours of errors or an answer that will not change. The next alert tries again; Deliveries says what went wrong.',
+        label: t`Failing`,
+        detail: t`An alert was given up, after 24 hours of errors or an answer that will not change. The next alert tries again; Deliveries says what went wrong.`,
       };
   }
 }
 
-const EVENT_WORDS: Record<AlertEventType, string> = {
-  'counter.reached': 'Reached',
-  'counter.fell': 'Fell to',
-  'counter.goal': 'Goal reached',
-  'counter.every': 'Every',
-  'counter.capacity': 'Capacity',
-  'counter.period': 'Period ended',
-};
+function eventWords(type: AlertEventType): string {
+  switch (type) {
+    case 'counter.reached':
+      return t`Reached`;
+    case 'counter.fell':
+      return t`Fell to`;
+    case 'counter.goal':
+      return t`Goal reached`;
+    case 'counter.every':
+      return t`Every`;
+    case 'counter.capacity':
+      return t`Capacity`;
+    case 'counter.period':
+      return t`Period ended`;
+  }
+}
 
 /** What the attempt carried: "Test", or the kind of alert ("Reached", "Period ended"). */
 export function deliveryKind(delivery: Pick<AlertDelivery, 'test' | 'type'>): string {
-  return delivery.test ? 'Test' : EVENT_WORDS[delivery.type];
+  return delivery.test ? t`Test` : eventWords(delivery.type);
 }
 
 /** How an attempt ended: a test is one attempt, never retried. */
 export function outcomeWords(delivery: Pick<AlertDelivery, 'outcome' | 'test'>): string {
   switch (delivery.outcome) {
     case 'delivered':
-      return 'Delivered';
+      return t`Delivered`;
     case 'failed':
-      return delivery.test ? 'Failed' : 'Failed, will retry';
+      return delivery.test ? t`Failed` : t`Failed, will retry`;
     case 'gaveUp':
-      return 'Gave up';
+      return t`Gave up`;
   }
 }
 
@@ -187,18 +208,20 @@ export function outcomeWords(delivery: Pick<AlertDelivery, 'outcome' | 'test'>):
 export function attemptDetails(
   delivery: Pick<AlertDelivery, 'status' | 'durationMs' | 'attempt'>,
 ): string {
-  const answer = delivery.status === null ? 'No answer' : `HTTP ${String(delivery.status)}`;
-  const tries = delivery.attempt > 1 ? ` · try ${count(delivery.attempt)}` : '';
-  return `${answer} · ${count(delivery.durationMs)} ms${tries}`;
+  const status = String(delivery.status);
+  const answer = delivery.status === null ? t`No answer` : t`HTTP ${status}`;
+  const duration = count(delivery.durationMs);
+  if (delivery.attempt <= 1) return t`${answer} · ${duration} ms`;
+  const attempt = count(delivery.attempt);
+  return t`${answer} · ${duration} ms · try ${attempt}`;
 }
 
 /** The result of Send test, as one sentence that starts with how it ended. */
 export function testResultWords(delivery: AlertDelivery): string {
   const details = attemptDetails(delivery);
-  if (delivery.outcome === 'delivered') return `Delivered · ${details}`;
-  return delivery.error === null
-    ? `Not delivered · ${details}`
-    : `Not delivered: ${delivery.error} · ${details}`;
+  if (delivery.outcome === 'delivered') return t`Delivered · ${details}`;
+  const error = delivery.error;
+  return error === null ? t`Not delivered · ${details}` : t`Not delivered: ${error} · ${details}`;
 }
 
 /** When an attempt was made, in this browser's time zone: "3 Jun 2025, 14:05:12". */
@@ -209,8 +232,11 @@ export function attemptTime(iso: string): string {
 /** "3 of 20 alerts · to 2 of 10 places": how much of the group's room the rules take. */
 export function limitWords(list: AlertList): string {
   const destinations = new Set(list.rules.map((rule) => rule.destination.id)).size;
-  const alerts = `${count(list.rules.length)} of ${count(list.limits.rules)} alerts`;
-  return `${alerts} · sent to ${count(destinations)} of ${count(list.limits.destinations)} places`;
+  const rules = count(list.rules.length);
+  const maxRules = count(list.limits.rules);
+  const places = count(destinations);
+  const maxPlaces = count(list.limits.destinations);
+  return t`${rules} of ${maxRules} alerts · sent to ${places} of ${maxPlaces} places`;
 }
 
 // ---- The form ---------------------------------------------------------------------------------
@@ -219,33 +245,34 @@ export function limitWords(list: AlertList): string {
 export type WhenChoice =
   'reaches' | 'fallsTo' | 'goal' | 'every' | 'nearlyFull' | 'full' | 'periodEnd';
 
-export const WHEN_CHOICES: readonly { value: WhenChoice; label: string; hint: string }[] = [
-  { value: 'reaches', label: 'Reaches a number', hint: 'Going up to it or past it.' },
-  { value: 'fallsTo', label: 'Falls to a number', hint: 'Going down to it or below it.' },
+/** The choices in the language of the moment (a function: the words follow a language switch). */
+export const whenChoices = (): readonly { value: WhenChoice; label: string; hint: string }[] => [
+  { value: 'reaches', label: t`Reaches a number`, hint: t`Going up to it or past it.` },
+  { value: 'fallsTo', label: t`Falls to a number`, hint: t`Going down to it or below it.` },
   {
     value: 'goal',
-    label: 'Reaches its goal',
-    hint: "The counter's goal, set in Goal and limits.",
+    label: t`Reaches its goal`,
+    hint: t`The counter's goal, set in Goal and limits.`,
   },
   {
     value: 'every',
-    label: 'Every so many',
-    hint: 'Each time the value passes a multiple of the number, going up.',
+    label: t`Every so many`,
+    hint: t`Each time the value passes a multiple of the number, going up.`,
   },
   {
     value: 'nearlyFull',
-    label: 'Gets nearly full',
-    hint: 'Near its maximum (Goal and limits); again when it has room.',
+    label: t`Gets nearly full`,
+    hint: t`Near its maximum (Goal and limits); again when it has room.`,
   },
   {
     value: 'full',
-    label: 'Gets full',
-    hint: 'At its maximum (Goal and limits); again when it has room.',
+    label: t`Gets full`,
+    hint: t`At its maximum (Goal and limits); again when it has room.`,
   },
   {
     value: 'periodEnd',
-    label: 'A period ends',
-    hint: 'For counters that reset daily, weekly or monthly: with the period’s total.',
+    label: t`A period ends`,
+    hint: t`For counters that reset daily, weekly or monthly: with the period’s total.`,
   },
 ];
 
@@ -253,15 +280,23 @@ export const WHEN_CHOICES: readonly { value: WhenChoice; label: string; hint: st
 export const needsNumber = (choice: WhenChoice) =>
   choice === 'reaches' || choice === 'fallsTo' || choice === 'every';
 
-export const FORMAT_CHOICES: readonly { value: WebhookFormat; label: string; hint: string }[] = [
+export const formatChoices = (): readonly {
+  value: WebhookFormat;
+  label: string;
+  hint: string;
+}[] => [
   {
     value: 'standard',
-    label: 'Standard (signed JSON)',
-    hint: 'Tally’s own JSON, signed (Standard Webhooks) with a secret that is shown once.',
+    label: t`Standard (signed JSON)`,
+    hint: t`Tally’s own JSON, signed (Standard Webhooks) with a secret that is shown once.`,
   },
-  { value: 'slack', label: 'Slack', hint: 'A Slack incoming webhook URL.' },
-  { value: 'discord', label: 'Discord', hint: 'A Discord channel’s webhook URL.' },
-  { value: 'ntfy', label: 'ntfy', hint: 'A topic’s URL, like https://ntfy.sh/your-topic.' },
+  { value: 'slack', label: FORMAT_NAMES.slack, hint: t`A Slack incoming webhook URL.` },
+  { value: 'discord', label: FORMAT_NAMES.discord, hint: t`A Discord channel’s webhook URL.` },
+  {
+    value: 'ntfy',
+    label: FORMAT_NAMES.ntfy,
+    hint: t`A topic’s URL, like https://ntfy.sh/your-topic.`,
+  },
 ];
 
 /** The format a webhook URL's host says it is, or null when it does not say. */
@@ -299,11 +334,11 @@ export function ruleOfDraft(draft: AlertDraft): DraftResult {
   if (needsNumber(draft.when)) {
     // Digit grouping as people type it (1,000 or 1 000); a real minus sign as a hyphen.
     const typed = draft.value.replace(/[\s,_]/g, '').replace('\u2212', '-');
-    if (typed === '') errors.value = 'Enter a number.';
-    else if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(typed)) errors.value = 'Enter a number, like 200.';
+    if (typed === '') errors.value = t`Enter a number.`;
+    else if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(typed)) errors.value = t`Enter a number, like 200.`;
     else value = Number(typed);
   }
-  if (draft.to === 'webhook' && draft.url.trim() === '') errors.url = 'Enter the webhook’s URL.';
+  if (draft.to === 'webhook' && draft.url.trim() === '') errors.url = t`Enter the webhook’s URL.`;
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   const when: AlertWhen =

@@ -2,6 +2,7 @@
  * The HTTP API client (src/server/routes/api.ts). Types only from shared/api.ts: its runtime is
  * zod, which must not ship to the browser; the server is same-origin and validates everything.
  */
+import { t } from '@lingui/core/macro';
 import type {
   AdjustDirection,
   ApiError,
@@ -16,6 +17,12 @@ import type {
 } from '../../shared/api.js';
 
 export type RequestErrorCode = ErrorCode | 'network_error' | 'bad_response';
+
+/**
+ * The app's words for an error code in the language in effect, set by i18n.ts when a language
+ * other than English is chosen; none in English, where the server's own message is shown.
+ */
+export const errorWords: { of: ((code: RequestErrorCode) => string) | null } = { of: null };
 
 export class ApiRequestError extends Error {
   override name = 'ApiRequestError';
@@ -37,9 +44,13 @@ export class ApiRequestError extends Error {
     return this.status === 0 || [408, 429, 502, 503, 504].includes(this.status);
   }
 
-  /** The server's own message, when it sent one (the app shows it, else a message of its own). */
+  /**
+   * The server's message, when it sent one (the app shows it, else a message of its own): in a
+   * language other than English, the app's own words for its code.
+   */
   get serverMessage(): string | undefined {
-    return this.code === 'network_error' || this.code === 'bad_response' ? undefined : this.message;
+    if (this.code === 'network_error' || this.code === 'bad_response') return undefined;
+    return errorWords.of?.(this.code) ?? this.message;
   }
 }
 
@@ -64,6 +75,8 @@ export async function request<T>(
 ): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  // An HTTP header, not text for people.
+  // eslint-disable-next-line lingui/no-unlocalized-strings
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
   if (options.opId !== undefined) {
     headers['idempotency-key'] = options.opId;
@@ -101,7 +114,7 @@ export async function request<T>(
   if (body === undefined) {
     throw new ApiRequestError(response.status, {
       code: 'bad_response',
-      message: 'The server sent no data',
+      message: t`The server sent no data`,
     });
   }
   return body as T;
@@ -213,11 +226,21 @@ export function adjustCounter(
     direction,
     times,
     opId,
-  }: { counterId: string; direction: AdjustDirection; times: number; opId: string },
+    note,
+    at,
+  }: {
+    counterId: string;
+    direction: AdjustDirection;
+    times: number;
+    opId: string;
+    note?: string | undefined;
+    at?: string | undefined;
+  },
 ): Promise<Counter> {
   return request<Counter>('POST', `${counterPath(slug, counterId)}/${direction}`, {
     key,
-    body: { times },
+    // JSON leaves out what is undefined: a plain tap's body is what it always was.
+    body: { times, note, at },
     opId,
   });
 }

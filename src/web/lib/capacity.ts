@@ -43,7 +43,7 @@ export function goalProgress(
     fraction,
     reached,
     label: numbersInOrder(`${count(value)} / ${count(goal)}`),
-    valueText: `${count(value)} of ${count(goal)}, ${Math.floor(fraction * 100)} %`,
+    valueText: goalValueText(count(value), count(goal), Math.floor(fraction * 100)),
   };
 }
 
@@ -76,10 +76,10 @@ export function capacityOf(counter: Pick<Counter, 'value' | 'min' | 'max'>): Cap
   const level: CapacityLevel = state === 'nearlyFull' ? 'near' : state;
   const label =
     level === 'full'
-      ? 'Full'
+      ? fullText()
       : level === 'near'
-        ? `Nearly full · ${count(left)} left`
-        : `${count(left)} left`;
+        ? nearlyFullText(count(left))
+        : leftText(count(left));
   return { level, max, left, fraction, label };
 }
 
@@ -159,11 +159,17 @@ export function clampToLimits(value: number, counter: Pick<Counter, 'min' | 'max
   return result;
 }
 
-export const RESET_LABELS: Record<ResetPeriod, string> = {
-  daily: 'Resets daily',
-  weekly: 'Resets weekly',
-  monthly: 'Resets monthly',
-};
+export const resetLabel = (reset: ResetPeriod): string =>
+  reset === 'daily' ? t`Resets daily` : reset === 'weekly' ? t`Resets weekly` : t`Resets monthly`;
+
+/** "1,840 of 2,000, 92 %": a goal bar's value in words (the numbers already formatted). */
+const goalValueText = (value: string, goal: string, percent: number) =>
+  t`${value} of ${goal}, ${percent} %`;
+
+/** The capacity's words, shared by a card and a section ("Full", "Nearly full · 20 left"). */
+export const fullText = () => t`Full`;
+export const nearlyFullText = (left: string) => t`Nearly full · ${left} left`;
+export const leftText = (left: string) => t`${left} left`;
 
 export interface PeriodFigures {
   /** "Resets daily". */
@@ -179,7 +185,7 @@ export function periodFigures(
 ): PeriodFigures | null {
   if (counter.reset === null) return null;
   return {
-    label: RESET_LABELS[counter.reset],
+    label: resetLabel(counter.reset),
     thisPeriod: count(counter.value),
     allTime: count(counter.allTime),
   };

@@ -4,6 +4,7 @@
  * and the one patch they save. The browser checks what the server checks (src/shared/api.ts), with
  * the same messages, so a refusal is rare and never a surprise.
  */
+import { dateLocale } from '../i18n/format.js';
 import type { Counter } from '../../shared/api.js';
 import { RESET_PERIODS, type ResetPeriod } from '../../shared/fields.js';
 import { MAX_VALUE, MIN_VALUE, SECTION_NAME_MAX_LENGTH } from '../../shared/limits.js';
@@ -136,16 +137,14 @@ export function sectionNames(counters: readonly Pick<Counter, 'section'>[]): str
 
 // ---- Group settings ------------------------------------------------------------------------------
 
-/** ISO weekdays, 1 = Monday … 7 = Sunday (a group's weekStart). */
-export const WEEKDAYS = [
-  'Monday',
-  'Tuesday',
-  'Wednesday',
-  'Thursday',
-  'Friday',
-  'Saturday',
-  'Sunday',
-] as const;
+/**
+ * The ISO weekdays' names in the member's language, Monday first (index 0 is a group's weekStart
+ * 1): Intl's, from the week of Monday 1 January 2024.
+ */
+export function weekdayNames(): string[] {
+  const format = new Intl.DateTimeFormat(dateLocale(), { weekday: 'long', timeZone: 'UTC' });
+  return Array.from({ length: 7 }, (_, index) => format.format(Date.UTC(2024, 0, 1 + index)));
+}
 
 export interface TimeZoneOptions {
   /** Offered first: the group's zone, this browser's, UTC (each once). */

@@ -3,28 +3,26 @@
  * Coffees", "Ada renamed Coffees → Teas", "Bob undid Ada +5 on Coffees". Pure functions, no DOM:
  * unit-tested in test/unit/web-describe.test.ts.
  */
+import { t } from '@lingui/core/macro';
 import type { ActivityEntry, FieldChange } from '../../shared/activity.js';
+import { memberName } from './member-name.js';
 import type { Op } from '../live/ops.js';
 import { ApiRequestError } from './api.js';
 import { periodKind } from './periods.js';
-import { dateLocale, formatNumber } from '../i18n/format.js';
+import { dateLocale, formatNumber, numbersInOrder } from '../i18n/format.js';
+import { weekdayName } from '../i18n/dates.js';
 
-/** "+5" or "−3" (a real minus sign, read as "minus" by screen readers). */
+/**
+ * "+5" or "−3" (a real minus sign, read as "minus" by screen readers), in the language's digits;
+ * where text runs right to left, isolated so the sign stays before the number ("+3", not "3+").
+ */
 export function signed(delta: number): string {
-  return delta < 0 ? `\u2212${-delta}` : `+${delta}`;
+  return numbersInOrder(delta < 0 ? `\u2212${formatNumber(-delta)}` : `+${formatNumber(delta)}`);
 }
 
-const WEEKDAY_NAMES = [
-  'Monday',
-  'Tuesday',
-  'Wednesday',
-  'Thursday',
-  'Friday',
-  'Saturday',
-  'Sunday',
-];
-
-const PERIOD_WORD = { day: 'day', week: 'week', month: 'month' } as const;
+/** A changed value as the log shows it: a number in the language's digits, else as it is. */
+const shown = (value: FieldChange['from']) =>
+  typeof value === 'number' ? formatNumber(value) : String(value);
 
 /** A section's name as a change carries it (from may be '' in this tab's own patches). */
 const sectionOf = (value: FieldChange['from']) =>
@@ -32,71 +30,108 @@ const sectionOf = (value: FieldChange['from']) =>
 
 const fieldPhrase = (change: FieldChange, name: string): string => {
   const { field, from, to } = change;
+  const value = shown(to);
   switch (field) {
-    case 'name':
-      return `renamed ${String(from)} → ${String(to)}`;
+    case 'name': {
+      const before = shown(from);
+      return t`renamed ${before} → ${value}`;
+    }
     case 'value':
-      return `set ${name} to ${String(to)}`;
+      return t`set ${name} to ${value}`;
     case 'description':
       return to === ''
-        ? `cleared the description of ${name}`
-        : `changed the description of ${name}`;
+        ? t`cleared the description of ${name}`
+        : t`changed the description of ${name}`;
     case 'incrementStep':
-      return `set the increment step of ${name} to ${String(to)}`;
+      return t`set the increment step of ${name} to ${value}`;
     case 'decrementStep':
-      return `set the decrement step of ${name} to ${String(to)}`;
+      return t`set the decrement step of ${name} to ${value}`;
     case 'thumbnailUrl':
-      if (to === null) return `removed the thumbnail of ${name}`;
-      return from === null ? `added a thumbnail to ${name}` : `changed the thumbnail of ${name}`;
+      if (to === null) return t`removed the thumbnail of ${name}`;
+      return from === null ? t`added a thumbnail to ${name}` : t`changed the thumbnail of ${name}`;
     case 'goal':
-      return to === null
-        ? `removed the goal of ${name}`
-        : `set the goal of ${name} to ${String(to)}`;
+      return to === null ? t`removed the goal of ${name}` : t`set the goal of ${name} to ${value}`;
     case 'min':
       return to === null
-        ? `removed the minimum of ${name}`
-        : `set the minimum of ${name} to ${String(to)}`;
+        ? t`removed the minimum of ${name}`
+        : t`set the minimum of ${name} to ${value}`;
     case 'max':
       return to === null
-        ? `removed the maximum of ${name}`
-        : `set the maximum of ${name} to ${String(to)}`;
+        ? t`removed the maximum of ${name}`
+        : t`set the maximum of ${name} to ${value}`;
     case 'reset':
-      return to === null
-        ? `stopped the automatic reset of ${name}`
-        : `set ${name} to reset ${String(to)}`;
+      switch (to) {
+        case null:
+          return t`stopped the automatic reset of ${name}`;
+        case 'daily':
+          return t`set ${name} to reset daily`;
+        case 'weekly':
+          return t`set ${name} to reset weekly`;
+        case 'monthly':
+          return t`set ${name} to reset monthly`;
+        default:
+          return t`set ${name} to reset ${value}`;
+      }
     case 'startValue':
-      return `set the start value of ${name} to ${String(to)}`;
+      return t`set the start value of ${name} to ${value}`;
     case 'section': {
       const left = sectionOf(from);
       const joined = sectionOf(to);
-      if (joined !== null) return `moved ${name} to section ${joined}`;
+      if (joined !== null) return t`moved ${name} to section ${joined}`;
       return left === null
-        ? `took ${name} out of its section`
-        : `took ${name} out of section ${left}`;
+        ? t`took ${name} out of its section`
+        : t`took ${name} out of section ${left}`;
     }
     case 'displayName':
-      return `changed the group name to ${String(to)}`;
+      return t`changed the group name to ${value}`;
     case 'profileImageUrl':
-      return to === null ? 'removed the group picture' : 'changed the group picture';
+      return to === null ? t`removed the group picture` : t`changed the group picture`;
     case 'timeZone':
-      return `set the group's time zone to ${String(to)}`;
+      return t`set the group's time zone to ${value}`;
     case 'weekStart': {
-      const day = WEEKDAY_NAMES[Number(to) - 1];
-      return day === undefined ? 'changed the first day of the week' : `made weeks start on ${day}`;
+      const day = weekdayName(Number(to));
+      return day === null ? t`changed the first day of the week` : t`made weeks start on ${day}`;
     }
     case 'sectionMax': {
       const section = change.section ?? '';
       return to === null
-        ? `removed the maximum of section ${section}`
-        : `set the maximum of section ${section} to ${String(to)}`;
+        ? t`removed the maximum of section ${section}`
+        : t`set the maximum of section ${section} to ${value}`;
     }
   }
 };
 
-/** "the day", "the week", "the month", "the period" (a period cut short). */
-function periodWord(start: string, end: string): string {
-  const kind = periodKind(start, end);
-  return `the ${kind === null ? 'period' : PERIOD_WORD[kind]}`;
+/**
+ * "reset Coffees to 5: the week ended at 12": one sentence per kind of period (a period cut short
+ * is "the period"), so that each language words the whole of it.
+ */
+function resetPhrase(entry: Extract<ActivityEntry, { kind: 'counter.reset' }>): string {
+  const counter = entry.counterName;
+  const final = formatNumber(entry.final);
+  const kind = periodKind(entry.periodStart, entry.periodEnd);
+  if (entry.value === null || entry.value === 0) {
+    switch (kind) {
+      case 'day':
+        return t`reset ${counter}: the day ended at ${final}`;
+      case 'week':
+        return t`reset ${counter}: the week ended at ${final}`;
+      case 'month':
+        return t`reset ${counter}: the month ended at ${final}`;
+      case null:
+        return t`reset ${counter}: the period ended at ${final}`;
+    }
+  }
+  const value = formatNumber(entry.value);
+  switch (kind) {
+    case 'day':
+      return t`reset ${counter} to ${value}: the day ended at ${final}`;
+    case 'week':
+      return t`reset ${counter} to ${value}: the week ended at ${final}`;
+    case 'month':
+      return t`reset ${counter} to ${value}: the month ended at ${final}`;
+    case null:
+      return t`reset ${counter} to ${value}: the period ended at ${final}`;
+  }
 }
 
 /**
@@ -106,27 +141,31 @@ function periodWord(start: string, end: string): string {
 export function action(entry: ActivityEntry): string {
   switch (entry.kind) {
     case 'counter.adjusted': {
-      const tap = `${signed(entry.delta)} on ${entry.counterName}`;
-      return entry.reachedGoal === null ? tap : `${tap} — reached the goal of ${entry.reachedGoal}`;
+      const delta = signed(entry.delta);
+      const counter = entry.counterName;
+      if (entry.reachedGoal === null) return t`${delta} on ${counter}`;
+      const goal = formatNumber(entry.reachedGoal);
+      return t`${delta} on ${counter} — reached the goal of ${goal}`;
     }
-    case 'counter.created':
-      return `created ${entry.counterName}`;
-    case 'counter.deleted':
-      return `deleted ${entry.counterName}`;
+    case 'counter.created': {
+      const counter = entry.counterName;
+      return t`created ${counter}`;
+    }
+    case 'counter.deleted': {
+      const counter = entry.counterName;
+      return t`deleted ${counter}`;
+    }
     case 'counter.updated':
     case 'group.updated':
       if (entry.changes.length === 0) {
-        return entry.kind === 'group.updated'
-          ? 'changed the group'
-          : `changed ${entry.counterName}`;
+        const counter = entry.counterName ?? '';
+        return entry.kind === 'group.updated' ? t`changed the group` : t`changed ${counter}`;
       }
       return entry.changes.map((change) => fieldPhrase(change, entry.counterName ?? '')).join(', ');
     case 'counters.reordered':
-      return 'reordered the counters';
-    case 'counter.reset': {
-      const to = entry.value === null || entry.value === 0 ? '' : ` to ${entry.value}`;
-      return `reset ${entry.counterName}${to}: ${periodWord(entry.periodStart, entry.periodEnd)} ended at ${entry.final}`;
-    }
+      return t`reordered the counters`;
+    case 'counter.reset':
+      return resetPhrase(entry);
   }
 }
 
@@ -172,7 +211,8 @@ export function originalOf(undo: ActivityEntry): ActivityEntry {
 
 /** Who made an entry: the member, and beside them the tap link they used ("Ada · Gate B"). */
 export function actorOf(entry: Pick<ActivityEntry, 'actor' | 'link'>): string {
-  return entry.link === undefined ? entry.actor : `${entry.actor} · ${entry.link.label}`;
+  const name = memberName(entry.actor);
+  return entry.link === undefined ? name : `${name} · ${entry.link.label}`;
 }
 
 export interface EntryText {
@@ -195,10 +235,13 @@ export function describeEntry(
   return {
     actor: actorOf(entry),
     text: original
-      ? `undid ${actorOf(original)} ${action(original)}`
-      : `undid ${action(originalOf(entry))}`,
+      ? undid(actorOf(original), action(original))
+      : undidWhat(action(originalOf(entry))),
   };
 }
+
+const undid = (who: string, what: string) => t`undid ${who} ${what}`;
+const undidWhat = (what: string) => t`undid ${what}`;
 
 /** The whole sentence, e.g. for an accessible name or a test. */
 export function entrySentence(entry: ActivityEntry, byId: ReadonlyMap<number, ActivityEntry>) {
@@ -210,14 +253,16 @@ const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 
 /** This tab's own change, for the undo toast: "+1 on Coffees", "Renamed Coffees → Teas". */
 export function describeOp(op: Op): string {
-  const name = ('name' in op ? op.name : undefined) ?? 'the counter';
+  const name = ('name' in op ? op.name : undefined) ?? t`the counter`;
   switch (op.kind) {
-    case 'adjust':
-      return `${signed(op.delta)} on ${name}`;
+    case 'adjust': {
+      const delta = signed(op.delta);
+      return t`${delta} on ${name}`;
+    }
     case 'create':
-      return 'Added a counter';
+      return t`Added a counter`;
     case 'delete':
-      return `Deleted ${name}`;
+      return t`Deleted ${name}`;
     case 'patch':
     case 'group': {
       const patch: Record<string, unknown> = op.patch;
@@ -234,14 +279,16 @@ export function describeOp(op: Op): string {
       );
     }
     case 'reorder':
-      return 'Reordered the counters';
-    case 'section':
-      return op.max === null
-        ? `Removed the maximum of ${op.section}`
-        : `Set the maximum of ${op.section} to ${formatNumber(op.max)}`;
+      return t`Reordered the counters`;
+    case 'section': {
+      const section = op.section;
+      if (op.max === null) return t`Removed the maximum of ${section}`;
+      const max = formatNumber(op.max);
+      return t`Set the maximum of ${section} to ${max}`;
+    }
     default:
       // An op of a kind a newer version stored (the outbox outlives deploys): still a sentence.
-      return 'Changed the group';
+      return t`Changed the group`;
   }
 }
 
@@ -250,28 +297,30 @@ export function undoErrorMessage(error: unknown): string {
   if (error instanceof ApiRequestError) {
     switch (error.code) {
       case 'already_undone':
-        return 'This change was already undone.';
+        return t`This change was already undone.`;
       case 'activity_not_found':
-        return 'This change can no longer be undone.';
+        return t`This change can no longer be undone.`;
       case 'counter_not_found':
-        return 'Cannot undo: the counter no longer exists.';
+        return t`Cannot undo: the counter no longer exists.`;
       case 'value_out_of_range':
-        return 'Cannot undo: the value would go out of range.';
+        return t`Cannot undo: the value would go out of range.`;
       // The server's sentence says which limit, or why (an automatic reset, an ended period): it is
       // shown whole.
-      case 'limit_reached':
-        return error.serverMessage
-          ? `Cannot undo. ${error.serverMessage}`
-          : 'Cannot undo: a limit would be crossed.';
+      case 'limit_reached': {
+        const reason = error.serverMessage;
+        return reason ? t`Cannot undo. ${reason}` : t`Cannot undo: a limit would be crossed.`;
+      }
       case 'cannot_undo':
-        return error.serverMessage ?? 'This change cannot be undone.';
+        return error.serverMessage ?? t`This change cannot be undone.`;
       case 'network_error':
-        return 'Cannot undo while offline. Please try again.';
-      default:
-        return error.serverMessage ? `Cannot undo: ${error.serverMessage}` : 'Undo failed.';
+        return t`Cannot undo while offline. Please try again.`;
+      default: {
+        const reason = error.serverMessage;
+        return reason ? t`Cannot undo: ${reason}` : t`Undo failed.`;
+      }
     }
   }
-  return 'Undo failed.';
+  return t`Undo failed.`;
 }
 
 const MINUTE = 60_000;
@@ -299,6 +348,9 @@ function relativeFormat(): Intl.RelativeTimeFormat | null {
 export function relativeTime(at: number, now: number): string {
   const ago = Math.max(0, now - at);
   const relative = relativeFormat();
+  // English keeps the app's own short forms ("2 min ago"), which no other language is shown:
+  // every other language has Intl's.
+  // eslint-disable-next-line lingui/no-unlocalized-strings -- English alone, by design
   if (ago < MINUTE) return relative ? relative.format(0, 'second') : 'just now';
   if (ago < 7 * DAY) {
     const [amount, unit, short] =

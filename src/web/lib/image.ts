@@ -1,3 +1,5 @@
+import { t } from '@lingui/core/macro';
+
 /** How long an image may take to load before it counts as failed, ms. */
 export const IMAGE_CHECK_TIMEOUT_MS = 10_000;
 
@@ -5,8 +7,8 @@ export const IMAGE_CHECK_TIMEOUT_MS = 10_000;
  * Said under a refused or failing address that was not typed in full: "icons/a.png" reads as the
  * host "icons"; only a whole address, or a path from this site's root, says what is meant.
  */
-export const FULL_ADDRESS_HINT =
-  'Enter a full address starting with https://, or a path on this site starting with /.';
+export const fullAddressHint = () =>
+  t`Enter a full address starting with https://, or a path on this site starting with /.`;
 
 /** An image URL is only saved once the browser has actually loaded it. */
 export function imageLoads(url: string, timeoutMs = IMAGE_CHECK_TIMEOUT_MS): Promise<boolean> {

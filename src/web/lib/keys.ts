@@ -2,6 +2,7 @@
  * Counting from the keyboard, a presenter clicker or a foot pedal. Pure: a key press in,
  * what it asks for out (or null: the key is not ours, or it must not fire here).
  */
+import { t } from '@lingui/core/macro';
 
 /**
  * The window event a card's menu sends to open focus mode on its counter (detail: the counter's
@@ -9,6 +10,13 @@
  * import focus mode's code.
  */
 export const FOCUS_EVENT = 'tally:focus-mode';
+/** Opens the note dialog for a counter (detail: its id): its card's menu asks for it. */
+export const NOTE_EVENT = 'tally:note';
+/**
+ * How long a press on a counting button (a card's −/+, focus mode's) is held to open the note
+ * dialog instead of counting, ms (a tap is far shorter).
+ */
+export const LONG_PRESS_MS = 500;
 
 export type KeyAction =
   | { kind: 'select'; position: number }
@@ -75,5 +83,6 @@ export function keyAction(press: KeyPress): KeyAction | null {
 
 /** What a screen reader hears when a counter is selected: "Selected Coffees, 12". */
 export function selectionAnnouncement(name: string, value: number): string {
-  return `Selected ${name === '' ? 'Counter Name' : name}, ${value}`;
+  const counter = name === '' ? t`Counter Name` : name;
+  return t`Selected ${counter}, ${value}`;
 }

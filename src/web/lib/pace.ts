@@ -9,6 +9,7 @@
  * less than PACE_MIN_SPAN_MS, so a quick burst right after the page opened is not stretched into
  * an absurd rate. Once nothing changed for a whole window the pace is gone (idle shows nothing).
  */
+import { t } from '@lingui/core/macro';
 import type { Counter } from '../../shared/api.js';
 import { goalProgress } from './capacity.js';
 import { formatNumber } from '../i18n/format.js';
@@ -142,7 +143,7 @@ export function paceSpoken(perMinute: number): string | null {
   const shown = roundPace(perMinute);
   if (shown === 0) return null;
   const magnitude = formatNumber(Math.abs(shown));
-  return `${shown < 0 ? 'down ' : ''}${magnitude} per minute`;
+  return shown < 0 ? t`down ${magnitude} per minute` : t`${magnitude} per minute`;
 }
 
 /** Whole numbers from 10 up, one decimal below (0.04 is nothing). */
@@ -180,9 +181,15 @@ export function minutesTo(value: number, target: number, perMinute: number): num
 
 /** "about 3 min" (at least 1), from an hour "about 2 h". */
 export function forecastLabel(minutes: number): string {
-  if (minutes < 59.5) return `about ${formatNumber(Math.max(1, Math.round(minutes)))} min`;
-  return `about ${formatNumber(Math.max(1, Math.round(minutes / 60)))} h`;
+  if (minutes < 59.5) {
+    const shown = formatNumber(Math.max(1, Math.round(minutes)));
+    return t`about ${shown} min`;
+  }
+  const hours = formatNumber(Math.max(1, Math.round(minutes / 60)));
+  return t`about ${hours} h`;
 }
+
+const forecastText = (when: string) => t`at this pace: reached in ${when}`;
 
 export interface PaceView {
   /** "12/min". */
@@ -208,6 +215,6 @@ export function paceView(
   return {
     pace,
     spoken,
-    forecast: minutes === null ? null : `at this pace: reached in ${forecastLabel(minutes)}`,
+    forecast: minutes === null ? null : forecastText(forecastLabel(minutes)),
   };
 }

@@ -5,8 +5,10 @@
  * date library would cost the lazy chunks ~20 KB gzip for the few lines below. Pure functions:
  * unit-tested in test/unit/web-periods.test.ts.
  */
+import { t } from '@lingui/core/macro';
 import type { CounterPeriod } from '../../shared/activity.js';
 import type { Counter } from '../../shared/api.js';
+import { dateLocale } from '../i18n/format.js';
 
 export type PeriodKind = 'day' | 'week' | 'month';
 
@@ -45,7 +47,6 @@ interface Wall {
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
 /** The wall clock of instant `t` in `timeZone`. */
 function wallOf(t: number, timeZone: string): Wall {
@@ -54,7 +55,6 @@ function wallOf(t: number, timeZone: string): Wall {
     format = new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
-      weekday: 'short',
       year: 'numeric',
       month: 'numeric',
       day: 'numeric',
@@ -66,11 +66,15 @@ function wallOf(t: number, timeZone: string): Wall {
   }
   const parts: Record<string, string> = {};
   for (const part of format.formatToParts(t)) parts[part.type] = part.value;
+  const year = Number(parts.year);
+  const month = Number(parts.month);
+  const day = Number(parts.day);
   return {
-    year: Number(parts.year),
-    month: Number(parts.month),
-    day: Number(parts.day),
-    weekday: WEEKDAYS.indexOf(parts.weekday ?? '') + 1,
+    year,
+    month,
+    day,
+    // getUTCDay counts from Sunday = 0; ISO from Monday = 1.
+    weekday: ((new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 6) % 7) + 1,
     hour: Number(parts.hour),
     minute: Number(parts.minute),
     second: Number(parts.second),
@@ -129,17 +133,24 @@ export function startOfPeriod(
   return startOfDay(day, timeZone);
 }
 
-/** "Mon 23 Nov" (with the year when it is not `now`'s: "Wed 31 Dec 2025"), in `timeZone`. */
+/**
+ * "Mon 23 Nov" (with the year when it is not `now`'s: "Wed 31 Dec 2025"), in `timeZone`; in
+ * another language, as Intl writes that date there ("Mo., 23. Nov.", "11月23日(月)").
+ */
 export function dayLabel(t: number, timeZone: string, now = Date.now()): string {
   const sameYear = wallOf(t, timeZone).year === wallOf(now, timeZone).year;
-  // From the parts: Intl's punctuation between them differs with the year ("Wed, 31 Dec 2025").
-  const parts = new Intl.DateTimeFormat('en-GB', {
+  const locale = dateLocale();
+  const format = new Intl.DateTimeFormat(locale, {
     timeZone,
     weekday: 'short',
     day: 'numeric',
     month: 'short',
     ...(sameYear ? {} : { year: 'numeric' }),
-  }).formatToParts(t);
+  });
+  if (locale !== 'en-GB') return format.format(t);
+  // English from the parts: Intl's punctuation between them differs with the year
+  // ("Wed, 31 Dec 2025"), and the app has always written them with spaces alone.
+  const parts = format.formatToParts(t);
   const part = (type: Intl.DateTimeFormatPartTypes) =>
     parts.find((candidate) => candidate.type === type)?.value;
   return [part('weekday'), part('day'), part('month'), part('year')]
@@ -147,13 +158,13 @@ export function dayLabel(t: number, timeZone: string, now = Date.now()): string 
     .join(' ');
 }
 
-/** "14:05" in `timeZone`. */
-export function timeOfDay(t: number, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
+/** "14:05" in `timeZone`, as the member's language writes a time. */
+export function timeOfDay(time: number, timeZone: string): string {
+  return new Intl.DateTimeFormat(dateLocale(), {
     timeZone,
     hour: '2-digit',
     minute: '2-digit',
-  }).format(t);
+  }).format(time);
 }
 
 /**
@@ -166,24 +177,39 @@ export function periodLabel(period: CounterPeriod, timeZone: string, now = Date.
   switch (periodKind(start, end)) {
     case 'day':
       return dayLabel(start, timeZone, now);
-    case 'week':
-      return `Week of ${dayLabel(start, timeZone, now)}`;
+    case 'week': {
+      const day = dayLabel(start, timeZone, now);
+      return t`Week of ${day}`;
+    }
     case 'month':
-      return new Intl.DateTimeFormat('en-GB', { timeZone, month: 'long', year: 'numeric' }).format(
-        start,
-      );
+      return new Intl.DateTimeFormat(dateLocale(), {
+        timeZone,
+        month: 'long',
+        year: 'numeric',
+      }).format(start);
     case null: {
+      const from = dayLabel(start, timeZone, now);
       // The last instant before the end: a period ending at midnight ends the day before.
-      return `${dayLabel(start, timeZone, now)} – ${dayLabel(end - 1, timeZone, now)}`;
+      const to = dayLabel(end - 1, timeZone, now);
+      return t`${from} – ${to}`;
     }
   }
 }
 
-/** "Today", "This week", "This month": what the current period of a counter is called. */
-export const CURRENT_PERIOD_LABEL: Record<PeriodKind, string> = {
-  day: 'Today',
-  week: 'This week',
-  month: 'This month',
+/**
+ * "Today", "This week", "This month": what the current period of a counter is called, read in
+ * the language of the moment (getters: the words follow a language switch).
+ */
+export const CURRENT_PERIOD_LABEL: Readonly<Record<PeriodKind, string>> = {
+  get day() {
+    return t`Today`;
+  },
+  get week() {
+    return t`This week`;
+  },
+  get month() {
+    return t`This month`;
+  },
 };
 
 export interface PeriodRow {

@@ -7,17 +7,20 @@
  *
  * Only group names are kept in localStorage, never a key.
  */
-import { NO_CONNECTION } from './alerts.js';
+import { t } from '@lingui/core/macro';
+import { noConnection } from './alerts.js';
 import { ApiRequestError, groupPath, request, type GroupAuth } from './api.js';
+import { i18n } from '@lingui/core';
+import { SOURCE_LOCALE } from '../i18n/locales.js';
 import { groupUrl } from './router.js';
 
 /** Why notifications cannot be turned on here, in words; null when they can. */
 export function pushUnsupportedReason(): string | null {
   if (!window.isSecureContext || !('serviceWorker' in navigator)) {
-    return 'This browser cannot show notifications from this page: it needs a secure (https) address and service workers.';
+    return t`This browser cannot show notifications from this page: it needs a secure (https) address and service workers.`;
   }
   if (!('PushManager' in window) || !('Notification' in window)) {
-    return 'This browser cannot receive notifications from websites. On iPhone and iPad, add Tally to the Home Screen first and open it from there.';
+    return t`This browser cannot receive notifications from websites. On iPhone and iPad, add Tally to the Home Screen first and open it from there.`;
   }
   return null;
 }
@@ -28,16 +31,21 @@ export function pushPermission(): PushPermission {
   return 'Notification' in window ? Notification.permission : 'default';
 }
 
-export const BLOCKED_MESSAGE =
-  'Notifications are blocked for this site. Allow them in the browser’s site settings (the icon beside the address), then turn them on here again.';
+export const blockedMessage = () =>
+  t`Notifications are blocked for this site. Allow them in the browser’s site settings (the icon beside the address), then turn them on here again.`;
 
 // ---- Which groups this browser gave its subscription to ----------------------------------------
 
-const GROUPS_KEY = 'tally:pushGroups';
+/**
+ * storage.ts's PUSH_GROUPS_KEY, which the first load reads (hasPushGroups); a unit test holds
+ * them equal. Written out here, not imported: importing storage.ts from this dialog's chunk makes
+ * the build split it out of the first load's chunk, one more request on every screen.
+ */
+export const PUSH_GROUPS_KEY = 'tally:pushGroups';
 
 function subscribedGroups(): string[] {
   try {
-    const parsed: unknown = JSON.parse(window.localStorage.getItem(GROUPS_KEY) ?? '[]');
+    const parsed: unknown = JSON.parse(window.localStorage.getItem(PUSH_GROUPS_KEY) ?? '[]');
     return Array.isArray(parsed)
       ? parsed.filter((slug): slug is string => typeof slug === 'string')
       : [];
@@ -48,8 +56,8 @@ function subscribedGroups(): string[] {
 
 function saveSubscribedGroups(slugs: readonly string[]): void {
   try {
-    if (slugs.length === 0) window.localStorage.removeItem(GROUPS_KEY);
-    else window.localStorage.setItem(GROUPS_KEY, JSON.stringify([...new Set(slugs)]));
+    if (slugs.length === 0) window.localStorage.removeItem(PUSH_GROUPS_KEY);
+    else window.localStorage.setItem(PUSH_GROUPS_KEY, JSON.stringify([...new Set(slugs)]));
   } catch {
     // Storage refused: the switch shows off after a reload, and turning it on again is harmless.
   }
@@ -76,7 +84,7 @@ async function activeRegistration(): Promise<ServiceWorkerRegistration> {
     timer = setTimeout(() => {
       reject(
         new PushProblem(
-          'The app’s service worker did not start, so notifications cannot be set up. Reload the page and try again.',
+          t`The app’s service worker did not start, so notifications cannot be set up. Reload the page and try again.`,
         ),
       );
     }, WORKER_READY_TIMEOUT_MS);
@@ -116,6 +124,12 @@ async function forgetNotificationLink(slug: string): Promise<void> {
   await cache.delete(linkRequest(slug));
 }
 
+/** Keeps the sentences of the page's language for its notifications (notification-words.ts). */
+async function keepNotificationWordsNow(): Promise<void> {
+  const words = await import('./notification-words.js');
+  await words.keepNotificationWords(i18n.locale === SOURCE_LOCALE);
+}
+
 /** Whether this browser receives the group's notifications now. */
 export async function isPushOn(slug: string): Promise<boolean> {
   if (pushUnsupportedReason() !== null || pushPermission() !== 'granted') return false;
@@ -151,10 +165,10 @@ function sameBytes(a: ArrayBuffer | null, b: Uint8Array): boolean {
  */
 export async function turnPushOn(auth: GroupAuth): Promise<void> {
   const permission = await Notification.requestPermission();
-  if (permission === 'denied') throw new PushProblem(BLOCKED_MESSAGE);
+  if (permission === 'denied') throw new PushProblem(blockedMessage());
   if (permission !== 'granted') {
     throw new PushProblem(
-      'Notifications stay off: the browser’s question was closed without allowing them.',
+      t`Notifications stay off: the browser’s question was closed without allowing them.`,
     );
   }
   const [registration, { publicKey }] = await Promise.all([
@@ -180,7 +194,7 @@ export async function turnPushOn(auth: GroupAuth): Promise<void> {
     body: subscription.toJSON(),
   });
   saveSubscribedGroups([...subscribedGroups(), auth.slug]);
-  await rememberNotificationLink(auth);
+  await Promise.all([rememberNotificationLink(auth), keepNotificationWordsNow()]);
 }
 
 /**
@@ -205,11 +219,12 @@ export async function turnPushOff(auth: GroupAuth): Promise<void> {
 export function pushProblemWords(error: unknown): string {
   if (error instanceof PushProblem) return error.message;
   if (error instanceof DOMException) {
-    if (error.name === 'NotAllowedError') return BLOCKED_MESSAGE;
-    return `The browser could not set up notifications: ${error.message}`;
+    if (error.name === 'NotAllowedError') return blockedMessage();
+    const reason = error.message;
+    return t`The browser could not set up notifications: ${reason}`;
   }
   if (error instanceof ApiRequestError) {
-    if (error.code === 'network_error') return NO_CONNECTION;
+    if (error.code === 'network_error') return noConnection();
     return error.serverMessage ?? error.message;
   }
   return error instanceof Error ? error.message : String(error);

@@ -35,9 +35,13 @@ export function groupUrl(slug: string, key: string): string {
   return `/${encodeURIComponent(slug)}?key=${encodeURIComponent(key)}`;
 }
 
-/** The display link of a group: /{group}/display?key=…. */
-export function displayUrl(slug: string, key: string): string {
-  return `/${encodeURIComponent(slug)}/display?key=${encodeURIComponent(key)}`;
+/**
+ * The display link of a group: /{group}/display?key=…, with `&lang=` when a language is given (a
+ * TV nobody touches then shows the language of the member who shared the link).
+ */
+export function displayUrl(slug: string, key: string, lang?: string): string {
+  const path = `/${encodeURIComponent(slug)}/display?key=${encodeURIComponent(key)}`;
+  return lang === undefined ? path : `${path}&lang=${encodeURIComponent(lang)}`;
 }
 
 /** The group name of a display path ("/team/display" → "team"), or null for any other path. */

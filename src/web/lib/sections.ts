@@ -8,10 +8,12 @@
  * all its counters in order; counters without a section stay where they are, in runs between the
  * blocks.
  */
+import { t } from '@lingui/core/macro';
 import type { Counter } from '../../shared/api.js';
 import { NEAR_LIMIT_RATIO } from '../../shared/limits.js';
 import { sectionMaxOf } from '../../shared/rules.js';
 import { formatNumber, numbersInOrder } from '../i18n/format.js';
+import { fullText, leftText, nearlyFullText } from './capacity.js';
 
 /** How full something with a maximum is: 'none' without one. */
 export type Capacity = 'none' | 'open' | 'near' | 'full';
@@ -99,10 +101,14 @@ export function hasSections(counters: readonly Counter[]): boolean {
 
 const format = formatNumber;
 
+const totalOf = (total: string) => t`total ${total}`;
+const totalOfMax = (total: string, max: string, capacity: string) =>
+  t`${total} of ${max}, ${capacity}`;
+
 /** What a section's header says about its total, e.g. "total 205" or "205 / 250". */
 export function totalText(block: SectionBlock): string {
   return block.max === null
-    ? `total ${format(block.total)}`
+    ? totalOf(format(block.total))
     : numbersInOrder(`${format(block.total)} / ${format(block.max)}`);
 }
 
@@ -112,11 +118,11 @@ export function capacityText(block: SectionBlock): string | null {
     case 'none':
       return null;
     case 'open':
-      return `${format(block.remaining ?? 0)} left`;
+      return leftText(format(block.remaining ?? 0));
     case 'near':
-      return `Nearly full · ${format(block.remaining ?? 0)} left`;
+      return nearlyFullText(format(block.remaining ?? 0));
     case 'full':
-      return 'Full';
+      return fullText();
   }
 }
 
@@ -126,11 +132,11 @@ export function capacityText(block: SectionBlock): string | null {
  */
 export function sectionSummary(block: SectionBlock): string {
   const parts = block.counters.map(
-    (counter) => `${counter.name === '' ? 'Counter Name' : counter.name} ${format(counter.value)}`,
+    (counter) => `${counter.name === '' ? t`Counter Name` : counter.name} ${format(counter.value)}`,
   );
   const total =
     block.max === null
-      ? `total ${format(block.total)}`
-      : `${format(block.total)} of ${format(block.max)}, ${capacityText(block) ?? ''}`;
+      ? totalOf(format(block.total))
+      : totalOfMax(format(block.total), format(block.max), capacityText(block) ?? '');
   return `${block.name}: ${[...parts, total].join(', ')}`;
 }

@@ -13,6 +13,9 @@ export const GUEST_NAME_KEY = 'tally:guestName';
 /** This browser's presence id, shared by its tabs (not a secret, not an account). */
 export const MEMBER_ID_KEY = 'tally:memberId';
 
+/** The groups this browser gave its push subscription to (lib/push.ts): names, never keys. */
+export const PUSH_GROUPS_KEY = 'tally:pushGroups';
+
 export type Theme = 'dark' | 'light';
 
 const memory = new Map<string, string>();
@@ -83,4 +86,10 @@ export function ensureMemberId(): string {
   const id = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
   write(MEMBER_ID_KEY, id);
   return id;
+}
+
+/** Whether this browser has turned notifications on for any group. */
+export function hasPushGroups(): boolean {
+  const saved = read(PUSH_GROUPS_KEY);
+  return saved !== null && saved !== '[]';
 }

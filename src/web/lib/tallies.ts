@@ -4,8 +4,10 @@
  * and link, ranked by net. Pure: unit-tested in test/unit/web-tallies.test.ts and
  * test/unit/web-tap-links.test.ts.
  */
+import { t } from '@lingui/core/macro';
 import type { Tally } from '../../shared/api.js';
 import { formatNumber } from '../i18n/format.js';
+import { memberName } from './member-name.js';
 
 export interface LeaderRow {
   /** 1 for the largest net; members with the same net share a rank ("1, 2, 2, 4"). */
@@ -26,8 +28,8 @@ export type TallyGrouping = 'member' | 'link';
  * link's label, or "Full access link" for taps made with the group's own link.
  */
 export function leaderName(row: Pick<LeaderRow, 'member' | 'link'>, by: TallyGrouping): string {
-  if (by === 'link') return row.link ?? 'Full access link';
-  const member = row.member || 'Guest';
+  if (by === 'link') return row.link ?? t`Full access link`;
+  const member = row.member ? memberName(row.member) : t`Guest`;
   return row.link === undefined ? member : `${member} · ${row.link}`;
 }
 

@@ -1,13 +1,11 @@
 /**
  * Tap links on the web (docs/product.md#tap-links): what a page may tap with its key, and what a
- * link's page says it may do. The link's scope and rights in words come from
- * shared/link-rules.ts (no zod: shared/links.ts's schemas must not ship to the browser). Pure:
- * unit-tested in test/unit/web-tap-links.test.ts.
+ * link's page says it may do. The owner's list words a link's scope and rights in
+ * tap-link-words.ts, loaded with that tab. Pure: unit-tested in test/unit/web-tap-links.test.ts.
  */
+import { plural, t } from '@lingui/core/macro';
 import type { AccessLevel, AdjustDirection } from '../../shared/api.js';
 import type { TapGrant, TapLinkScope } from '../../shared/links.js';
-
-export { rightsSummary, scopeSummary } from '../../shared/link-rules.js';
 
 /** The directions a page may count in. One object per case, so memoised cards compare them. */
 export type TapRights = Readonly<Record<AdjustDirection, boolean>>;
@@ -28,9 +26,12 @@ export function tapRights(access: AccessLevel, link: Pick<TapGrant, 'can'> | nul
 
 /** The counters a scope names, within a sentence: "every counter", "the counters of Entrances". */
 function scopePhrase(scope: TapLinkScope, counterCount: number): string {
-  if ('all' in scope) return 'every counter';
-  if ('section' in scope) return `the counters of ${scope.section}`;
-  return counterCount === 1 ? 'one counter' : `${String(counterCount)} chosen counters`;
+  if ('all' in scope) return t`every counter`;
+  if ('section' in scope) {
+    const section = scope.section;
+    return t`the counters of ${section}`;
+  }
+  return plural(counterCount, { one: 'one counter', other: '# chosen counters' });
 }
 
 /**
@@ -41,16 +42,17 @@ export function tapLinkSentence(link: Pick<TapGrant, 'scope' | 'can'>, counterCo
   const rights = tapRights('tap', link);
   const how =
     rights.increment && rights.decrement
-      ? 'up and down'
+      ? t`up and down`
       : rights.increment
-        ? 'up only'
-        : 'down only';
-  return `you can count ${scopePhrase(link.scope, counterCount)}, ${how}. Nothing else can be changed with this link.`;
+        ? t`up only`
+        : t`down only`;
+  const counters = scopePhrase(link.scope, counterCount);
+  return t`you can count ${counters}, ${how}. Nothing else can be changed with this link.`;
 }
 
 /** Why a direction does nothing on this page, shown on screen when a key or tap asks for it. */
 export function directionRefused(direction: AdjustDirection): string {
   return direction === 'increment'
-    ? 'This tap link counts down only: it cannot add.'
-    : 'This tap link counts up only: it cannot take away.';
+    ? t`This tap link counts down only: it cannot add.`
+    : t`This tap link counts up only: it cannot take away.`;
 }

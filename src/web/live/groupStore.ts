@@ -368,17 +368,26 @@ export class GroupStore implements GroupAuth {
 
   // ---- user actions ----------------------------------------------------------------------------
 
-  adjust(counterId: string, direction: AdjustDirection): void {
+  /**
+   * A tap; `extra` (the note dialog's) gives taps with a note or an earlier time (ISO `at`), one
+   * change of their own, and the value change to show meanwhile (none for a count that corrects
+   * an ended period).
+   */
+  adjust(
+    counterId: string,
+    direction: AdjustDirection,
+    extra?: { times: number; delta: number; note?: string; at?: string },
+  ): void {
     const view = this.counterView(counterId);
     if (!view) return;
-    const delta = direction === 'increment' ? view.incrementStep : -view.decrementStep;
     this.lanes.enqueue({
       kind: 'adjust',
       counterId,
       direction,
       times: 1,
-      delta,
+      delta: direction === 'increment' ? view.incrementStep : -view.decrementStep,
       name: view.name,
+      ...extra,
     });
     this.emit();
   }

@@ -114,7 +114,9 @@ export class Lanes {
       change.kind === 'adjust' &&
       last?.kind === 'adjust' &&
       !last.sent &&
-      last.direction === change.direction
+      last.direction === change.direction &&
+      // A tap with a note or an earlier time is its own change, with its own entry.
+      !(last.note ?? last.at ?? change.note ?? change.at)
     ) {
       last.times += change.times;
       last.delta += change.delta;

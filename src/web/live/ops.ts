@@ -26,6 +26,9 @@ export type StoredOp =
       /** The value change shown meanwhile, from the step known when tapped. */
       delta: number;
       name?: string;
+      /** A note for the activity log, and the ISO time it is counted for if earlier (ADR 36). */
+      note?: string;
+      at?: string;
     }
   | { kind: 'patch'; opId: string; counterId: string; patch: CounterPatch; name?: string }
   | { kind: 'delete'; opId: string; counterId: string; name?: string }

@@ -157,6 +157,9 @@ export function parseStoredOp(value: unknown): StoredOp | null {
         times,
         delta,
         ...optionalName(value.name),
+        // A tap's note and earlier time (ADR 36) are kept only as text.
+        ...(typeof value.note === 'string' && { note: value.note }),
+        ...(typeof value.at === 'string' && { at: value.at }),
       };
     }
     case 'patch': {

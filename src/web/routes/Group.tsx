@@ -4,16 +4,17 @@ import type { GroupSnapshot } from '../../shared/api.js';
 import { loadingGroup } from '../i18n/messages.js';
 import { prefetchCardEditors } from '../components/CounterCard.js';
 import { ErrorBanner } from '../components/ErrorBanner.js';
+import { loadMenuList } from '../components/Menu.js';
 import { whenIdle } from '../lib/idle.js';
 import { tapLinkSentence, tapRights } from '../lib/tap-links.js';
 import { groupUrl, navigate } from '../lib/router.js';
 import { ensureGuestName, ensureMemberId } from '../lib/storage.js';
 import type { GroupStore } from '../live/groupStore.js';
+import { holdEarlyKeys } from '../lib/early-keys.js';
 import { CounterGrid } from './group/CounterGrid.js';
-import { KeyboardCounting } from './group/KeyboardCounting.js';
 import { GroupHeader } from './group/GroupHeader.js';
-import { AccessDenied, OfflineOpening } from './group/Notices.js';
 import { Pending, Shell } from './group/Page.js';
+import { AccessDenied, OfflineOpening } from './group/Notices.js';
 import { useGroupAccess } from './group/useGroupAccess.js';
 
 const loadImageUrlDialog = () => import('../components/ImageUrlDialog.js');
@@ -26,6 +27,11 @@ const loadShareDialog = () => import('../components/ShareDialog.js');
 const loadSavingPaused = () => import('../components/SavingPaused.js');
 const SavingPaused = lazy(() => loadSavingPaused().then((m) => ({ default: m.SavingPaused })));
 const ShareDialog = lazy(() => loadShareDialog().then((m) => ({ default: m.ShareDialog })));
+// Keyboard counting has nothing to paint until a key is pressed: its chunk is fetched as the
+// screen first renders, beside the first paint instead of in it.
+const KeyboardCounting = lazy(() =>
+  import('./group/KeyboardCounting.js').then((m) => ({ default: m.KeyboardCounting })),
+);
 
 /** Set by a key change in this tab: the screen opened with the new key shows its link. */
 let keyJustChanged: string | null = null;
@@ -52,6 +58,9 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
     onGranted: showCanonicalAddress,
   });
 
+  // Keys pressed before keyboard counting's chunk has loaded are held for it, not lost.
+  useEffect(() => holdEarlyKeys(), []);
+
   const loading = loadingGroup();
   const denied = t`Access Denied`;
   useEffect(() => {
@@ -72,6 +81,7 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
 }
 
 function GroupView({ store }: { store: GroupStore }) {
+  const { t } = useLingui();
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const { group } = state;
   const [editingPicture, setEditingPicture] = useState(false);
@@ -84,6 +94,8 @@ function GroupView({ store }: { store: GroupStore }) {
   // A view-only link changes nothing; a tap link only taps (the rights say which way).
   const readOnly = state.access !== 'full';
   const rights = tapRights(state.access, state.link);
+  const tapLink = state.link;
+  const tapLinkLabel = tapLink?.label ?? '';
 
   useEffect(() => {
     document.title = `${group.displayName} · Tally`;
@@ -93,6 +105,7 @@ function GroupView({ store }: { store: GroupStore }) {
   useEffect(() => {
     whenIdle(() => {
       prefetchCardEditors();
+      loadMenuList();
       void loadImageUrlDialog();
       void loadShareDialog();
       void loadSavingPaused();
@@ -147,10 +160,10 @@ function GroupView({ store }: { store: GroupStore }) {
         onAddCounter={addCounter}
       />
 
-      {state.access === 'tap' && state.link !== null && (
+      {state.access === 'tap' && tapLink !== null && (
         <p className="tap-link-line" data-testid="tap-link-line">
-          <strong className="font-semibold">Tap link · {state.link.label}</strong> —{' '}
-          {tapLinkSentence(state.link, state.counters?.length ?? 0)}
+          <strong className="font-semibold">{t`Tap link · ${tapLinkLabel}`}</strong> —{' '}
+          {tapLinkSentence(tapLink, state.counters?.length ?? 0)}
         </p>
       )}
 
@@ -177,7 +190,9 @@ function GroupView({ store }: { store: GroupStore }) {
         showPending={showPending}
         onAddCounter={addCounter}
       />
-      <KeyboardCounting store={store} state={state} rights={rights} />
+      <Suspense fallback={null}>
+        <KeyboardCounting store={store} state={state} rights={rights} />
+      </Suspense>
 
       {editingPicture && (
         <Suspense fallback={null}>
@@ -202,7 +217,7 @@ function GroupView({ store }: { store: GroupStore }) {
             counters={state.counters ?? []}
             notice={
               rotatedNotice
-                ? 'The access key was changed. Old links no longer work: share this new one.'
+                ? t`The access key was changed. Old links no longer work: share this new one.`
                 : null
             }
             onKeyChanging={(changing) => {

@@ -63,6 +63,8 @@ export const api = {
     call<undefined>('DELETE', `/api/groups/${name}/counters/${id}`, key),
   updateGroup: (name: string, key: string, patch: Partial<Group>) =>
     call<Group>('PATCH', `/api/groups/${name}`, key, patch),
+  /** Any other POST of the API (a tap link, an alert rule), its answer unread. */
+  post: (path: string, key: string, body: unknown) => call<unknown>('POST', path, key, body),
 };
 
 /** Creates a group (through the API) with the given counters; returns its name and key. */
@@ -76,6 +78,24 @@ export async function seedGroup(
   const created: Counter[] = [];
   for (const fields of counters) created.push(await api.createCounter(name, key, fields));
   return { name, key, counters: created };
+}
+
+/**
+ * Something in the share dialog's Tap links tab and in the alerts: a link "Gate B" that counts up
+ * every counter, and a push alert when section Hall is nearly full.
+ */
+export async function seedTapLinkAndAlert(name: string, key: string): Promise<void> {
+  await api.post(`/api/groups/${name}/links`, key, {
+    label: 'Gate B',
+    scope: { all: true },
+    can: ['increment'],
+  });
+  await api.post(`/api/groups/${name}/alerts`, key, {
+    counterId: null,
+    section: 'Hall',
+    when: { kind: 'capacity', state: 'nearlyFull' },
+    to: { kind: 'push' },
+  });
 }
 
 /** Opens the group screen and waits until the live channel is connected. */

@@ -152,4 +152,51 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE counter_groups ADD COLUMN tap_links text;
    ALTER TABLE activity ADD COLUMN link_id text, ADD COLUMN link_label text;
    CREATE INDEX activity_by_link ON activity (group_id, link_id) WHERE link_id IS NOT NULL;`,
+  // 11: imports (ADR 37): an imported entry's fingerprint (what recognises it when the file is
+  // imported again, looked up by group) and its hash in the log it came from.
+  `ALTER TABLE activity ADD COLUMN import_fingerprint text, ADD COLUMN import_hash text;
+   CREATE INDEX activity_by_import ON activity (group_id, import_fingerprint)
+     WHERE import_fingerprint IS NOT NULL;`,
+  // 12: (ADR 36) a note on a change and the time a change was counted for, when entered
+  // afterwards. Charts read a counter's few such entries through their own partial index: a
+  // plain tap writes neither column nor index.
+  `ALTER TABLE activity ADD COLUMN note text, ADD COLUMN counted_at timestamptz;
+   CREATE INDEX activity_counted_earlier ON activity (group_id, counter_id)
+     WHERE counted_at IS NOT NULL;`,
+  // 13: the log's noted entries (a note or an earlier time), of a group and of a counter, newest
+  // first for the history dialog and the By member detail. Partial: a plain tap writes no leaf.
+  `CREATE INDEX activity_noted ON activity (group_id, id)
+     WHERE note IS NOT NULL OR counted_at IS NOT NULL;
+   CREATE INDEX activity_noted_by_counter ON activity (counter_id, id)
+     WHERE note IS NOT NULL OR counted_at IS NOT NULL;`,
+  // 14: (ADR 37) an import's entries staged out of sight until its commit publishes them
+  // (store/postgres/import-staging.ts): no reader of the log reads this table. Undo links are
+  // positions among the import's entries; staged_at finds what a crashed instance left.
+  `CREATE TABLE import_staged (
+     import_id text NOT NULL,
+     position integer NOT NULL,
+     staged_at timestamptz NOT NULL DEFAULT now(),
+     undo_of integer,
+     undone_by integer,
+     group_id text NOT NULL,
+     seq bigint NOT NULL,
+     at timestamptz NOT NULL,
+     actor text NOT NULL,
+     kind text NOT NULL,
+     counter_id text,
+     counter_name text,
+     value_after bigint,
+     delta bigint,
+     detail text,
+     increments bigint,
+     decrements bigint,
+     hash text NOT NULL,
+     link_id text,
+     link_label text,
+     import_fingerprint text,
+     import_hash text,
+     note text,
+     counted_at timestamptz,
+     PRIMARY KEY (import_id, position)
+   );`,
 ];

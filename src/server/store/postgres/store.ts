@@ -16,8 +16,12 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../../shared/activity.js';
 import type { Counter, Tally } from '../../../shared/api.js';
-import { PERIODS_KEPT_PER_COUNTER } from '../../../shared/limits.js';
 import {
+  DEFAULT_ACTIVITY_RETENTION_DAYS,
+  PERIODS_KEPT_PER_COUNTER,
+} from '../../../shared/limits.js';
+import {
+  COUNTED_TIME,
   DECREMENTS,
   INCREMENTS,
   PERIOD_FIELDS,
@@ -51,19 +55,39 @@ import {
 } from '../columns.js';
 import type { StoredAnswer } from '../../domain/operation-ids.js';
 import { commitBatch } from '../../domain/commit.js';
+import type { StagedEntry } from '../../domain/import.js';
+import {
+  DROP_STAGED_SLICE,
+  DROP_STALE_STAGED,
+  STAGE_ENTRIES,
+  publishStaged,
+  stagedJson,
+} from './import-staging.js';
 import {
   runAsync,
   type BatchResult,
   type CounterWrite,
   type OperationIdWrite,
   type PeriodWrite,
+  type ImportFound,
+  type ImportLookup,
   type ReadAnswer,
   type ReadRequest,
   type StoredGroup,
   type GroupWrite,
   type ChainedEntryWrite,
 } from '../../domain/commit-io.js';
-import { ACTIVITY_FIELDS, bucketWidthMs, historyPoints } from '../activity.js';
+import {
+  ACTIVITY_FIELDS,
+  EARLIER_COUNT_FIELDS,
+  NOTED_ENTRIES,
+  bucketWidthMs,
+  earlierCountOf,
+  historyPoints,
+  placeEarlierCounts,
+  type EarlierCount,
+  type EarlierCountRow,
+} from '../activity.js';
 import { draftColumns, toActivityEntry, type ActivityRow } from '../../domain/entry-record.js';
 import {
   ActivityTrimmer,
@@ -291,21 +315,32 @@ const BATCH_WRITE = `WITH
     WHERE o.counter_id = p.counter_id AND o.start_at <= (
       SELECT start_at FROM counter_periods k WHERE k.counter_id = p.counter_id
       ORDER BY start_at DESC OFFSET ${PERIODS_KEPT_PER_COUNTER - 1} LIMIT 1)),
+  -- Counts for periods that ended before this batch: each kept period whose span holds a
+  -- count's time gains its delta (several counts into one period add up).
+  periods_corrected AS (
+    UPDATE counter_periods p SET final_value = p.final_value + s.total
+    FROM (SELECT k.counter_id, k.start_at, sum(c.delta) AS total
+          FROM json_to_recordset($14::json) AS c(counter_id text, at bigint, delta bigint)
+          JOIN counter_periods k
+            ON k.counter_id = c.counter_id AND k.start_at <= c.at AND k.end_at > c.at
+          GROUP BY k.counter_id, k.start_at) s
+    WHERE p.counter_id = s.counter_id AND p.start_at = s.start_at),
   ids AS MATERIALIZED (
     SELECT id, row_number() OVER (ORDER BY id) AS n
     FROM (SELECT nextval('activity_id_seq') AS id FROM generate_series(1, $4::int)) s),
   entries_written AS (
     INSERT INTO activity (id, group_id, seq, at, actor, kind, counter_id, counter_name,
       value_after, delta, detail, undo_of, undone_by, increments, decrements, hash, link_id,
-      link_label)
-    SELECT i.id, e.group_id, e.seq, to_timestamp($5::double precision / 1000), e.actor, e.kind,
-      e.counter_id, e.counter_name, e.value_after, e.delta, e.detail,
+      link_label, import_fingerprint, import_hash, note, counted_at)
+    SELECT i.id, e.group_id, e.seq, to_timestamp(coalesce(e.at, $5::double precision) / 1000),
+      e.actor, e.kind, e.counter_id, e.counter_name, e.value_after, e.delta, e.detail,
       coalesce(e.undo_of, u.id), b.id, e.increments, e.decrements, e.hash, e.link_id,
-      e.link_label
-    FROM json_to_recordset($6::json) AS e(n bigint, group_id text, seq bigint, actor text,
-      kind text, counter_id text, counter_name text, value_after bigint, delta bigint,
+      e.link_label, e.import_fingerprint, e.import_hash, e.note, to_timestamp(e.counted_at / 1000)
+    FROM json_to_recordset($6::json) AS e(n bigint, group_id text, seq bigint, at double precision,
+      actor text, kind text, counter_id text, counter_name text, value_after bigint, delta bigint,
       detail text, undo_of bigint, undo_of_new bigint, undone_by_new bigint, increments bigint,
-      decrements bigint, hash text, link_id text, link_label text)
+      decrements bigint, hash text, link_id text, link_label text, import_fingerprint text,
+      import_hash text, note text, counted_at double precision)
     JOIN ids i ON i.n = e.n
     LEFT JOIN ids u ON u.n = e.undo_of_new
     LEFT JOIN ids b ON b.n = e.undone_by_new),
@@ -392,6 +427,7 @@ const groupJson = ({ record, seq, alerts, alertsChanged, logHead }: GroupWrite) 
 const entryJson = ({ draft, undoOf, undoneBy, hash }: ChainedEntryWrite, index: number) => ({
   n: index + 1,
   ...draftColumns(draft),
+  at: draft.at ?? null,
   hash,
   undo_of: undoOf !== null && 'id' in undoOf ? undoOf.id : null,
   undo_of_new: undoOf !== null && 'draft' in undoOf ? undoOf.draft + 1 : null,
@@ -429,6 +465,8 @@ export interface PostgresStoreOptions {
   onTrimError?: (error: unknown) => void;
   /** The batches' clock, epoch ms (tests move it across period boundaries); Date.now. */
   clock?: () => number;
+  /** How many days back a count may be for; DEFAULT_ACTIVITY_RETENTION_DAYS unless given. */
+  countedAtWindowDays?: number;
 }
 
 export class PostgresStore implements Store {
@@ -453,9 +491,12 @@ export class PostgresStore implements Store {
 
   /** The batches' clock, epoch ms. */
   private readonly clock: () => number;
+  /** How many days back a count may be for (CommitOptions). */
+  private readonly countedAtWindowDays: number;
 
   constructor(options: PostgresStoreOptions) {
     this.clock = options.clock ?? Date.now;
+    this.countedAtWindowDays = options.countedAtWindowDays ?? DEFAULT_ACTIVITY_RETENTION_DAYS;
     this.quotas = options.quotas ?? DEFAULT_STORE_QUOTAS;
     this.trimmer = new ActivityTrimmer(
       this.quotas.activityEntriesPerGroup,
@@ -710,9 +751,7 @@ export class PostgresStore implements Store {
   }
 
   async loadGroupState(groupId: string): Promise<GroupState | null> {
-    const { client, release } = await this.checkout();
-    let failure: unknown;
-    try {
+    return this.onConnection(async (client) => {
       // One snapshot for both reads, so the counters and seq belong to the same moment.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const groups = await client.query<GroupRow>('SELECT * FROM counter_groups WHERE id = $1', [
@@ -729,6 +768,18 @@ export class PostgresStore implements Store {
       );
       await client.query('COMMIT');
       return { group: toGroup(group), counters: counters.rows.map(toCounter), seq: group.seq };
+    });
+  }
+
+  /**
+   * Runs `work` on a connection of its own that begins (and ends) its own transaction: on an
+   * error, rolled back (unless the connection was lost) and answered as a storage error.
+   */
+  private async onConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const { client, release } = await this.checkout();
+    let failure: unknown;
+    try {
+      return await work(client);
     } catch (error) {
       failure = error;
       if (!isConnectionFailure(error)) await client.query('ROLLBACK').catch(() => undefined);
@@ -817,6 +868,8 @@ export class PostgresStore implements Store {
     if (query.before !== undefined) add('id < ?', query.before);
     if (query.after !== undefined) add('id > ?', query.after);
     if (query.counterId !== undefined) add('counter_id = ?', query.counterId);
+    // Noted entries through their own partial indexes: a few among a group's many plain taps.
+    if (query.noted === true) where.push(NOTED_ENTRIES);
     params.push(query.limit);
     const { rows } = await this.query<ActivityRow>(
       `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE ${where.join(' AND ')}
@@ -824,6 +877,28 @@ export class PostgresStore implements Store {
       params,
     );
     return rows.map(toActivityEntry);
+  }
+
+  async activityEntry(groupId: string, entryId: number): Promise<ActivityEntry | null> {
+    const { rows } = await this.query<ActivityRow>(
+      `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE id = $1 AND group_id = $2`,
+      [entryId, groupId],
+    );
+    const row = rows[0];
+    return row ? toActivityEntry(row) : null;
+  }
+
+  async setEntryNote(
+    groupId: string,
+    entryId: number,
+    note: string | null,
+  ): Promise<ActivityEntry | null> {
+    const { rows } = await this.query<ActivityRow>(
+      `UPDATE activity SET note = $3 WHERE id = $1 AND group_id = $2 RETURNING ${ACTIVITY_FIELDS}`,
+      [entryId, groupId, note],
+    );
+    const row = rows[0];
+    return row ? toActivityEntry(row) : null;
   }
 
   /**
@@ -866,7 +941,11 @@ export class PostgresStore implements Store {
       at: row.at.getTime(),
     });
     const distinct = rows.filter((row, index) => row.id !== rows[index - 1]?.id);
-    return historyPoints(asMs(firstRow), distinct.map(asMs), current);
+    return placeEarlierCounts(
+      historyPoints(asMs(firstRow), distinct.map(asMs), current),
+      await this.earlierCounts(groupId, counterId),
+      points,
+    );
   }
 
   async recentValues(groupId: string, points: number): Promise<Record<string, HistoryPoint[]>> {
@@ -888,7 +967,26 @@ export class PostgresStore implements Store {
     const series: Record<string, HistoryPoint[]> = {};
     for (const { id } of counters) series[id] = [];
     for (const row of rows) series[row.id]?.push({ t: row.at.getTime(), v: row.value_after });
+    const earlier = await this.earlierCounts(groupId);
+    if (earlier.length === 0) return series;
+    for (const [id, values] of Object.entries(series)) {
+      series[id] = placeEarlierCounts(
+        values,
+        earlier.filter((count) => count.counterId === id),
+        points,
+      );
+    }
     return series;
+  }
+
+  /** The group's (or one counter's) changes counted for an earlier time (a partial index). */
+  private async earlierCounts(groupId: string, counterId?: string): Promise<EarlierCount[]> {
+    const { rows } = await this.query<EarlierCountRow>(
+      `SELECT ${EARLIER_COUNT_FIELDS} FROM activity
+       WHERE group_id = $1 AND counted_at IS NOT NULL AND ($2::text IS NULL OR counter_id = $2)`,
+      [groupId, counterId ?? null],
+    );
+    return rows.map(earlierCountOf);
   }
 
   /**
@@ -1030,8 +1128,11 @@ export class PostgresStore implements Store {
       where.push(`counter_id = $${values.length}`);
     }
     if (query.since !== undefined) {
+      // A change counted for an earlier time belongs to that time (ADR 36). It is never counted
+      // for later than it was recorded, so `at >= since` still holds and keeps the index's range.
       values.push(query.since);
-      where.push(`at >= to_timestamp($${values.length}::double precision / 1000)`);
+      const since = `to_timestamp($${values.length}::double precision / 1000)`;
+      where.push(`at >= ${since}`, `${COUNTED_TIME} >= ${since}`);
     }
     values.push(query.limit);
     // float8 sums: exact to 2^53, and a bigint sum's numeric result would arrive as text.
@@ -1102,16 +1203,65 @@ export class PostgresStore implements Store {
 
   // ---- inside the batch transaction: the reads and writes of domain/commit.ts ----------------
 
+  private commitOptions() {
+    return {
+      activityLog: this.activityLog,
+      countersPerGroup: this.quotas.countersPerGroup,
+      activityEntriesPerGroup: this.quotas.activityEntriesPerGroup,
+      countedAtWindowDays: this.countedAtWindowDays,
+    };
+  }
+
+  /**
+   * What committing `operation` alone would answer now, writing nothing: the commit's reads
+   * (its group's row locked as a commit would, for as long as they take) in a transaction rolled
+   * back (an import's preview).
+   */
+  async preview(operation: Operation): Promise<OperationOutcome> {
+    return this.onConnection(async (client) => {
+      await client.query('BEGIN');
+      const options = { ...this.commitOptions(), now: this.clock(), preview: true };
+      const { outcomes } = await runAsync(commitBatch([operation], options), (request) =>
+        this.read(client, request),
+      );
+      await client.query('ROLLBACK');
+      const [outcome] = outcomes;
+      if (!outcome) throw new Error('the commit answered no outcome');
+      return outcome;
+    });
+  }
+
+  async importedFingerprints(
+    groupId: string,
+    fingerprints: readonly string[],
+  ): Promise<Set<string>> {
+    const { rows } = await this.query<{ f: string }>(
+      `SELECT a.import_fingerprint AS f FROM activity a
+       JOIN unnest($2::text[]) AS k(fingerprint)
+         ON a.group_id = $1 AND a.import_fingerprint = k.fingerprint`,
+      [groupId, fingerprints],
+    );
+    return new Set(rows.map((row) => row.f));
+  }
+
+  async stageImport(importId: string, entries: readonly StagedEntry[]): Promise<void> {
+    await this.query(STAGE_ENTRIES, [importId, JSON.stringify(entries.map(stagedJson))]);
+  }
+
+  async dropStagedImport(importId: string, limit: number): Promise<number> {
+    return (await this.query(DROP_STAGED_SLICE, [importId, limit])).rowCount ?? 0;
+  }
+
+  async dropStaleImports(before: number): Promise<number> {
+    return (await this.query(DROP_STALE_STAGED, [before])).rowCount ?? 0;
+  }
+
   private async commitBatch(operations: readonly Operation[]): Promise<OperationOutcome[]> {
     const { client, release } = await this.checkout();
     let failure: unknown;
     try {
       await client.query('BEGIN');
-      const options = {
-        activityLog: this.activityLog,
-        countersPerGroup: this.quotas.countersPerGroup,
-        now: this.clock(),
-      };
+      const options = { ...this.commitOptions(), now: this.clock() };
       const result = await runAsync(commitBatch(operations, options), (request) =>
         this.read(client, request),
       );
@@ -1217,7 +1367,31 @@ export class PostgresStore implements Store {
     }));
     answer.counters = row.counters.map(toStoredCounter);
     answer.counts = new Map(row.counts.map((count) => [count.g, count.n]));
+    if (request.imports) answer.imports = await this.readImports(client, request.imports);
     return answer;
+  }
+
+  /** An import's lookups: each group's entries, and which fingerprints its log holds. */
+  private async readImports(
+    client: pg.PoolClient,
+    lookups: readonly ImportLookup[],
+  ): Promise<ImportFound[]> {
+    const found: ImportFound[] = [];
+    for (const { groupId, fingerprints } of lookups) {
+      const { rows } = await client.query<{ entries: string; known: string[] | null }>(
+        `SELECT (SELECT count(*) FROM activity WHERE group_id = $1) AS entries,
+           (SELECT array_agg(a.import_fingerprint) FROM activity a
+              JOIN unnest($2::text[]) AS f(fingerprint)
+                ON a.group_id = $1 AND a.import_fingerprint = f.fingerprint) AS known`,
+        [groupId, fingerprints],
+      );
+      found.push({
+        groupId,
+        entries: Number(rows[0]?.entries ?? 0),
+        known: rows[0]?.known ?? [],
+      });
+    }
+    return found;
   }
 
   /**
@@ -1239,6 +1413,7 @@ export class PostgresStore implements Store {
         writes.operationIds.length +
         writes.sessions.length +
         writes.periods.length +
+        writes.periodCorrections.length +
         writes.alerts.length +
         payloads.length ===
       0
@@ -1275,7 +1450,15 @@ export class PostgresStore implements Store {
             b: body,
           })),
         ),
+        JSON.stringify(
+          writes.periodCorrections.map(({ counterId, at, delta }) => ({
+            counter_id: counterId,
+            at,
+            delta,
+          })),
+        ),
       ],
     });
+    for (const published of writes.publishedImports ?? []) await publishStaged(client, published);
   }
 }

@@ -187,4 +187,60 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE activity ADD COLUMN link_id TEXT;
    ALTER TABLE activity ADD COLUMN link_label TEXT;
    CREATE INDEX activity_by_link ON activity (group_id, link_id) WHERE link_id IS NOT NULL;`,
+  // 14: imports (ADR 37): an imported entry's fingerprint (what recognises it when the file is
+  // imported again, looked up by group) and its hash in the log it came from.
+  `ALTER TABLE activity ADD COLUMN import_fingerprint TEXT;
+   ALTER TABLE activity ADD COLUMN import_hash TEXT;
+   CREATE INDEX activity_by_import ON activity (group_id, import_fingerprint)
+     WHERE import_fingerprint IS NOT NULL;`,
+  // 15: (ADR 36) a note on a change and the time a change was counted for, when entered
+  // afterwards (epoch ms). Charts read a counter's few such entries through their own partial
+  // index: a plain tap writes neither column nor index.
+  `ALTER TABLE activity ADD COLUMN note TEXT;
+   ALTER TABLE activity ADD COLUMN counted_at INTEGER;
+   CREATE INDEX activity_counted_earlier ON activity (group_id, counter_id)
+     WHERE counted_at IS NOT NULL;`,
+  // 16: the log's noted entries (a note or an earlier time), of a group and of a counter, newest
+  // first for the history dialog and the By member detail. Partial: a plain tap writes no leaf.
+  `CREATE INDEX activity_noted ON activity (group_id, id)
+     WHERE note IS NOT NULL OR counted_at IS NOT NULL;
+   CREATE INDEX activity_noted_by_counter ON activity (counter_id, id)
+     WHERE note IS NOT NULL OR counted_at IS NOT NULL;`,
+  // 17: (ADR 37) an import's entries staged out of sight until its commit publishes them
+  // (store/sqlite/import-staging.ts): no reader of the log reads this table. Undo links are
+  // positions among the import's entries; staged_at (epoch ms) finds what a crash left. An
+  // import whose entries are being moved into the log names its group and first entry id in
+  // import_moving until the commit that publishes it removes the row.
+  `CREATE TABLE import_staged (
+     import_id TEXT NOT NULL,
+     position INTEGER NOT NULL,
+     staged_at INTEGER NOT NULL,
+     undo_of INTEGER,
+     undone_by INTEGER,
+     group_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     at INTEGER NOT NULL,
+     actor TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     counter_id TEXT,
+     counter_name TEXT,
+     value_after INTEGER,
+     delta INTEGER,
+     detail TEXT,
+     increments INTEGER,
+     decrements INTEGER,
+     hash TEXT NOT NULL,
+     link_id TEXT,
+     link_label TEXT,
+     import_fingerprint TEXT,
+     import_hash TEXT,
+     note TEXT,
+     counted_at INTEGER,
+     PRIMARY KEY (import_id, position)
+   ) STRICT, WITHOUT ROWID;
+   CREATE TABLE import_moving (
+     import_id TEXT PRIMARY KEY,
+     group_id TEXT NOT NULL,
+     from_id INTEGER NOT NULL
+   ) STRICT;`,
 ];

@@ -9,13 +9,17 @@
  * SQLITE_SYNCHRONOUS=full adds an fsync per batch so it also survives power loss
  * (docs/decisions/0002-sqlite-durability.md).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { ActivityEntry, CounterPeriod, HistoryPoint } from '../../../shared/activity.js';
 import type { Counter, Tally } from '../../../shared/api.js';
-import { PERIODS_KEPT_PER_COUNTER } from '../../../shared/limits.js';
+import {
+  DEFAULT_ACTIVITY_RETENTION_DAYS,
+  PERIODS_KEPT_PER_COUNTER,
+} from '../../../shared/limits.js';
 import {
   StorageUnavailableError,
   StoreBusyError,
@@ -23,6 +27,7 @@ import {
   type ChainEnds,
   type DuePeriod,
   type GroupRecord,
+  type MovedImport,
   type TalliesListQuery,
   type TapLinkUsage,
   type GroupState,
@@ -44,21 +49,45 @@ import {
 } from '../columns.js';
 import type { StoredAnswer } from '../../domain/operation-ids.js';
 import { commitBatch } from '../../domain/commit.js';
+import type { StagedEntry } from '../../domain/import.js';
+import {
+  dropStagedSlice,
+  linkMoved,
+  moveSlice,
+  publishStaged,
+  stageEntries,
+  undoUnfinishedMoves,
+  unmoveSlice,
+} from './import-staging.js';
+import { LogGate } from './log-gate.js';
 import {
   runSync,
   type BatchResult,
   type BatchWrites,
   type PeriodWrite,
+  type ImportFound,
+  type ImportLookup,
   type ReadAnswer,
   type ReadRequest,
   type StoredCounter,
   type StoredGroup,
 } from '../../domain/commit-io.js';
-import { ACTIVITY_FIELDS, bucketWidthMs, historyPoints } from '../activity.js';
+import {
+  ACTIVITY_FIELDS,
+  EARLIER_COUNT_FIELDS,
+  NOTED_ENTRIES,
+  bucketWidthMs,
+  earlierCountOf,
+  historyPoints,
+  placeEarlierCounts,
+  type EarlierCount,
+  type EarlierCountRow,
+} from '../activity.js';
 import { detailText, toActivityEntry, type ActivityRow } from '../../domain/entry-record.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { startReadWorker, type ReadWorker } from './read-worker.js';
 import {
+  COUNTED_TIME,
   DECREMENTS,
   INCREMENTS,
   PERIOD_FIELDS,
@@ -76,7 +105,6 @@ import { RowCache, frozenCounter, frozenGroup } from './row-cache.js';
 import {
   ActivityTrimmer,
   deleteInChunks,
-  nextTurn,
   ACTIVITY_TRIM_CHUNK,
   TRIM_ALL_PAGE,
   DEFAULT_STORE_QUOTAS,
@@ -168,6 +196,8 @@ export class SqliteStore implements Store {
 
   /** The batches' clock, epoch ms. */
   private readonly clock: () => number;
+  /** How many days back a count may be for (CommitOptions). */
+  private readonly countedAtWindowDays: number;
   /**
    * The latest batch time, epoch ms: a batch never takes an earlier one, even when the system
    * clock steps back, so entry times never go backwards and (counter_id, at, id) keeps id order
@@ -186,6 +216,8 @@ export class SqliteStore implements Store {
 
   /** Runs heavy reads from a worker thread (file databases only; started by migrate()). */
   private reader: ReadWorker | undefined;
+  /** The log's readers of a group wait while an import is moved into it (ADR 37). */
+  private readonly logGate = new LogGate();
 
   /** The database file's path, and the file it named when opened (file databases only). */
   private readonly file: string;
@@ -209,9 +241,12 @@ export class SqliteStore implements Store {
       onTrimError?: (error: unknown) => void;
       /** The batches' clock, epoch ms (tests move it across period boundaries); Date.now. */
       clock?: () => number;
+      /** How many days back a count may be for; DEFAULT_ACTIVITY_RETENTION_DAYS unless given. */
+      countedAtWindowDays?: number;
     } = {},
   ) {
     this.clock = options.clock ?? Date.now;
+    this.countedAtWindowDays = options.countedAtWindowDays ?? DEFAULT_ACTIVITY_RETENTION_DAYS;
     this.activityLog = options.activityLog ?? true;
     this.quotas = options.quotas ?? DEFAULT_STORE_QUOTAS;
     this.trimmer = new ActivityTrimmer(
@@ -280,6 +315,10 @@ export class SqliteStore implements Store {
     });
     run.immediate();
     this.alerts.releaseLeases();
+    // One process holds the file: every staged or moving import is one a crash or a stop
+    // interrupted, never published.
+    undoUnfinishedMoves(this.db);
+    this.db.exec('DELETE FROM import_staged');
     const newest = this.db.prepare('SELECT MAX(at) AS at FROM activity').get() as {
       at: number | null;
     };
@@ -351,15 +390,120 @@ export class SqliteStore implements Store {
   > {
     return this.db.transaction((operations: readonly Operation[]): BatchResult => {
       this.lastBatchAt = Math.max(this.lastBatchAt, this.clock());
-      const options = {
-        activityLog: this.activityLog,
-        countersPerGroup: this.quotas.countersPerGroup,
-        now: this.lastBatchAt,
-      };
+      const options = { ...this.commitOptions(), now: this.lastBatchAt };
       const result = runSync(commitBatch(operations, options), (request) => this.read(request));
       this.write(result.writes, options.now);
       return result;
     });
+  }
+
+  private commitOptions() {
+    return {
+      activityLog: this.activityLog,
+      countersPerGroup: this.quotas.countersPerGroup,
+      activityEntriesPerGroup: this.quotas.activityEntriesPerGroup,
+      countedAtWindowDays: this.countedAtWindowDays,
+    };
+  }
+
+  /**
+   * What committing `operation` alone would answer now, without writing anything: the commit's
+   * reads in one read transaction, its writes dropped (an import's preview).
+   */
+  preview(operation: Operation): Promise<OperationOutcome> {
+    const options = {
+      ...this.commitOptions(),
+      now: Math.max(this.lastBatchAt, this.clock()),
+      preview: true,
+    };
+    const read = this.db.transaction(
+      () => runSync(commitBatch([operation], options), (request) => this.read(request)).outcomes,
+    );
+    const [outcome] = this.reading(() => read.deferred());
+    if (!outcome) throw new Error('the commit answered no outcome');
+    return Promise.resolve(outcome);
+  }
+
+  importedFingerprints(groupId: string, fingerprints: readonly string[]): Promise<Set<string>> {
+    const rows = this.reading(
+      () =>
+        this.prepare(
+          `SELECT import_fingerprint AS f FROM activity INDEXED BY activity_by_import
+           WHERE group_id = ? AND import_fingerprint IN (SELECT value FROM json_each(?))`,
+        ).all(groupId, JSON.stringify(fingerprints)) as { f: string }[],
+    );
+    return Promise.resolve(new Set(rows.map((row) => row.f)));
+  }
+
+  stageImport(importId: string, entries: readonly StagedEntry[]): Promise<void> {
+    try {
+      this.assertSameFile();
+      stageEntries(this.db, {
+        importId,
+        entries,
+        now: Math.max(this.lastBatchAt, this.clock()),
+      });
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(asError(storageError(error)));
+    }
+  }
+
+  async moveStagedImport(
+    importId: string,
+    { groupId, slice }: { groupId: string; slice: number },
+  ): Promise<MovedImport> {
+    const reopen = await this.logGate.close(groupId);
+    const slices: { from: number; firstId: number }[] = [];
+    const unmove = async () => {
+      while (unmoveSlice(this.db, importId, slice) === slice) await nextTurn();
+    };
+    try {
+      for (let from = 0; ; from += slice) {
+        this.assertSameFile();
+        const { firstId, moved } = moveSlice(this.db, { importId, groupId, from, limit: slice });
+        slices.push({ from, firstId });
+        if (moved < slice) break;
+        await nextTurn();
+      }
+      // Position p is in the slice that starts at or before it, at its offset there.
+      linkMoved(this.db, importId, (position) => {
+        const { from, firstId } = slices[Math.floor(position / slice)] as (typeof slices)[0];
+        return firstId + position - from;
+      });
+    } catch (error) {
+      await unmove().catch(() => undefined);
+      reopen();
+      throw asError(storageError(error));
+    }
+    return {
+      published: reopen,
+      abandoned: async () => {
+        try {
+          await unmove();
+        } finally {
+          reopen();
+        }
+      },
+    };
+  }
+
+  dropStagedImport(importId: string, limit: number): Promise<number> {
+    try {
+      return Promise.resolve(dropStagedSlice(this.db, importId, limit));
+    } catch (error) {
+      return Promise.reject(asError(storageError(error)));
+    }
+  }
+
+  dropStaleImports(before: number): Promise<number> {
+    try {
+      return Promise.resolve(
+        this.prepare('DELETE FROM import_staged WHERE staged_at < ?').run(before).changes,
+      );
+    } catch (error) {
+      return Promise.reject(asError(storageError(error)));
+    }
   }
 
   /** The batch in one write transaction; throws (nothing applied) if it cannot commit. */
@@ -566,48 +710,87 @@ export class SqliteStore implements Store {
   }
 
   activityChain(groupId: string, afterId: number, limit: number): Promise<StoredChainEntry[]> {
-    const rows = this.reading(
-      () =>
-        this.prepare(
-          `SELECT ${ACTIVITY_FIELDS}, hash FROM activity INDEXED BY activity_by_group
-           WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?`,
-        ).all(groupId, afterId, limit) as (ActivityRow & { hash: string | null })[],
-    );
-    return Promise.resolve(rows.map((row) => ({ hash: row.hash, entry: toActivityEntry(row) })));
+    return this.logGate.read(groupId, () => {
+      const rows = this.reading(
+        () =>
+          this.prepare(
+            `SELECT ${ACTIVITY_FIELDS}, hash FROM activity INDEXED BY activity_by_group
+             WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?`,
+          ).all(groupId, afterId, limit) as (ActivityRow & { hash: string | null })[],
+      );
+      return Promise.resolve(rows.map((row) => ({ hash: row.hash, entry: toActivityEntry(row) })));
+    });
   }
 
   activityChainEnds(groupId: string): Promise<ChainEnds | null> {
-    const row = this.reading(
-      () =>
-        this.prepare('SELECT log_anchor, log_head FROM counter_groups WHERE id = ?').get(
-          groupId,
-        ) as { log_anchor: string | null; log_head: string | null } | undefined,
-    );
-    return Promise.resolve(row ? { anchor: row.log_anchor, head: row.log_head } : null);
+    return this.logGate.read(groupId, () => {
+      const row = this.reading(
+        () =>
+          this.prepare('SELECT log_anchor, log_head FROM counter_groups WHERE id = ?').get(
+            groupId,
+          ) as { log_anchor: string | null; log_head: string | null } | undefined,
+      );
+      return Promise.resolve(row ? { anchor: row.log_anchor, head: row.log_head } : null);
+    });
   }
 
   listActivity(groupId: string, query: ActivityListQuery): Promise<ActivityEntry[]> {
-    const direction = query.order === 'newest' ? 'DESC' : 'ASC';
-    if (query.counterId !== undefined) {
-      return Promise.resolve(
-        this.listCounterActivity(groupId, { ...query, counterId: query.counterId }, direction),
-      );
-    }
-    const where = ['group_id = ?'];
-    const params: unknown[] = [groupId];
-    if (query.before !== undefined) {
-      where.push('id < ?');
-      params.push(query.before);
-    }
-    if (query.after !== undefined) {
-      where.push('id > ?');
-      params.push(query.after);
-    }
-    const rows = this.prepare(
-      `SELECT ${ACTIVITY_FIELDS} FROM activity INDEXED BY activity_by_group
-       WHERE ${where.join(' AND ')} ORDER BY id ${direction} LIMIT ?`,
-    ).all(...params, query.limit) as ActivityRow[];
-    return Promise.resolve(rows.map(toActivityEntry));
+    return this.logGate.read(groupId, () => {
+      const direction = query.order === 'newest' ? 'DESC' : 'ASC';
+      if (query.counterId !== undefined && query.noted !== true) {
+        return Promise.resolve(
+          this.listCounterActivity(groupId, { ...query, counterId: query.counterId }, direction),
+        );
+      }
+      const where = ['group_id = ?'];
+      const params: unknown[] = [groupId];
+      // Noted entries through their own partial indexes: a few among a group's many plain taps.
+      let index = 'activity_by_group';
+      if (query.noted === true) {
+        where.push(NOTED_ENTRIES);
+        index = 'activity_noted';
+        if (query.counterId !== undefined) {
+          where.push('counter_id = ?');
+          params.push(query.counterId);
+          index = 'activity_noted_by_counter';
+        }
+      }
+      if (query.before !== undefined) {
+        where.push('id < ?');
+        params.push(query.before);
+      }
+      if (query.after !== undefined) {
+        where.push('id > ?');
+        params.push(query.after);
+      }
+      const rows = this.prepare(
+        `SELECT ${ACTIVITY_FIELDS} FROM activity INDEXED BY ${index}
+         WHERE ${where.join(' AND ')} ORDER BY id ${direction} LIMIT ?`,
+      ).all(...params, query.limit) as ActivityRow[];
+      return Promise.resolve(rows.map(toActivityEntry));
+    });
+  }
+
+  activityEntry(groupId: string, entryId: number): Promise<ActivityEntry | null> {
+    return this.logGate.read(groupId, () => {
+      const row = this.prepare(
+        `SELECT ${ACTIVITY_FIELDS} FROM activity WHERE id = ? AND group_id = ?`,
+      ).get(entryId, groupId) as ActivityRow | undefined;
+      return Promise.resolve(row ? toActivityEntry(row) : null);
+    });
+  }
+
+  setEntryNote(
+    groupId: string,
+    entryId: number,
+    note: string | null,
+  ): Promise<ActivityEntry | null> {
+    return this.logGate.read(groupId, () => {
+      const row = this.prepare(
+        `UPDATE activity SET note = ? WHERE id = ? AND group_id = ? RETURNING ${ACTIVITY_FIELDS}`,
+      ).get(note, entryId, groupId) as ActivityRow | undefined;
+      return Promise.resolve(row ? toActivityEntry(row) : null);
+    });
   }
 
   /**
@@ -656,50 +839,69 @@ export class SqliteStore implements Store {
     counterId: string,
     points: number,
   ): Promise<HistoryPoint[] | null> {
-    const read = this.db.transaction((): HistoryPoint[] | null => {
-      const counter = this.readCounter(groupId, counterId);
-      if (!counter) return null;
-      const now = Date.now();
-      const current = { t: now, v: counter.value };
-      const first = this.prepare(
-        `SELECT id, at, value_after FROM activity INDEXED BY activity_by_counter_time
-         WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL ORDER BY at, id LIMIT 1`,
-      ).get(counterId, groupId) as ValueRow | undefined;
-      if (!first) return [current];
-      const width = bucketWidthMs(first.at, now, points);
-      const lastBefore = this.prepare(
-        `SELECT id, at, value_after FROM activity INDEXED BY activity_by_counter_time
-         WHERE counter_id = ? AND at < ? AND group_id = ? AND value_after IS NOT NULL
-         ORDER BY at DESC, id DESC LIMIT 1`,
-      );
-      const rows: ValueRow[] = [];
-      for (let start = first.at; start <= now; start += width) {
-        const row = lastBefore.get(counterId, start + width, groupId) as ValueRow | undefined;
-        if (row && row.at >= start && row.id !== rows[rows.length - 1]?.id) rows.push(row);
-      }
-      return historyPoints(first, rows, current);
+    return this.logGate.read(groupId, () => {
+      const read = this.db.transaction((): HistoryPoint[] | null => {
+        const counter = this.readCounter(groupId, counterId);
+        if (!counter) return null;
+        const now = Date.now();
+        const current = { t: now, v: counter.value };
+        const first = this.prepare(
+          `SELECT id, at, value_after FROM activity INDEXED BY activity_by_counter_time
+           WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL ORDER BY at, id LIMIT 1`,
+        ).get(counterId, groupId) as ValueRow | undefined;
+        if (!first) return [current];
+        const earlier = this.earlierCounts(groupId, counterId);
+        const width = bucketWidthMs(first.at, now, points);
+        const lastBefore = this.prepare(
+          `SELECT id, at, value_after FROM activity INDEXED BY activity_by_counter_time
+           WHERE counter_id = ? AND at < ? AND group_id = ? AND value_after IS NOT NULL
+           ORDER BY at DESC, id DESC LIMIT 1`,
+        );
+        const rows: ValueRow[] = [];
+        for (let start = first.at; start <= now; start += width) {
+          const row = lastBefore.get(counterId, start + width, groupId) as ValueRow | undefined;
+          if (row && row.at >= start && row.id !== rows[rows.length - 1]?.id) rows.push(row);
+        }
+        return placeEarlierCounts(historyPoints(first, rows, current), earlier, points);
+      });
+      return Promise.resolve(read.deferred());
     });
-    return Promise.resolve(read.deferred());
   }
 
   recentValues(groupId: string, points: number): Promise<Record<string, HistoryPoint[]>> {
-    const read = this.db.transaction(() => {
-      const ids = this.prepare('SELECT id FROM counters WHERE group_id = ?').all(groupId) as {
-        id: string;
-      }[];
-      const recent = this.prepare(
-        `SELECT at, value_after FROM activity INDEXED BY activity_by_counter_time
-         WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL
-         ORDER BY at DESC, id DESC LIMIT ?`,
-      );
-      const series: Record<string, HistoryPoint[]> = {};
-      for (const { id } of ids) {
-        const rows = recent.all(id, groupId, points) as { at: number; value_after: number }[];
-        series[id] = rows.reverse().map((row) => ({ t: row.at, v: row.value_after }));
-      }
-      return series;
+    return this.logGate.read(groupId, () => {
+      const read = this.db.transaction(() => {
+        const ids = this.prepare('SELECT id FROM counters WHERE group_id = ?').all(groupId) as {
+          id: string;
+        }[];
+        const recent = this.prepare(
+          `SELECT at, value_after FROM activity INDEXED BY activity_by_counter_time
+           WHERE counter_id = ? AND group_id = ? AND value_after IS NOT NULL
+           ORDER BY at DESC, id DESC LIMIT ?`,
+        );
+        const earlier = this.earlierCounts(groupId);
+        const series: Record<string, HistoryPoint[]> = {};
+        for (const { id } of ids) {
+          const rows = recent.all(id, groupId, points) as { at: number; value_after: number }[];
+          series[id] = placeEarlierCounts(
+            rows.reverse().map((row) => ({ t: row.at, v: row.value_after })),
+            earlier.filter((count) => count.counterId === id),
+            points,
+          );
+        }
+        return series;
+      });
+      return Promise.resolve(read.deferred());
     });
-    return Promise.resolve(read.deferred());
+  }
+
+  /** The group's (or one counter's) changes counted for an earlier time (a partial index). */
+  private earlierCounts(groupId: string, counterId?: string): EarlierCount[] {
+    const rows = this.prepare(
+      `SELECT ${EARLIER_COUNT_FIELDS} FROM activity INDEXED BY activity_counted_earlier
+       WHERE group_id = ? AND counted_at IS NOT NULL AND (? IS NULL OR counter_id = ?)`,
+    ).all(groupId, counterId ?? null, counterId ?? null) as EarlierCountRow[];
+    return rows.map(earlierCountOf);
   }
 
   /**
@@ -769,41 +971,48 @@ export class SqliteStore implements Store {
    * worker could open: it reads on the event loop.
    */
   tapLinkUsage(groupId: string): Promise<Map<string, TapLinkUsage>> {
-    const rows = this.prepare(
-      `SELECT link_id, TOTAL(${LINK_TAPS}) AS taps, max(at) AS last
-       FROM activity INDEXED BY activity_by_link
-       WHERE group_id = ? AND link_id IS NOT NULL AND ${TALLY_ENTRIES} GROUP BY link_id`,
-    ).all(groupId) as { link_id: string; taps: number; last: number }[];
-    return Promise.resolve(
-      new Map(rows.map((row) => [row.link_id, { taps: row.taps, lastUsedAt: row.last }])),
-    );
+    return this.logGate.read(groupId, () => {
+      const rows = this.prepare(
+        `SELECT link_id, TOTAL(${LINK_TAPS}) AS taps, max(at) AS last
+         FROM activity INDEXED BY activity_by_link
+         WHERE group_id = ? AND link_id IS NOT NULL AND ${TALLY_ENTRIES} GROUP BY link_id`,
+      ).all(groupId) as { link_id: string; taps: number; last: number }[];
+      return Promise.resolve(
+        new Map(rows.map((row) => [row.link_id, { taps: row.taps, lastUsedAt: row.last }])),
+      );
+    });
   }
 
-  async tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]> {
-    const where = ['group_id = ?', TALLY_ENTRIES];
-    const params: (string | number)[] = [groupId];
-    if (query.counterId !== undefined) {
-      where.push('counter_id = ?');
-      params.push(query.counterId);
-    }
-    if (query.since !== undefined) {
-      where.push('at >= ?');
-      params.push(query.since);
-    }
-    const index = query.counterId === undefined ? 'activity_by_group' : 'activity_by_counter_time';
-    // TOTAL sums as a double: SUM would fail past 2^63 (alternating ±10^15 taps get there).
-    const { select, groupBy } = tallyGrouping(query.by ?? 'member');
-    const sql = `SELECT ${select}, counter_id, TOTAL(${INCREMENTS}) AS increments,
-         TOTAL(${DECREMENTS}) AS decrements
-       FROM activity INDEXED BY ${index} WHERE ${where.join(' AND ')}
-       GROUP BY ${groupBy}
-       ORDER BY TOTAL(${INCREMENTS}) - TOTAL(${DECREMENTS}) DESC, actor, link_label, counter_id
-       LIMIT ?`;
-    params.push(query.limit);
-    const rows = this.reader
-      ? await this.reader.all<TallyRow>(sql, params)
-      : (this.prepare(sql).all(...params) as TallyRow[]);
-    return rows.map(toTally);
+  tallies(groupId: string, query: TalliesListQuery): Promise<Tally[]> {
+    return this.logGate.read(groupId, async () => {
+      const where = ['group_id = ?', TALLY_ENTRIES];
+      const params: (string | number)[] = [groupId];
+      if (query.counterId !== undefined) {
+        where.push('counter_id = ?');
+        params.push(query.counterId);
+      }
+      if (query.since !== undefined) {
+        // A change counted for an earlier time belongs to that time (ADR 36). It is never counted
+        // for later than it was recorded, so `at >= since` still holds and keeps the index's range.
+        where.push('at >= ?', `${COUNTED_TIME} >= ?`);
+        params.push(query.since, query.since);
+      }
+      const index =
+        query.counterId === undefined ? 'activity_by_group' : 'activity_by_counter_time';
+      // TOTAL sums as a double: SUM would fail past 2^63 (alternating ±10^15 taps get there).
+      const { select, groupBy } = tallyGrouping(query.by ?? 'member');
+      const sql = `SELECT ${select}, counter_id, TOTAL(${INCREMENTS}) AS increments,
+           TOTAL(${DECREMENTS}) AS decrements
+         FROM activity INDEXED BY ${index} WHERE ${where.join(' AND ')}
+         GROUP BY ${groupBy}
+         ORDER BY TOTAL(${INCREMENTS}) - TOTAL(${DECREMENTS}) DESC, actor, link_label, counter_id
+         LIMIT ?`;
+      params.push(query.limit);
+      const rows = this.reader
+        ? await this.reader.all<TallyRow>(sql, params)
+        : (this.prepare(sql).all(...params) as TallyRow[]);
+      return rows.map(toTally);
+    });
   }
 
   counterPeriods(
@@ -942,7 +1151,33 @@ export class SqliteStore implements Store {
         return [groupId, row.n] as const;
       }),
     );
-    return { groups, operationIds, sessions, entries, counters, counts };
+    return {
+      groups,
+      operationIds,
+      sessions,
+      entries,
+      counters,
+      counts,
+      ...(request.imports ? { imports: this.readImports(request.imports) } : {}),
+    };
+  }
+
+  /** An import's lookups: each group's entries, and which fingerprints its log holds. */
+  private readImports(lookups: readonly ImportLookup[]): ImportFound[] {
+    const count = this.prepare(
+      'SELECT count(*) AS n FROM activity INDEXED BY activity_by_group WHERE group_id = ?',
+    );
+    const known = this.prepare(
+      `SELECT import_fingerprint AS f FROM activity INDEXED BY activity_by_import
+       WHERE group_id = ? AND import_fingerprint IN (SELECT value FROM json_each(?))`,
+    );
+    return lookups.map(({ groupId, fingerprints }) => ({
+      groupId,
+      entries: (count.get(groupId) as { n: number }).n,
+      known: (known.all(groupId, JSON.stringify(fingerprints)) as { f: string }[]).map(
+        (row) => row.f,
+      ),
+    }));
   }
 
   /** Writes a batch's final rows, one prepared statement per row (in-process, no round trips). */
@@ -1037,7 +1272,17 @@ export class SqliteStore implements Store {
       }
     }
     this.writePeriods(writes.periods);
+    if (writes.periodCorrections.length > 0) {
+      const correct = this.prepare(
+        `UPDATE counter_periods SET final_value = final_value + ?
+         WHERE counter_id = ? AND start_at <= ? AND end_at > ?`,
+      );
+      for (const { counterId, at, delta } of writes.periodCorrections) {
+        correct.run(delta, counterId, at, at);
+      }
+    }
     const ids = this.writeEntries(writes, now);
+    for (const published of writes.publishedImports ?? []) publishStaged(this.db, published);
     const rows: (string | number | null)[] = [];
     for (const { groupId, opId, result, entry, fingerprint } of writes.operationIds) {
       rows.push(
@@ -1083,8 +1328,9 @@ export class SqliteStore implements Store {
   private writeEntries(writes: BatchWrites, now: number): number[] {
     const insert = this.prepare(
       `INSERT INTO activity (group_id, seq, at, actor, kind, counter_id, counter_name,
-         value_after, delta, detail, undo_of, increments, decrements, hash, link_id, link_label)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         value_after, delta, detail, undo_of, increments, decrements, hash, link_id, link_label,
+         import_fingerprint, import_hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const ids: number[] = [];
     for (const { draft, undoOf, hash } of writes.entries) {
@@ -1092,7 +1338,7 @@ export class SqliteStore implements Store {
       const info = insert.run(
         draft.groupId,
         draft.seq,
-        now,
+        draft.at ?? now,
         draft.actor,
         draft.kind,
         draft.counterId,
@@ -1106,7 +1352,18 @@ export class SqliteStore implements Store {
         hash,
         draft.link?.id ?? null,
         draft.link?.label ?? null,
+        draft.imported?.fingerprint ?? null,
+        draft.imported?.hash ?? null,
       );
+      // A note or an earlier time, rare, is set on the new row: a plain tap's INSERT names no
+      // more columns than it did.
+      if (draft.note !== undefined || draft.countedAt !== undefined) {
+        this.prepare('UPDATE activity SET note = ?, counted_at = ? WHERE id = ?').run(
+          draft.note ?? null,
+          draft.countedAt ?? null,
+          info.lastInsertRowid,
+        );
+      }
       ids.push(Number(info.lastInsertRowid));
     }
     const undone = this.prepare('UPDATE activity SET undone_by = ? WHERE id = ?');

@@ -25,7 +25,7 @@ const GRID = 'grid grid-cols-1 gap-4 md:grid-cols-2 lg:grid-cols-3';
  * Each card takes three rows of its list's grid (name, −/+ row, the rest) and lays its parts on
  * them (a subgrid), so the −/+ rows of one grid row share a height whatever the cards hold.
  */
-const CARD_CELL = 'row-span-3 grid min-w-0 grid-rows-subgrid';
+const CARD_CELL_CLASS = 'row-span-3 grid min-w-0 grid-rows-subgrid';
 
 interface GridProps {
   store: GroupStore;
@@ -47,6 +47,7 @@ export function CounterGrid({
   showPending,
   onAddCounter,
 }: GridProps) {
+  const { t } = useLingui();
   const { counters } = state;
   const [reordering, setReordering] = useState(false);
   const canReorder = !readOnly && counters !== null && counters.length > 1;
@@ -79,12 +80,12 @@ export function CounterGrid({
             className={reordering ? primaryButton : secondaryButton}
           >
             {reordering ? <Check className="size-4" /> : <ArrowsUpDown className="size-4" />}
-            {reordering ? 'Done reordering' : 'Reorder'}
+            {reordering ? t`Done reordering` : t`Reorder`}
           </button>
         </div>
       )}
       {reordering && canReorder ? (
-        <Suspense fallback={<Pending>Loading...</Pending>}>
+        <Suspense fallback={<Pending>{t`Loading...`}</Pending>}>
           <ReorderList store={store} counters={counters} />
         </Suspense>
       ) : (
@@ -124,7 +125,7 @@ function Counters({ store, state, readOnly, rights, showPending, onAddCounter }:
   /** The cards of a run or a section; a section's cards block taps past its maximum too. */
   const cards = (list: readonly Counter[], section?: SectionBlock) =>
     list.map((counter) => (
-      <li key={counter.id} className={CARD_CELL}>
+      <li key={counter.id} className={CARD_CELL_CLASS}>
         <CounterCard
           counter={counter}
           store={store}
@@ -138,7 +139,7 @@ function Counters({ store, state, readOnly, rights, showPending, onAddCounter }:
     ));
   if (!hasSections(counters)) {
     return (
-      <ul aria-label="Counters" className={`${GRID} pb-6`}>
+      <ul aria-label={t`Counters`} className={`${GRID} pb-6`}>
         {cards(counters)}
       </ul>
     );
@@ -151,7 +152,7 @@ function Counters({ store, state, readOnly, rights, showPending, onAddCounter }:
           return (
             <ul
               key={`run-${block.counters[0]?.id ?? index}`}
-              aria-label="Counters"
+              aria-label={t`Counters`}
               className={GRID}
             >
               {cards(block.counters)}
@@ -159,6 +160,7 @@ function Counters({ store, state, readOnly, rights, showPending, onAddCounter }:
           );
         }
         const headingId = `${idPrefix}-section-${index}`;
+        const section = block.name;
         return (
           <section
             key={`section-${block.name}`}
@@ -173,7 +175,7 @@ function Counters({ store, state, readOnly, rights, showPending, onAddCounter }:
                 store.updateSection(block.name, max);
               }}
             />
-            <ul aria-label={`Counters in ${block.name}`} className={GRID}>
+            <ul aria-label={t`Counters in ${section}`} className={GRID}>
               {cards(block.counters, block)}
             </ul>
           </section>

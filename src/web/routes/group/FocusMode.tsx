@@ -2,12 +2,25 @@
  * Focus mode, one counter full screen (docs/product.md#focus-mode). The whole screen increments; a
  * separate, smaller button decrements. Taps go through the store like the card's buttons (offline
  * queue, coalescing) and other members' taps arrive live. The screen is kept awake where the
- * browser can.
+ * browser can. A press held LONG_PRESS_MS on either, or the header's note button, opens the note
+ * dialog (loaded when first opened); a tap is a click as before and counts once.
  */
-import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { Minus, X } from '../../components/icons/index.js';
+import { t } from '@lingui/core/macro';
+import {
+  lazy,
+  Suspense,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type PointerEvent,
+} from 'react';
+import type { AdjustDirection } from '../../../shared/api.js';
+import { Minus, Pencil, X } from '../../components/icons/index.js';
 import { PaceLine } from '../../components/PaceLine.js';
 import { blockedReason } from '../../lib/capacity.js';
+import { LONG_PRESS_MS } from '../../lib/keys.js';
 import { directionRefused, type TapRights } from '../../lib/tap-links.js';
 import type { GroupStore } from '../../live/groupStore.js';
 
@@ -50,6 +63,50 @@ function useWakeLock(): void {
   }, []);
 }
 
+const TapContextDialog = lazy(() =>
+  import('../../components/TapContextDialog.js').then((m) => ({ default: m.TapContextDialog })),
+);
+
+/**
+ * A press held LONG_PRESS_MS on a counting button asks for the note dialog in its direction; the
+ * click that ends it counts nothing. Returns the handlers for the button, and whether a click is
+ * the end of such a press (then it is not a tap).
+ */
+function useLongPress(onLongPress: (direction: AdjustDirection) => void) {
+  const timer = useRef<number | undefined>(undefined);
+  const held = useRef(false);
+  const cancel = () => {
+    window.clearTimeout(timer.current);
+  };
+  useEffect(() => cancel, []);
+  return {
+    handlers: (direction: AdjustDirection) => ({
+      onPointerDown: (event: PointerEvent) => {
+        if (event.button !== 0) return;
+        held.current = false;
+        cancel();
+        timer.current = window.setTimeout(() => {
+          held.current = true;
+          onLongPress(direction);
+        }, LONG_PRESS_MS);
+      },
+      onPointerUp: cancel,
+      onPointerCancel: cancel,
+      onPointerLeave: cancel,
+      // A touch held down opens the browser's own menu otherwise.
+      onContextMenu: (event: { preventDefault: () => void }) => {
+        event.preventDefault();
+      },
+    }),
+    /** Whether this click ends a long press (and resets that). */
+    endsLongPress: () => {
+      const was = held.current;
+      held.current = false;
+      return was;
+    },
+  };
+}
+
 let audio: AudioContext | null = null;
 /** A short click, synthesised (no audio file). */
 function click(): void {
@@ -83,6 +140,11 @@ export function FocusMode({
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const counter = state.counters?.find((c) => c.id === counterId) ?? null;
   const [sound, setSound] = useState(false);
+  /** The note dialog's first direction while it is open. */
+  const [noting, setNoting] = useState<AdjustDirection | null>(null);
+  const press = useLongPress((direction) => {
+    if (rights[direction]) setNoting(direction);
+  });
   const ref = useRef<HTMLDialogElement>(null);
   const plusRef = useRef<HTMLButtonElement>(null);
   useWakeLock();
@@ -104,6 +166,7 @@ export function FocusMode({
   if (!counter) return null;
 
   const tap = (direction: 'increment' | 'decrement') => {
+    if (press.endsLongPress()) return;
     if (!rights[direction] || blockedReason(counter, direction) !== null) return;
     store.adjust(counter.id, direction);
     if ('vibrate' in navigator) navigator.vibrate(10);
@@ -113,13 +176,18 @@ export function FocusMode({
     ? blockedReason(counter, 'increment')
     : directionRefused('increment');
   const decBlocked = blockedReason(counter, 'decrement');
-  const name = counter.name === '' ? 'Counter Name' : counter.name;
+  const name = counter.name === '' ? t`Counter Name` : counter.name;
+  const directions = (['decrement', 'increment'] as const).filter((direction) => rights[direction]);
+  const { incrementStep, decrementStep, value } = counter;
 
   return (
     <dialog
       ref={ref}
-      aria-label={`Focus mode: ${name}`}
-      onClose={onClose}
+      aria-label={t`Focus mode: ${name}`}
+      onClose={(event) => {
+        // The note dialog's own close reaches this handler too (React passes it up its tree).
+        if (event.target === event.currentTarget) onClose();
+      }}
       data-testid="focus-mode"
       className="focus-mode fixed inset-0 m-0 flex size-full max-h-none max-w-none flex-col bg-white p-0 text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100"
     >
@@ -134,12 +202,24 @@ export function FocusMode({
             }}
             className="size-4"
           />
-          Click sound
+          {t`Click sound`}
         </label>
+        {directions.length > 0 && (
+          <button
+            type="button"
+            onClick={() => {
+              setNoting(rights.increment ? 'increment' : 'decrement');
+            }}
+            aria-label={t`Count with a note`}
+            className="icon-btn"
+          >
+            <Pencil className="size-5" />
+          </button>
+        )}
         <button
           type="button"
           onClick={() => ref.current?.close()}
-          aria-label="Close focus mode"
+          aria-label={t`Close focus mode`}
           className="icon-btn"
         >
           <X className="size-6" />
@@ -148,13 +228,14 @@ export function FocusMode({
       <button
         ref={plusRef}
         type="button"
-        aria-label={`Increment ${name} by ${counter.incrementStep}`}
+        aria-label={t`Increment ${name} by ${incrementStep}`}
         aria-disabled={incBlocked !== null || undefined}
         title={incBlocked ?? undefined}
         onClick={() => {
           tap('increment');
         }}
-        className="flex min-h-0 flex-1 touch-manipulation flex-col items-center justify-center gap-2 select-none focus-visible:outline-4 focus-visible:-outline-offset-4 focus-visible:outline-indigo-500 motion-safe:transition-colors motion-safe:active:bg-indigo-50 dark:motion-safe:active:bg-indigo-950"
+        {...press.handlers('increment')}
+        className="flex min-h-0 flex-1 touch-manipulation [-webkit-touch-callout:none] flex-col items-center justify-center gap-2 select-none focus-visible:outline-4 focus-visible:-outline-offset-4 focus-visible:outline-indigo-500 motion-safe:transition-colors motion-safe:active:bg-indigo-50 dark:motion-safe:active:bg-indigo-950"
       >
         <span
           data-testid="focus-value"
@@ -163,7 +244,7 @@ export function FocusMode({
           {counter.value}
         </span>
         <span className="text-base text-zinc-600 dark:text-zinc-300">
-          {incBlocked ?? `Tap anywhere to add ${counter.incrementStep}`}
+          {incBlocked ?? t`Tap anywhere to add ${incrementStep}`}
         </span>
       </button>
       <PaceLine
@@ -172,19 +253,20 @@ export function FocusMode({
         className="px-4 text-lg text-zinc-700 sm:text-2xl dark:text-zinc-300"
       />
       <p role="status" className="sr-only">
-        {`${name}, ${counter.value}`}
+        {`${name}, ${value}`}
       </p>
       <div className="flex justify-center p-4 pb-[max(1rem,env(safe-area-inset-bottom))]">
         {rights.decrement ? (
           <button
             type="button"
-            aria-label={`Decrement ${name} by ${counter.decrementStep}`}
+            aria-label={t`Decrement ${name} by ${decrementStep}`}
             aria-disabled={decBlocked !== null || undefined}
             title={decBlocked ?? undefined}
             onClick={() => {
               tap('decrement');
             }}
-            className="btn btn-secondary min-h-12 min-w-32 touch-manipulation text-lg tabular-nums"
+            {...press.handlers('decrement')}
+            className="btn btn-secondary min-h-12 min-w-32 touch-manipulation text-lg tabular-nums select-none [-webkit-touch-callout:none]"
           >
             <Minus className="size-5" />
             {counter.decrementStep}
@@ -195,6 +277,24 @@ export function FocusMode({
           </p>
         )}
       </div>
+      {noting !== null && (
+        <Suspense fallback={null}>
+          <TapContextDialog
+            counter={counter}
+            direction={rights[noting] ? noting : (directions[0] ?? noting)}
+            directions={directions}
+            onCount={(direction, extra) => {
+              store.adjust(counter.id, direction, extra);
+            }}
+            onClose={() => {
+              setNoting(null);
+              // A mouse let go over the dialog sends its click elsewhere: the next tap is a tap.
+              press.endsLongPress();
+              plusRef.current?.focus();
+            }}
+          />
+        </Suspense>
+      )}
     </dialog>
   );
 }

@@ -61,8 +61,8 @@ export function GroupHeader({
         ) : (
           <button
             type="button"
-            aria-label="Change profile picture"
-            title="Change profile picture"
+            aria-label={t`Change profile picture`}
+            title={t`Change profile picture`}
             onClick={onEditPicture}
             className="group/avatar relative size-16 shrink-0 rounded-full"
           >
@@ -78,8 +78,8 @@ export function GroupHeader({
           <h1 className="group-title">
             <InlineEdit
               value={group.displayName}
-              label="Group name"
-              placeholder="Group Name"
+              label={t`Group name`}
+              placeholder={t`Group Name`}
               readOnly={readOnly}
               onCommit={(text) => {
                 const displayName = sanitizeText(text);
@@ -106,7 +106,7 @@ export function GroupHeader({
                 {t`View only`}
               </span>
             )}
-            {state.access === 'tap' && <span className="view-only-badge">Tap link</span>}
+            {state.access === 'tap' && <span className="view-only-badge">{t`Tap link`}</span>}
             <HereNow members={state.members} count={state.here} />
           </div>
         </div>
@@ -120,14 +120,14 @@ export function GroupHeader({
           <>
             <CopyButton
               text={shareUrl}
-              label="Share URL"
+              label={t`Share URL`}
               Icon={Share}
               className="flex-auto sm:flex-none"
             />
             <button
               type="button"
-              aria-label="Show QR code"
-              title="Show QR code"
+              aria-label={t`Show QR code`}
+              title={t`Show QR code`}
               aria-haspopup="dialog"
               onClick={onShowQrCode}
               className={`${secondaryButton} px-3`}
@@ -139,8 +139,8 @@ export function GroupHeader({
         {!readOnly && (
           <button
             type="button"
-            aria-label="Group settings"
-            title="Group settings: time zone, first day of the week and alerts"
+            aria-label={t`Group settings`}
+            title={t`Group settings: time zone, first day of the week and alerts`}
             aria-haspopup="dialog"
             onClick={() => {
               setEditingSettings(true);
@@ -157,7 +157,7 @@ export function GroupHeader({
             className={`${primaryButton} flex-auto sm:flex-none`}
           >
             <Plus className="size-4" />
-            Add Counter
+            {t`Add Counter`}
           </button>
         )}
       </div>

@@ -1,4 +1,6 @@
 /** The group header's second line: who this is, the connection, and who else is here. */
+import { formatNumber } from '../../i18n/format.js';
+import { useLingui } from '@lingui/react/macro';
 import { useEffect, useState } from 'react';
 import type { PresenceMember } from '../../../shared/protocol.js';
 import { WifiOff } from '../../components/icons/index.js';
@@ -10,6 +12,7 @@ import type { GroupStore } from '../../live/groupStore.js';
 
 /** 'Signed in as {name}', edited inline; a blank or unchanged name is not saved. */
 export function GuestName({ store }: { store: GroupStore }) {
+  const { t } = useLingui();
   const [name, setName] = useState(ensureGuestName);
   // Renamed in another tab of this browser: this tab, and its entry in 'Here now', follow.
   useEffect(() => {
@@ -26,11 +29,11 @@ export function GuestName({ store }: { store: GroupStore }) {
   }, [store]);
   return (
     <p className={`guest-name ${mutedText}`}>
-      <span className="shrink-0">Signed in as</span>
+      <span className="shrink-0">{t`Signed in as`}</span>
       <InlineEdit
         value={name}
-        label="Your name"
-        placeholder="Your name"
+        label={t`Your name`}
+        placeholder={t`Your name`}
         maxLength={100}
         onCommit={(text) => {
           const next = text.trim();
@@ -46,11 +49,12 @@ export function GuestName({ store }: { store: GroupStore }) {
 }
 
 export function ConnectionBadge({ status }: { status: LiveStatus }) {
+  const { t } = useLingui();
   if (status === 'offline') {
     return (
       <span role="status" className="offline-badge">
         <WifiOff className="size-3.5" />
-        Offline · reconnecting…
+        {t`Offline · reconnecting…`}
       </span>
     );
   }
@@ -63,16 +67,13 @@ export function ConnectionBadge({ status }: { status: LiveStatus }) {
         aria-hidden="true"
         className={`size-2 rounded-full ${status === 'live' ? 'bg-emerald-500' : 'animate-pulse bg-zinc-400'}`}
       />
-      {status === 'live' ? 'Live' : 'Connecting…'}
+      {status === 'live' ? t`Live` : t`Connecting…`}
     </span>
   );
 }
 
 /** How many people 'Here now' shows before '+N'. */
 const HERE_NOW_MAX = 4;
-
-/** How many in a crowd are counted: '1,234 here'. */
-const hereCount = new Intl.NumberFormat('en');
 
 /**
  * Presence: who has the group open now, as initials (names in the tooltip and for screen readers).
@@ -86,25 +87,26 @@ export function HereNow({
   members: readonly PresenceMember[];
   count?: number;
 }) {
+  const { t } = useLingui();
   const total = Math.max(count, members.length);
   if (total === 0) return null;
   const crowd = total > members.length;
   const shown = members.slice(0, HERE_NOW_MAX);
   const more = total - shown.length;
-  const named = members.map((m) => m.name || 'Someone').join(', ');
-  const others = total - members.length;
-  const names = crowd
-    ? `${hereCount.format(total)} people: ${named} and ${hereCount.format(others)} more`
-    : named;
+  const named = members.map((m) => m.name || t`Someone`).join(', ');
+  const people = formatNumber(total);
+  const others = formatNumber(total - members.length);
+  const names = crowd ? t`${people} people: ${named} and ${others} more` : named;
+  const label = t`Here now: ${names}`;
   return (
     <div
       role="group"
-      aria-label={`Here now: ${names}`}
-      title={`Here now: ${names}`}
+      aria-label={label}
+      title={label}
       data-testid="here-now"
       className="flex items-center gap-1.5"
     >
-      {!crowd && <span className={`text-xs font-medium ${mutedText}`}>Here now</span>}
+      {!crowd && <span className={`text-xs font-medium ${mutedText}`}>{t`Here now`}</span>}
       <ul className="flex -space-x-1.5">
         {shown.map((m) => (
           <li
@@ -134,7 +136,7 @@ export function HereNow({
           data-testid="here-count"
           className={`text-xs font-medium whitespace-nowrap ${mutedText}`}
         >
-          {hereCount.format(total)} here
+          {t`${people} here`}
         </span>
       )}
     </div>

@@ -9,7 +9,8 @@ import { DismissButton } from '../../components/ErrorBanner.js';
 import { Eye } from '../../components/icons/index.js';
 import type { Counter } from '../../../shared/api.js';
 import { blockedReason } from '../../lib/capacity.js';
-import { FOCUS_EVENT, keyAction, selectionAnnouncement } from '../../lib/keys.js';
+import { stopListening, takeEarlyKeys } from '../../lib/early-keys.js';
+import { FOCUS_EVENT, keyAction, selectionAnnouncement, type KeyPress } from '../../lib/keys.js';
 import { hasSections, layoutBlocks } from '../../lib/sections.js';
 import { directionRefused, type TapRights } from '../../lib/tap-links.js';
 import type { GroupStore, GroupViewState } from '../../live/groupStore.js';
@@ -60,16 +61,10 @@ export function KeyboardCounting({
   latest.current = { state, rights, readOnly, selected, focusId, helpOpen };
 
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.defaultPrevented) return;
+    /** A key press; `preventDefault` is a no-op for a key held from before this listened. */
+    const onPress = (event: KeyPress & { preventDefault: () => void }) => {
       const now = latest.current;
-      const action = keyAction({
-        key: event.key,
-        ctrlKey: event.ctrlKey,
-        metaKey: event.metaKey,
-        altKey: event.altKey,
-        target: event.target instanceof HTMLElement ? event.target : null,
-      });
+      const action = keyAction(event);
       if (action === null) return;
       // Another dialog (settings, share, help) has the keys; focus mode keeps +/− only.
       const inFocus = now.focusId !== null;
@@ -82,6 +77,8 @@ export function KeyboardCounting({
           const counter = counters[action.position - 1];
           if (!counter) return;
           event.preventDefault();
+          // Read by a next key before React renders again (held keys are replayed at once).
+          latest.current.selected = counter.id;
           setSelected(counter.id);
           setAnnouncement(selectionAnnouncement(counter.name, counter.value));
           document.getElementById(`counter-${counter.id}`)?.scrollIntoView({ block: 'nearest' });
@@ -120,6 +117,19 @@ export function KeyboardCounting({
           return;
       }
     };
+    const onKey = (event: KeyboardEvent) => {
+      if (event.defaultPrevented) return;
+      onPress({
+        key: event.key,
+        ctrlKey: event.ctrlKey,
+        metaKey: event.metaKey,
+        altKey: event.altKey,
+        target: event.target instanceof HTMLElement ? event.target : null,
+        preventDefault: () => {
+          event.preventDefault();
+        },
+      });
+    };
     const onFocusRequest = (event: Event) => {
       const id = (event as CustomEvent<string>).detail;
       setSelected(id);
@@ -127,7 +137,9 @@ export function KeyboardCounting({
     };
     window.addEventListener('keydown', onKey);
     window.addEventListener(FOCUS_EVENT, onFocusRequest);
+    for (const press of takeEarlyKeys()) onPress({ ...press, preventDefault: () => undefined });
     return () => {
+      stopListening();
       window.removeEventListener('keydown', onKey);
       window.removeEventListener(FOCUS_EVENT, onFocusRequest);
     };
@@ -168,7 +180,7 @@ export function KeyboardCounting({
             <Eye className="mt-0.5 size-4 shrink-0" />
             <p className="min-w-0 flex-1">{noticeText}</p>
             <DismissButton
-              label="Close this notice"
+              label={t`Close this notice`}
               onClick={() => {
                 setViewOnlyNotice(0);
               }}

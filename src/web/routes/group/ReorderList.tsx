@@ -12,6 +12,8 @@
  * Loaded only when a member opens reorder mode: @dnd-kit is about 15 KB of the ~20 KB of this
  * chunk (gzip), which the group screen's first paint does without (test/e2e/bundle.spec.ts).
  */
+import { formatNumber } from '../../i18n/format.js';
+import { t } from '@lingui/core/macro';
 import {
   closestCenter,
   DndContext,
@@ -38,7 +40,13 @@ import { layoutBlocks } from '../../lib/sections.js';
 import type { GroupStore } from '../../live/groupStore.js';
 
 const nameOf = (counter: Counter | undefined) =>
-  counter === undefined || counter.name === '' ? 'Counter Name' : counter.name;
+  counter === undefined || counter.name === '' ? t`Counter Name` : counter.name;
+
+/** "position 2 of 5, in Entrances": a place in the list, as screen readers hear it. */
+const placeText = (position: number, total: number, section: string | null) =>
+  section === null
+    ? t`position ${position} of ${total}`
+    : t`position ${position} of ${total}, in ${section}`;
 
 /** A counter as the list shows it: in a block (a section, or a run without one). */
 interface Row {
@@ -100,7 +108,7 @@ export function ReorderList({
   const byId = new Map(rows.map((row) => [row.counter.id, row]));
   const name = (id: UniqueIdentifier) => nameOf(byId.get(String(id))?.counter);
   const place = (id: UniqueIdentifier, section = byId.get(String(id))?.section ?? null) =>
-    `position ${ids.indexOf(String(id)) + 1} of ${ids.length}${section === null ? '' : `, in ${section}`}`;
+    placeText(ids.indexOf(String(id)) + 1, ids.length, section);
   /** What the Move up / Move down buttons did, for screen readers (dnd-kit says the rest). */
   const [moved, setMoved] = useState('');
   /** The button to keep the focus on once its row has moved. */
@@ -136,26 +144,37 @@ export function ReorderList({
     return placeIn(move, String(active));
   };
   const placeIn = (move: { order: string[]; section: string | null }, id: string) =>
-    `position ${move.order.indexOf(id) + 1} of ${ids.length}${move.section === null ? '' : `, in ${move.section}`}`;
+    placeText(move.order.indexOf(id) + 1, ids.length, move.section);
   const announcements: Announcements = {
     onDragStart: ({ active }) => {
       announcedOver.current = active.id;
-      return `Picked up ${name(active.id)}, ${place(active.id)}.`;
+      const counter = name(active.id);
+      const at = place(active.id);
+      return t`Picked up ${counter}, ${at}.`;
     },
     onDragOver: ({ active, over }) => {
       const at = over?.id ?? null;
       if (at === announcedOver.current) return undefined;
       announcedOver.current = at;
-      return over
-        ? `${name(active.id)} moved to ${landing(active.id, over.id)}.`
-        : `${name(active.id)} is outside the list.`;
+      const counter = name(active.id);
+      if (!over) return t`${counter} is outside the list.`;
+      const to = landing(active.id, over.id);
+      return t`${counter} moved to ${to}.`;
     },
-    onDragEnd: ({ active, over }) =>
-      over
-        ? `${name(active.id)} dropped at ${landing(active.id, over.id)}.`
-        : `${name(active.id)} dropped back at ${place(active.id)}.`,
-    onDragCancel: ({ active }) =>
-      `Moving ${name(active.id)} was cancelled. It stays at ${place(active.id)}.`,
+    onDragEnd: ({ active, over }) => {
+      const counter = name(active.id);
+      if (!over) {
+        const at = place(active.id);
+        return t`${counter} dropped back at ${at}.`;
+      }
+      const to = landing(active.id, over.id);
+      return t`${counter} dropped at ${to}.`;
+    },
+    onDragCancel: ({ active }) => {
+      const counter = name(active.id);
+      const at = place(active.id);
+      return t`Moving ${counter} was cancelled. It stays at ${at}.`;
+    },
   };
 
   const onDragEnd = ({ active, over }: DragEndEvent) => {
@@ -171,7 +190,9 @@ export function ReorderList({
     const next = moveRow(rows, index, index + offset);
     if (!row || next === null) return;
     apply(row.counter, next);
-    setMoved(`${nameOf(row.counter)} moved to ${placeIn(next, row.counter.id)}.`);
+    const counter = nameOf(row.counter);
+    const to = placeIn(next, row.counter.id);
+    setMoved(t`${counter} moved to ${to}.`);
     setRefocus(moveButtonId(row.counter.id, offset));
   };
 
@@ -179,10 +200,9 @@ export function ReorderList({
   return (
     <div className="pb-6">
       <p className="muted mx-auto mb-3 max-w-2xl text-sm">
-        Drag a counter by its handle, or focus a handle and press Space to pick it up, the arrow
-        keys to move it, Space to drop it and Escape to cancel.
+        {t`Drag a counter by its handle, or focus a handle and press Space to pick it up, the arrow keys to move it, Space to drop it and Escape to cancel.`}
         {sectioned &&
-          ' Moved past the first or last counter of a section, a counter joins the next section.'}
+          ` ${t`Moved past the first or last counter of a section, a counter joins the next section.`}`}
       </p>
       <DndContext
         sensors={sensors}
@@ -191,15 +211,14 @@ export function ReorderList({
         accessibility={{
           announcements,
           screenReaderInstructions: {
-            draggable:
-              'To pick up a counter, press Space or Enter. Use the arrow keys to move it, Space or Enter to drop it in its new place, or Escape to cancel.',
+            draggable: t`To pick up a counter, press Space or Enter. Use the arrow keys to move it, Space or Enter to drop it in its new place, or Escape to cancel.`,
           },
         }}
       >
         <SortableContext items={ids} strategy={verticalListSortingStrategy}>
           {/* Its keys (arrows, Space, Escape) move counters, never count (lib/keys.ts). */}
           <ol
-            aria-label="Counter order"
+            aria-label={t`Counter order`}
             data-owns-keys=""
             className="mx-auto flex max-w-2xl flex-col gap-2"
           >
@@ -213,7 +232,7 @@ export function ReorderList({
                       data-testid="reorder-section"
                       className={`reorder-heading ${index === 0 ? '' : 'mt-3'}`}
                     >
-                      {row.section ?? 'Not in a section'}
+                      {row.section ?? t`Not in a section`}
                     </li>
                   )}
                   <ReorderRow
@@ -280,22 +299,20 @@ function ReorderRow({
         type="button"
         {...attributes}
         {...listeners}
-        aria-label={`Drag ${name}`}
-        title="Drag to reorder"
+        aria-label={t`Drag ${name}`}
+        title={t`Drag to reorder`}
         className="icon-btn cursor-grab touch-none active:cursor-grabbing"
       >
         <Grip className="size-5" />
       </button>
       <div className="min-w-0 flex-1">
         <p className="truncate font-semibold">{name}</p>
-        {section !== null && <span className="sr-only">, in {section}</span>}
+        {section !== null && <span className="sr-only">{t`, in ${section}`}</span>}
       </div>
-      <span className="shrink-0 font-semibold tabular-nums">
-        {counter.value.toLocaleString('en-US')}
-      </span>
+      <span className="shrink-0 font-semibold tabular-nums">{formatNumber(counter.value)}</span>
       <MoveButton
         id={moveButtonId(counter.id, -1)}
-        label={`Move ${name} up`}
+        label={t`Move ${name} up`}
         disabled={first}
         onClick={() => {
           onMove(-1);
@@ -305,7 +322,7 @@ function ReorderRow({
       </MoveButton>
       <MoveButton
         id={moveButtonId(counter.id, 1)}
-        label={`Move ${name} down`}
+        label={t`Move ${name} down`}
         disabled={last}
         onClick={() => {
           onMove(1);
