@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Counter, ErrorCode } from '../../src/shared/api.js';
-import type { ServerMessage } from '../../src/shared/protocol.js';
+import { CLOSE_CODES, type ServerMessage } from '../../src/shared/protocol.js';
 import { call } from '../helpers/client.js';
 import { joinLive, type LiveClient } from '../helpers/live.js';
 import { LiveFairShare } from '../../src/server/live/fair-share.js';
@@ -242,4 +242,53 @@ describe('REST taps in the fair share while the event loop is behind', () => {
     expect(await greedy.value()).toBe(FLOOD);
     expect(await member.value()).toBe(5);
   });
+});
+
+describe('closing the server while the fair share holds a socket paused', () => {
+  /** Taps the greedy address sends live: past the fair share's floor (50 per window). */
+  const FLOOD = 80;
+  /**
+   * Below ws's own close timeout (30 s), after which it drops a socket whose close frame it
+   * never read: a close that waits for that instead of the peer's answer fails here.
+   */
+  const CLOSE_TEST_TIMEOUT_MS = 15_000;
+  const fairShare = new LiveFairShare({ sample: false, now: () => 1_000 });
+  let server: HardenedServer;
+  let closed = false;
+  beforeAll(async () => {
+    server = await startHardenedServer({ security: UNLIMITED, fairShare });
+  });
+  afterAll(async () => {
+    if (!closed) await server.close();
+  });
+
+  it(
+    'reads the held socket again to finish its close handshake, so the server closes without waiting',
+    async () => {
+      const suffix = Date.now().toString(36);
+      const greedy = await groupFrom(server, GREEDY, `greedy-held-${suffix}`);
+      const member = await groupFrom(server, MEMBER, `member-held-${suffix}`);
+      const socket = await joinLive(server.wsUrl, greedy.name, greedy.key, {
+        localAddress: GREEDY,
+      });
+      const flood = tap(socket, greedy.counterId, 'heldflood', FLOOD);
+      expect(new Set(await answers(socket, flood))).toEqual(new Set(['ok']));
+      const memberTap = await callFrom(MEMBER, server.url, 'POST', tapPath(member), {
+        key: member.key,
+        headers: { 'idempotency-key': 'member-held-1' },
+      });
+      expect(memberTap.status).toBe(200);
+
+      // Over its share while the loop is behind: refused busy, and its socket is not read for a
+      // while (the pause that slows a flood's sender).
+      fairShare.markBehind();
+      const held = tap(socket, greedy.counterId, 'heldtaps', 1);
+      expect(await answers(socket, held)).toEqual(['busy']);
+
+      closed = true;
+      await server.close();
+      expect((await socket.closed).code).toBe(CLOSE_CODES.goingAway);
+    },
+    CLOSE_TEST_TIMEOUT_MS,
+  );
 });

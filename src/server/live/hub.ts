@@ -285,6 +285,8 @@ export class LiveHub {
     });
     socket.on('message', (data) => {
       client.alive = true;
+      // Read only to finish the close handshake (close): nothing more is handled or queued.
+      if (client.state.phase === 'closed') return;
       if (!client.budget.take()) {
         this.close(client, CLOSE_CODES.tooManyMessages, 'Too many messages');
         return;
@@ -571,6 +573,10 @@ export class LiveHub {
   private close(client: Client, code: number, reason: string): void {
     if (client.state.phase === 'closed') return;
     this.forget(client);
+    // A socket the fair share or the overload gate paused is read again: the close handshake
+    // ends when the peer's close frame is read, and ws would otherwise wait its own close
+    // timeout (30 s) before dropping the socket, holding up a server's shutdown as long.
+    client.socket.resume();
     // Close reasons are limited to 123 bytes (RFC 6455 §5.5).
     client.socket.close(code, Buffer.from(reason).subarray(0, 123).toString());
   }
