@@ -125,6 +125,33 @@ describe('join snapshot, then live changes', () => {
     expect(ids(after.state)).toEqual(['a1', 'b2']);
   });
 
+  it('keeps the objects a snapshot repeats unchanged, so their cards need not render again', () => {
+    const limited: Group = { ...group, sectionLimits: { Bar: 50 } };
+    const listed = [counter('a1', 1), counter('b2', 4, { section: 'Bar' })];
+    const before = run(initialServerState(limited, 3), { type: 'list', counters: listed });
+    // A reconnect's snapshot: equal copies of a1, b2 and the group, and a new value of c3.
+    const after = run(
+      before,
+      snapshot(
+        6,
+        [counter('a1', 1), counter('b2', 4, { section: 'Bar' }), counter('c3', 6, { value: 2 })],
+        { ...group, sectionLimits: { Bar: 50 } },
+      ),
+    );
+    expect(after.counters.get('a1')).toBe(before.counters.get('a1'));
+    expect(after.counters.get('b2')).toBe(before.counters.get('b2'));
+    expect(after.counters.get('c3')?.value).toBe(2);
+    expect(after.group).toBe(limited);
+
+    // A field that changed without a new version (a period that rolled over) is taken.
+    const rolled = run(
+      after,
+      snapshot(7, [counter('a1', 1, { periodStart: '2026-02-01T00:00:00.000Z' })]),
+    );
+    expect(rolled.counters.get('a1')?.periodStart).toBe('2026-02-01T00:00:00.000Z');
+    expect(rolled.counters.get('a1')).not.toBe(before.counters.get('a1'));
+  });
+
   it('puts a counter it did not have last, where the server puts new counters', () => {
     // b2 was created before c3, but the group's order (not creation time) decides.
     const state = run(

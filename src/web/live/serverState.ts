@@ -270,7 +270,10 @@ class Draft {
       if (this.gone(counter)) continue;
       this.deleted.delete(counter.id);
       const held = this.counters.get(counter.id);
-      next.set(counter.id, held && held.version > counter.version ? held : counter);
+      // The copy held already is kept when newer, and also when it says the same: every card
+      // whose counter object stays the same skips rendering again (a join, a reconnect).
+      const keep = held && (held.version > counter.version || sameJson(held, counter));
+      next.set(counter.id, keep ? held : counter);
       order.push(counter.id);
     }
     for (const id of this.order) {
@@ -297,7 +300,7 @@ class Draft {
     }
     this.changeSeq = Math.max(this.changeSeq, seq);
     if (seq >= this.groupSeq) {
-      this.group = group;
+      if (!sameJson(this.group, group)) this.group = group;
       this.groupSeq = seq;
     }
     this.loaded = true;
@@ -355,4 +358,16 @@ class Draft {
     this.order = this.order.filter((other) => other !== id);
     this.removed.push(id);
   }
+}
+
+/** Whether two values parsed from JSON hold the same data (objects compared key by key). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const aKeys = Object.keys(a);
+  if (aKeys.length !== Object.keys(b).length) return false;
+  const aRecord = a as Record<string, unknown>;
+  const bRecord = b as Record<string, unknown>;
+  return aKeys.every((key) => Object.hasOwn(bRecord, key) && sameJson(aRecord[key], bRecord[key]));
 }
