@@ -178,6 +178,25 @@ test.describe('landing page', () => {
     await expect(page.getByRole('article', { name: 'Apples' })).toBeVisible();
   });
 
+  test('joining from here opens the group with no "Loading group..." in between: the join has answered', async ({
+    page,
+  }) => {
+    const { name, key } = await seedGroup([{ name: 'Apples', value: 3 }]);
+    // Watches every change of the page, painted or not, for the loading message.
+    await page.addInitScript((text) => {
+      const seen = () => document.body?.textContent.includes(text) === true;
+      new MutationObserver(() => {
+        if (seen()) document.documentElement.dataset.sawLoading = 'yes';
+      }).observe(document, { childList: true, subtree: true, characterData: true });
+    }, MESSAGES.loadingGroup);
+    await page.goto('/');
+    await page.getByLabel('Unique Group Name').fill(name);
+    await page.getByLabel('Access Key').fill(key);
+    await page.getByRole('button', { name: 'Join Group' }).click();
+    await expect(page.getByRole('article', { name: 'Apples' })).toBeVisible();
+    await expect(page.locator('html')).not.toHaveAttribute('data-saw-loading', 'yes');
+  });
+
   test('joining an existing group with a wrong key explains the group exists and the key is wrong', async ({
     page,
   }) => {

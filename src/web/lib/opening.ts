@@ -15,7 +15,14 @@ import { fetchCounters, joinGroup } from './api.js';
 
 export type Opening =
   | { ok: false; message: string }
-  | { ok: true; key: string; group: Promise<GroupSnapshot>; counters: Promise<Counter[]> };
+  | {
+      ok: true;
+      key: string;
+      group: Promise<GroupSnapshot>;
+      counters: Promise<Counter[]>;
+      /** The group, once its load has answered: a screen can use it in the frame it opens. */
+      answered: GroupSnapshot | null;
+    };
 
 /** An opening started ahead of its screen is used only this soon after it started, ms. */
 const EARLY_MAX_AGE_MS = 10_000;
@@ -25,12 +32,19 @@ let early: { rawName: string; accessKey: string | null; opening: Opening; at: nu
 
 const ignore = () => undefined;
 
-function loads(key: string, group: Promise<GroupSnapshot>): Opening {
+function loads(
+  key: string,
+  group: Promise<GroupSnapshot>,
+  answered: GroupSnapshot | null = null,
+): Opening {
   const counters = group.then((snapshot) => fetchCounters({ slug: snapshot.group.name, key }));
   // Whoever takes the opening handles its failures; until then they are not unhandled.
-  group.catch(ignore);
   counters.catch(ignore);
-  return { ok: true, key, group, counters };
+  const opening: Opening = { ok: true, key, group, counters, answered };
+  group.then((snapshot) => {
+    opening.answered = snapshot;
+  }, ignore);
+  return opening;
 }
 
 /**
@@ -57,21 +71,29 @@ export function handOver(key: string, snapshot: GroupSnapshot): void {
   early = {
     rawName,
     accessKey: key,
-    opening: loads(key, Promise.resolve(snapshot)),
+    opening: loads(key, Promise.resolve(snapshot), snapshot),
     at: Date.now(),
   };
 }
 
+/** The opening started early for this very URL, if it is still fresh. */
+function earlyFor(rawName: string, accessKey: string | null): Opening | null {
+  if (early?.rawName !== rawName || early.accessKey !== accessKey) return null;
+  return Date.now() - early.at <= EARLY_MAX_AGE_MS ? early.opening : null;
+}
+
 /** The group screen's opening: the one started early for this very URL (once), else a new one. */
 export function takeOpening(rawName: string, accessKey: string | null): Opening {
-  const taken = early;
+  const taken = earlyFor(rawName, accessKey);
   early = null;
-  if (
-    taken?.rawName === rawName &&
-    taken.accessKey === accessKey &&
-    Date.now() - taken.at <= EARLY_MAX_AGE_MS
-  ) {
-    return taken.opening;
-  }
-  return startOpening(rawName, accessKey);
+  return taken ?? startOpening(rawName, accessKey);
+}
+
+/**
+ * Whether the group of this URL is known already (the landing page joined it, or the early join
+ * answered while the screen's code loaded): its screen then opens without 'Loading group...'.
+ */
+export function openingAnswered(rawName: string, accessKey: string | null): boolean {
+  const opening = earlyFor(rawName, accessKey);
+  return opening?.ok === true && opening.answered !== null;
 }

@@ -48,7 +48,10 @@ export function DisplayScreen({
   if (access.phase === 'loading' || access.phase === 'offline') {
     return (
       <Shell>
-        <Pending>{access.phase === 'offline' ? t`Reconnecting…` : loadingGroup()}</Pending>
+        {/* A group already known is granted before this frame is painted. */}
+        {access.phase === 'loading' && access.answered === true ? null : (
+          <Pending>{access.phase === 'offline' ? t`Reconnecting…` : loadingGroup()}</Pending>
+        )}
       </Shell>
     );
   }

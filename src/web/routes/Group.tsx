@@ -64,16 +64,15 @@ export function GroupScreen({ rawName, accessKey }: { rawName: string; accessKey
   const loading = loadingGroup();
   const denied = t`Access Denied`;
   useEffect(() => {
-    if (access.phase === 'loading') document.title = `${loading} · Tally`;
+    if (access.phase === 'loading' && access.answered !== true) {
+      document.title = `${loading} · Tally`;
+    }
     if (access.phase === 'denied') document.title = `${denied} · Tally`;
   }, [access.phase, loading, denied]);
 
   if (access.phase === 'loading') {
-    return (
-      <Shell>
-        <Pending>{loading}</Pending>
-      </Shell>
-    );
+    // A group already known is granted before this frame is painted: nothing to say meanwhile.
+    return <Shell>{access.answered === true ? null : <Pending>{loading}</Pending>}</Shell>;
   }
   if (access.phase === 'offline') return <OfflineOpening rawName={rawName} />;
   if (access.phase === 'denied') return <AccessDenied message={access.message} />;

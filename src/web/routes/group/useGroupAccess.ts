@@ -5,16 +5,17 @@
  * the browser says it is online; the store is disposed when the screen goes.
  */
 import { t } from '@lingui/core/macro';
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useState } from 'react';
 import type { GroupSnapshot } from '../../../shared/api.js';
 import { accessDenied, invalidKeyFormat, missingNameOrKey } from '../../i18n/messages.js';
 import { ApiRequestError } from '../../lib/api.js';
-import { takeOpening } from '../../lib/opening.js';
+import { openingAnswered, takeOpening } from '../../lib/opening.js';
 import type { PresenceMember } from '../../../shared/protocol.js';
 import { GroupStore } from '../../live/groupStore.js';
 
 export type GroupAccess =
-  | { phase: 'loading' }
+  /** `answered`: the group is known and the store starts before this frame is painted. */
+  | { phase: 'loading'; answered?: boolean }
   | { phase: 'offline' }
   | { phase: 'denied'; message: string }
   | { phase: 'granted'; store: GroupStore };
@@ -48,7 +49,10 @@ export function useGroupAccess(
   accessKey: string | null,
   { member, onGranted }: JoinOptions,
 ): GroupAccess {
-  const [access, setAccess] = useState<GroupAccess>({ phase: 'loading' });
+  const [access, setAccess] = useState<GroupAccess>(() => ({
+    phase: 'loading',
+    answered: openingAnswered(rawName, accessKey),
+  }));
   // Bumped to open again after the network failed (a reload while offline).
   const [attempt, setAttempt] = useState(0);
 
@@ -65,7 +69,8 @@ export function useGroupAccess(
     };
   }, [access.phase, attempt]);
 
-  useEffect(() => {
+  // Before paint: a group already known opens in the screen's first frame.
+  useLayoutEffect(() => {
     let store: GroupStore | null = null;
     let cancelled = false;
     const opening = takeOpening(rawName, accessKey);
@@ -73,28 +78,30 @@ export function useGroupAccess(
       setAccess({ phase: 'denied', message: opening.message });
       return;
     }
-    // While offline, the offline screen stays up during each new try.
-    setAccess((current) => (current.phase === 'offline' ? current : { phase: 'loading' }));
-    opening.group.then(
-      (snapshot) => {
-        if (cancelled) return;
-        store = new GroupStore({
-          snapshot,
-          key: opening.key,
-          counterList: opening.counters,
-          member: member(),
-        });
-        store.start();
-        onGranted?.(snapshot, opening.key);
-        setAccess({ phase: 'granted', store });
-      },
-      (error: unknown) => {
+    const grant = (snapshot: GroupSnapshot) => {
+      if (cancelled) return;
+      store = new GroupStore({
+        snapshot,
+        key: opening.key,
+        counterList: opening.counters,
+        member: member(),
+      });
+      store.start();
+      onGranted?.(snapshot, opening.key);
+      setAccess({ phase: 'granted', store });
+    };
+    if (opening.answered !== null) {
+      grant(opening.answered);
+    } else {
+      // While offline, the offline screen stays up during each new try.
+      setAccess((current) => (current.phase === 'offline' ? current : { phase: 'loading' }));
+      opening.group.then(grant, (error: unknown) => {
         if (cancelled) return;
         // No answer at all: the network is down, not the key wrong. Try again, keep what waits.
         if (error instanceof ApiRequestError && error.status === 0) setAccess({ phase: 'offline' });
         else setAccess({ phase: 'denied', message: accessError(error) });
-      },
-    );
+      });
+    }
     return () => {
       cancelled = true;
       store?.dispose();
