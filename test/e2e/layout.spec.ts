@@ -29,6 +29,31 @@ test.describe('layout', () => {
     await expect.poll(() => columns(page)).toBe(3);
   });
 
+  for (const lang of ['en', 'ar', 'de']) {
+    test(`opening a group on a phone moves nothing as it turns live and 'Here now' arrives (${lang})`, async ({
+      page,
+    }) => {
+      const { name, key } = await seedGroup([{ name: 'Apples', value: 3 }, { name: 'Pears' }]);
+      await page.setViewportSize({ width: 360, height: 740 });
+      // Every layout shift of the page, from its first paint (the browser's own measure).
+      await page.addInitScript(() => {
+        const shifts: number[] = [];
+        Object.assign(window, { layoutShifts: shifts });
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries())
+            shifts.push((entry as { value?: number }).value ?? 0);
+        }).observe({ type: 'layout-shift', buffered: true });
+      });
+      await page.goto(`/${name}?key=${key}&lang=${lang}`);
+      await expect(page.getByTestId('here-now')).toBeVisible();
+      await expect(page.getByRole('article')).toHaveCount(2);
+      const shifts = await page.evaluate(
+        () => (window as unknown as { layoutShifts: number[] }).layoutShifts,
+      );
+      expect(shifts).toEqual([]);
+    });
+  }
+
   test('both screens fit a 360 px wide phone without sideways scrolling', async ({ page }) => {
     const { name, key } = await seedGroup([
       {

@@ -92,12 +92,6 @@ export function GroupHeader({
           </h1>
           <div className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1">
             <GuestName store={store} />
-            <ConnectionBadge status={state.status} />
-            {showPending && (
-              <span role="status" className="offline-badge" data-testid="changes-waiting">
-                {changesWaiting(state.pendingCount)}
-              </span>
-            )}
             {state.access === 'view' && (
               <span
                 className="view-only-badge"
@@ -108,6 +102,13 @@ export function GroupHeader({
             )}
             {state.access === 'tap' && <span className="view-only-badge">{t`Tap link`}</span>}
             <HereNow members={state.members} count={state.here} />
+            {/* Last but for what waits: the room its word keeps is at the line's end. */}
+            <ConnectionBadge status={state.status} />
+            {showPending && (
+              <span role="status" className="offline-badge" data-testid="changes-waiting">
+                {changesWaiting(state.pendingCount)}
+              </span>
+            )}
           </div>
         </div>
       </div>

@@ -58,6 +58,9 @@ export function ConnectionBadge({ status }: { status: LiveStatus }) {
       </span>
     );
   }
+  const live = status === 'live';
+  const connecting = t`Connecting…`;
+  const liveWord = t`Live`;
   return (
     <span
       role="status"
@@ -65,9 +68,12 @@ export function ConnectionBadge({ status }: { status: LiveStatus }) {
     >
       <span
         aria-hidden="true"
-        className={`size-2 rounded-full ${status === 'live' ? 'bg-emerald-500' : 'animate-pulse bg-zinc-400'}`}
+        className={`size-2 rounded-full ${live ? 'bg-emerald-500' : 'animate-pulse bg-zinc-400'}`}
       />
-      {status === 'live' ? t`Live` : t`Connecting…`}
+      {/* Each word holds the other's room: turning live on every visit moves nothing below. */}
+      <span className="word-room" data-room={live ? connecting : liveWord}>
+        <span>{live ? liveWord : connecting}</span>
+      </span>
     </span>
   );
 }
@@ -89,7 +95,9 @@ export function HereNow({
 }) {
   const { t } = useLingui();
   const total = Math.max(count, members.length);
-  if (total === 0) return null;
+  // Until presence arrives (this member is always in it once live), its room is kept empty, so
+  // the header's line does not wrap, and the counters jump, when it comes.
+  if (total === 0) return <HereNowRoom />;
   const crowd = total > members.length;
   const shown = members.slice(0, HERE_NOW_MAX);
   const more = total - shown.length;
@@ -140,6 +148,17 @@ export function HereNow({
         </span>
       )}
     </div>
+  );
+}
+
+/** The room of 'Here now' with one member, empty and hidden from the accessibility tree. */
+function HereNowRoom() {
+  const { t } = useLingui();
+  return (
+    <span aria-hidden="true" className="invisible flex items-center gap-1.5">
+      <span className="word-room text-xs font-medium" data-room={t`Here now`} />
+      <span className="size-6" />
+    </span>
   );
 }
 
