@@ -1,5 +1,6 @@
 /** Graceful stop: in-flight writes finish, live sockets get a close code, data is on disk. */
 import fs from 'node:fs';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/server/store/sqlite/store.js';
@@ -53,4 +54,27 @@ describe('graceful stop', () => {
       fs.rmSync(path.dirname(server.databaseFile), { recursive: true, force: true });
     }
   });
+});
+
+describe('a stop with a peer that never answers the close frame', () => {
+  /** Below ws's own close timeout (30 s): a stop that waited for it fails here. */
+  const STOP_TEST_TIMEOUT_MS = 15_000;
+
+  it(
+    'cuts that socket after the grace and stops, instead of waiting for the close handshake',
+    async () => {
+      const server = await startServer();
+      const member = await createGroup(server.url);
+      const client = await joinLive(server.wsUrl, member.group.name, member.key);
+      // The client stops reading: it never sees the server's close frame, so never answers it.
+      const tcp = (client.socket as unknown as { _socket: Socket })._socket;
+      tcp.pause();
+
+      await server.close();
+      // What was written before the cut still arrives: the close frame, saying why.
+      tcp.resume();
+      expect((await client.closed).code).toBe(CLOSE_CODES.goingAway);
+    },
+    STOP_TEST_TIMEOUT_MS,
+  );
 });

@@ -17,8 +17,17 @@ export const LIVE_MAX_PAYLOAD_BYTES = 64 * 1024;
 
 const LIVE_PATH = /^\/api\/groups\/([^/?#]+)\/live(?:[?#].*)?$/;
 
+/**
+ * How long a stopping server waits for its sockets' close handshakes, ms: a peer that never
+ * answers the close frame is cut then, rather than after ws's own close timeout (30 s).
+ */
+export const LIVE_CLOSE_GRACE_MS = 2_000;
+
 export interface LiveUpgrades {
-  /** Stops accepting live connections (the hub closes the open ones). */
+  /**
+   * Stops accepting live connections and resolves once the open ones (the hub closes them) have
+   * closed, at most LIVE_CLOSE_GRACE_MS later.
+   */
   close(): Promise<void>;
 }
 
@@ -86,7 +95,11 @@ export function acceptLiveUpgrades(
     close: () =>
       new Promise((resolve) => {
         server.off('upgrade', onUpgrade);
+        const cut = setTimeout(() => {
+          for (const socket of wss.clients) socket.terminate();
+        }, LIVE_CLOSE_GRACE_MS);
         wss.close(() => {
+          clearTimeout(cut);
           resolve();
         });
       }),
