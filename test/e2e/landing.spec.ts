@@ -184,7 +184,7 @@ test.describe('landing page', () => {
     const { name, key } = await seedGroup([{ name: 'Apples', value: 3 }]);
     // Watches every change of the page, painted or not, for the loading message.
     await page.addInitScript((text) => {
-      const seen = () => document.body?.textContent.includes(text) === true;
+      const seen = () => document.documentElement.textContent.includes(text);
       new MutationObserver(() => {
         if (seen()) document.documentElement.dataset.sawLoading = 'yes';
       }).observe(document, { childList: true, subtree: true, characterData: true });
