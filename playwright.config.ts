@@ -17,7 +17,9 @@ export default defineConfig({
   fullyParallel: true,
   workers: 2,
   retries: 0,
-  timeout: 30_000,
+  // A CI machine may be several times slower than a developer's: a test that needs two browser
+  // contexts and dozens of clicks took 30 s there. A hang still fails, later.
+  timeout: process.env.CI ? 60_000 : 30_000,
   expect: { timeout: 5_000 },
   forbidOnly: Boolean(process.env.CI),
   reporter: process.env.CI ? [['list'], ['github']] : [['list']],
@@ -34,7 +36,9 @@ export default defineConfig({
         '--disable-sync',
       ],
     },
-    trace: 'retain-on-failure',
+    // A trace records every action's screenshots and DOM (about twice the CPU per click): kept
+    // for failures on a developer's machine, off in CI, whose folder nobody opens.
+    trace: process.env.CI ? 'off' : 'retain-on-failure',
     screenshot: 'only-on-failure',
   },
 });
