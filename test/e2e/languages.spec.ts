@@ -13,7 +13,7 @@ import {
   seedGroup,
   seedTapLinkAndAlert,
 } from './support/fixtures.js';
-import { goOffline, goOnline, test } from './support/network.js';
+import { goOffline, goOnline, test, waitForServiceWorker } from './support/network.js';
 import { seriousA11yFindings } from './support/a11y.js';
 import { useTheme } from './support/members.js';
 import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
@@ -77,6 +77,8 @@ test.describe('languages', () => {
     await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
     expect(sockets).toHaveLength(1);
 
+    // Offline, the next language comes from the service worker's cache: wait until it has one.
+    await waitForServiceWorker(page);
     await goOffline(page, network);
     await card.getByRole('button', { name: 'Um 1 erhöhen' }).click();
     await card.getByRole('button', { name: 'Um 1 erhöhen' }).click();
