@@ -17,7 +17,7 @@ import {
 } from '../lib/counter-settings.js';
 import { errorText, textInput } from '../lib/ui.js';
 import type { CounterPatch } from '../live/ops.js';
-import { Dialog, FormButtons } from './Dialog.js';
+import { FormDialog, FormButtons } from './Dialog.js';
 
 export function CounterSettingsDialog({
   counter,
@@ -75,18 +75,9 @@ export function CounterSettingsDialog({
   );
 
   return (
-    <Dialog labelledBy={titleId} onClose={onClose}>
+    <FormDialog titleId={titleId} title={t`Goal and limits`} onClose={onClose} onSubmit={save}>
       {(close) => (
-        <form
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            save(close);
-          }}
-        >
-          <h2 id={titleId} className="text-lg font-semibold">
-            {t`Goal and limits`}
-          </h2>
+        <>
           <p className="hint mt-1">{t`${counterName}: leave a number blank for none.`}</p>
           <div className="mt-4 grid grid-cols-2 gap-x-3 gap-y-4">
             <div className="col-span-2">
@@ -149,9 +140,9 @@ export function CounterSettingsDialog({
             </div>
           </div>
           <FormButtons onCancel={close} />
-        </form>
+        </>
       )}
-    </Dialog>
+    </FormDialog>
   );
 }
 

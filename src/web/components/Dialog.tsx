@@ -66,6 +66,46 @@ export function Dialog({
 }
 
 /**
+ * A dialog that is one form under a title, as every settings dialog is: Enter submits it, the
+ * browser's own validation bubbles stay off (each field explains itself on screen), and
+ * `onSubmit` gets the dialog's close.
+ */
+export function FormDialog({
+  titleId,
+  title,
+  describedBy,
+  onClose,
+  onSubmit,
+  children,
+}: {
+  titleId: string;
+  title: ReactNode;
+  describedBy?: string;
+  onClose: () => void;
+  onSubmit: (close: () => void) => void;
+  children: (close: () => void) => ReactNode;
+}) {
+  return (
+    <Dialog labelledBy={titleId} describedBy={describedBy} onClose={onClose}>
+      {(close) => (
+        <form
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            onSubmit(close);
+          }}
+        >
+          <h2 id={titleId} className="text-lg font-semibold">
+            {title}
+          </h2>
+          {children(close)}
+        </form>
+      )}
+    </Dialog>
+  );
+}
+
+/**
  * A form dialog's buttons, alike in every dialog: an optional remove button first (on the left on
  * wide screens), Cancel, and Save, the form's submit; while `busy` is given, Save shows it and
  * waits.

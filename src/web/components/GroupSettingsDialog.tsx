@@ -14,7 +14,7 @@ import type { GroupAuth } from '../lib/api.js';
 import { timeZoneOptions, weekdayNames, zoneLabel } from '../lib/counter-settings.js';
 import { errorText, secondaryButton, textInput } from '../lib/ui.js';
 import type { GroupPatch } from '../live/ops.js';
-import { Dialog, FormButtons } from './Dialog.js';
+import { FormDialog, FormButtons } from './Dialog.js';
 import { ArrowDownToLine, Bell, Loader } from './icons/index.js';
 
 const loadAlertsDialog = () => import('./AlertsDialog.js');
@@ -120,22 +120,21 @@ export function GroupSettingsDialog({
 
   return (
     <>
-      <Dialog labelledBy={titleId} describedBy={`${titleId}-about`} onClose={onClose}>
+      <FormDialog
+        titleId={titleId}
+        title={t`Group settings`}
+        describedBy={`${titleId}-about`}
+        onClose={onClose}
+        onSubmit={(close) => {
+          const patch: GroupPatch = {};
+          if (timeZone !== currentZone) patch.timeZone = timeZone;
+          if (weekStart !== group.weekStart) patch.weekStart = weekStart;
+          if (Object.keys(patch).length > 0) onSave(patch);
+          close();
+        }}
+      >
         {(close) => (
-          <form
-            noValidate
-            onSubmit={(event) => {
-              event.preventDefault();
-              const patch: GroupPatch = {};
-              if (timeZone !== currentZone) patch.timeZone = timeZone;
-              if (weekStart !== group.weekStart) patch.weekStart = weekStart;
-              if (Object.keys(patch).length > 0) onSave(patch);
-              close();
-            }}
-          >
-            <h2 id={titleId} className="text-lg font-semibold">
-              {t`Group settings`}
-            </h2>
+          <>
             <p id={`${titleId}-about`} className="hint mt-1">
               {t`Counters that reset start over at midnight in this time zone; weekly ones on the first day of the week.`}
             </p>
@@ -223,9 +222,9 @@ export function GroupSettingsDialog({
               )}
             </section>
             <FormButtons onCancel={close} />
-          </form>
+          </>
         )}
-      </Dialog>
+      </FormDialog>
       {importing.state === 'open' && (
         <Suspense fallback={null}>
           <ImportDialog auth={auth} onClose={importing.close} />

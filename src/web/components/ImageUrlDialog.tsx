@@ -6,7 +6,7 @@ import { counterImageFailed, problemText } from '../i18n/messages.js';
 import { fullAddressHint, imageLoads } from '../lib/image.js';
 import { errorText, textInput } from '../lib/ui.js';
 import { Avatar } from './Avatar.js';
-import { Dialog, FormButtons } from './Dialog.js';
+import { FormDialog, FormButtons } from './Dialog.js';
 
 interface ImageUrlDialogProps {
   currentUrl: string | null;
@@ -74,18 +74,16 @@ function ImageUrlDialog({
   };
 
   return (
-    <Dialog labelledBy={titleId} onClose={onClose}>
+    <FormDialog
+      titleId={titleId}
+      title={title}
+      onClose={onClose}
+      onSubmit={(close) => {
+        void save(close);
+      }}
+    >
       {(close) => (
-        <form
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            void save(close);
-          }}
-        >
-          <h2 id={titleId} className="text-lg font-semibold">
-            {title}
-          </h2>
+        <>
           {preview}
           <label htmlFor={inputId} className="mt-5 block text-sm font-medium">
             {label}
@@ -139,9 +137,9 @@ function ImageUrlDialog({
               ) : undefined
             }
           />
-        </form>
+        </>
       )}
-    </Dialog>
+    </FormDialog>
   );
 }
 

@@ -8,7 +8,7 @@ import { MAX_VALUE } from '../../shared/limits.js';
 import { formatNumber } from '../i18n/format.js';
 import { notAnInteger } from '../i18n/messages.js';
 import { errorText, textInput } from '../lib/ui.js';
-import { Dialog, FormButtons } from './Dialog.js';
+import { FormDialog, FormButtons } from './Dialog.js';
 
 /** A whole number from 0 up, or null when the text is not one. */
 export function parseSectionMax(text: string): number | null {
@@ -58,18 +58,15 @@ export function SectionMaxDialog({
   };
 
   return (
-    <Dialog labelledBy={titleId} describedBy={hintId} onClose={onClose}>
+    <FormDialog
+      titleId={titleId}
+      title={t`Maximum of ${section}`}
+      describedBy={hintId}
+      onClose={onClose}
+      onSubmit={save}
+    >
       {(close) => (
-        <form
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            save(close);
-          }}
-        >
-          <h2 id={titleId} className="text-lg font-semibold">
-            {t`Maximum of ${section}`}
-          </h2>
+        <>
           <p id={hintId} className="mt-2 text-sm text-zinc-600 dark:text-zinc-300">
             {t`The counters of this section together cannot go above it. Leave it empty for no maximum.`}
           </p>
@@ -110,8 +107,8 @@ export function SectionMaxDialog({
                 : undefined
             }
           />
-        </form>
+        </>
       )}
-    </Dialog>
+    </FormDialog>
   );
 }

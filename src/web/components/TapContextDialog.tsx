@@ -8,7 +8,7 @@ import { useId, useState } from 'react';
 import type { AdjustDirection, Counter } from '../../shared/api.js';
 import { DEFAULT_ACTIVITY_RETENTION_DAYS, NOTE_MAX_LENGTH } from '../../shared/limits.js';
 import { errorText, textInput } from '../lib/ui.js';
-import { Dialog, FormButtons } from './Dialog.js';
+import { FormDialog, FormButtons } from './Dialog.js';
 
 const DAY_MS = 86_400_000;
 
@@ -85,18 +85,9 @@ export function TapContextDialog({
   };
 
   return (
-    <Dialog labelledBy={titleId} onClose={onClose}>
+    <FormDialog titleId={titleId} title={t`Count with a note`} onClose={onClose} onSubmit={count}>
       {(close) => (
-        <form
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            count(close);
-          }}
-        >
-          <h2 id={titleId} className="text-lg font-semibold">
-            {t`Count with a note`}
-          </h2>
+        <>
           <fieldset className="mt-4 flex gap-4">
             <legend className="sr-only">{t`Direction`}</legend>
             {directions.map((value) => (
@@ -186,8 +177,8 @@ export function TapContextDialog({
             </p>
           )}
           <FormButtons onCancel={close} busy={undefined} />
-        </form>
+        </>
       )}
-    </Dialog>
+    </FormDialog>
   );
 }
