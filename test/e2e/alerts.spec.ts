@@ -5,7 +5,7 @@
  * there. "Notifications on this device" gives the browser's push subscription to the group, and
  * the service worker turns a push message into a notification that links to the group's page.
  * Both themes, 360 px to 1280 px, without sideways scrolling and with axe clean.
- * TALLY_SCREENSHOTS=1 also writes docs/screenshots/alerts-*.png (phone, desktop and TV sizes).
+ * TALLY_SCREENSHOTS=1 also writes .tmp/screenshots/alerts-*.png (phone, desktop and TV sizes).
  *
  * The server must allow loopback targets (ALERTS_ALLOW_PRIVATE_TARGETS=true): the receivers here
  * listen on 127.0.0.1.
@@ -630,7 +630,7 @@ test.describe('alerts layout', () => {
 });
 
 test.describe('alerts screenshots', () => {
-  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots/alerts-*.png');
+  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write .tmp/screenshots/alerts-*.png');
   for (const theme of ['light', 'dark'] as Theme[]) {
     for (const size of ['phone', 'desktop', 'tv'] as const) {
       test(`alerts dialog (${theme}, ${size})`, async ({ browser }) => {

@@ -255,7 +255,7 @@ test.describe('the counter card', () => {
   }
 });
 
-/** The docs' pictures of the card: the grid, a name being edited and the open menu. */
+/** Pictures of the card to look at: the grid, a name being edited and the open menu. */
 test.describe('card screenshots', () => {
   test.skip(!screenshotsWanted, 'only when TALLY_SCREENSHOTS=1');
   for (const [size, viewport] of Object.entries(SCREEN_SIZES)) {

@@ -5,7 +5,7 @@
  * offered, and the server refuses them anyway; the group's time zone and first day of the week.
  * Against the real server, at phone width and on desktop, in both themes.
  *
- * TALLY_SCREENSHOTS=1 also writes docs/screenshots/counter-*.png.
+ * TALLY_SCREENSHOTS=1 also writes .tmp/screenshots/counter-*.png.
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
@@ -354,7 +354,7 @@ test.describe('group settings', () => {
 });
 
 test.describe('screenshots', () => {
-  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots/counter-*.png');
+  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write .tmp/screenshots/counter-*.png');
   for (const theme of ['light', 'dark'] as const) {
     for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       test(`counter settings dialog and cards (${theme}, ${size})`, async ({ page }) => {

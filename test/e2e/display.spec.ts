@@ -2,7 +2,7 @@
  * Display mode (docs/product.md#tv-display): /{group}/display?key=… shows every counter in large
  * type for a projector or TV, read only, live; the share dialog links there. Real server,
  * Chromium.
- * TALLY_SCREENSHOTS=1 also writes docs/screenshots/display-*.png.
+ * TALLY_SCREENSHOTS=1 also writes .tmp/screenshots/display-*.png.
  */
 import type { Page } from '@playwright/test';
 import { api, baseUrl, expect, openGroup, seedGroup, test } from './support/fixtures.js';
@@ -182,7 +182,7 @@ test.describe('display mode', () => {
 });
 
 test.describe('display screenshots', () => {
-  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots/display-*.png');
+  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write .tmp/screenshots/display-*.png');
   const VIEWPORTS = {
     tv: { width: 1920, height: 1080 },
     desktop: { width: 1280, height: 720 },

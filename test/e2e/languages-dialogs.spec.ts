@@ -3,7 +3,7 @@
  * phone, a desktop and a TV, light and dark (docs/product.md#languages): nothing wider than the
  * screen, no text cut off, axe clean on the phone and the desktop. Controls are found by their
  * structure or by the catalog's words, as a member of that language reads them.
- * TALLY_SCREENSHOTS=1 also writes docs/screenshots/lang-<what>-<locale>-<size>-<theme>.png.
+ * TALLY_SCREENSHOTS=1 also writes .tmp/screenshots/lang-<what>-<locale>-<size>-<theme>.png.
  */
 import type { Locator, Page } from '@playwright/test';
 import {

@@ -2,7 +2,7 @@
  * Languages (docs/product.md#languages, ADR 35): the browser's preference on a first visit, the
  * menu that switches the page at once and is remembered, `&lang=` on a display link, a switch that
  * keeps the live connection and the taps waiting, and Arabic laid out right to left.
- * TALLY_SCREENSHOTS=1 also writes docs/screenshots/lang-*.png.
+ * TALLY_SCREENSHOTS=1 also writes .tmp/screenshots/lang-*.png.
  */
 import type { Page } from '@playwright/test';
 import {

@@ -24,11 +24,10 @@ import {
   uniqueName,
 } from './support/fixtures.js';
 import { seriousA11yFindings } from './support/a11y.js';
+import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
 import { startServer, type RunningServer } from './support/server.js';
 
 const HOUR = 3_600_000;
-/** Where TALLY_SCREENSHOTS=1 writes the screens to look at (not kept in the docs). */
-const SHOTS = path.join(os.tmpdir(), 'tally-notes-shots');
 const SIZES = [
   { width: 360, height: 780 },
   { width: 1280, height: 800 },
@@ -135,7 +134,7 @@ for (const theme of ['light', 'dark'] as const) {
       page,
     }) => {
       test.skip(
-        theme === 'dark' || size.width !== 360 ? !process.env.TALLY_SCREENSHOTS : false,
+        theme === 'dark' || size.width !== 360 ? !screenshotsWanted : false,
         'one size and theme counts; the others only look (TALLY_SCREENSHOTS=1)',
       );
       await open(page, theme, size);
@@ -155,9 +154,9 @@ for (const theme of ['light', 'dark'] as const) {
         .fill(
           `${local.getFullYear()}-${pad(local.getMonth() + 1)}-${pad(local.getDate())}T${pad(local.getHours())}:${pad(local.getMinutes())}`,
         );
-      if (process.env.TALLY_SCREENSHOTS) {
+      if (screenshotsWanted) {
         await page.screenshot({
-          path: path.join(SHOTS, `notes-dialog-${theme}-${size.width}.png`),
+          path: screenshotPath(`notes-dialog-${theme}-${size.width}.png`),
         });
       }
       await dialog.getByRole('button', { name: 'Save' }).click();
@@ -184,9 +183,9 @@ for (const theme of ['light', 'dark'] as const) {
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
         size.width,
       );
-      if (process.env.TALLY_SCREENSHOTS) {
+      if (screenshotsWanted) {
         await page.screenshot({
-          path: path.join(SHOTS, `notes-history-${theme}-${size.width}.png`),
+          path: screenshotPath(`notes-history-${theme}-${size.width}.png`),
         });
       }
     });
@@ -220,7 +219,7 @@ for (const theme of ['light', 'dark'] as const) {
       page,
     }) => {
       test.skip(
-        theme === 'dark' || size.width !== 360 ? !process.env.TALLY_SCREENSHOTS : false,
+        theme === 'dark' || size.width !== 360 ? !screenshotsWanted : false,
         'one size and theme counts; the others only look (TALLY_SCREENSHOTS=1)',
       );
       const note = `from the side door, ${theme} ${String(size.width)}`;
@@ -243,10 +242,10 @@ for (const theme of ['light', 'dark'] as const) {
       await expect(history.getByTestId('note-mark').first()).toBeAttached();
       expect(await seriousA11yFindings(page)).toEqual([]);
       await expectNoSidewaysScroll(page, size.width);
-      if (process.env.TALLY_SCREENSHOTS) {
+      if (screenshotsWanted) {
         await backDated.scrollIntoViewIfNeeded();
         await page.screenshot({
-          path: path.join(SHOTS, `notes-history-list-${theme}-${size.width}.png`),
+          path: screenshotPath(`notes-history-list-${theme}-${size.width}.png`),
         });
       }
       await history.getByRole('button', { name: 'Close' }).click();
@@ -267,9 +266,9 @@ for (const theme of ['light', 'dark'] as const) {
       await expect(detail.getByText('table 4')).toHaveCount(0);
       expect(await seriousA11yFindings(page)).toEqual([]);
       await expectNoSidewaysScroll(page, size.width);
-      if (process.env.TALLY_SCREENSHOTS) {
+      if (screenshotsWanted) {
         await page.screenshot({
-          path: path.join(SHOTS, `notes-by-member-${theme}-${size.width}.png`),
+          path: screenshotPath(`notes-by-member-${theme}-${size.width}.png`),
         });
       }
     });
@@ -278,7 +277,7 @@ for (const theme of ['light', 'dark'] as const) {
       page,
     }) => {
       test.skip(
-        theme === 'dark' || size.width !== 360 ? !process.env.TALLY_SCREENSHOTS : false,
+        theme === 'dark' || size.width !== 360 ? !screenshotsWanted : false,
         'one size and theme counts; the others only look (TALLY_SCREENSHOTS=1)',
       );
       await open(page, theme, size);
@@ -301,9 +300,9 @@ for (const theme of ['light', 'dark'] as const) {
       const note = `focus ${theme} ${String(size.width)}`;
       await dialog.getByLabel('Note').fill(note);
       expect(await seriousA11yFindings(page)).toEqual([]);
-      if (process.env.TALLY_SCREENSHOTS) {
+      if (screenshotsWanted) {
         await page.screenshot({
-          path: path.join(SHOTS, `notes-focus-dialog-${theme}-${size.width}.png`),
+          path: screenshotPath(`notes-focus-dialog-${theme}-${size.width}.png`),
         });
       }
       await dialog.getByRole('button', { name: 'Save' }).click();
@@ -327,9 +326,9 @@ for (const theme of ['light', 'dark'] as const) {
       await plus.click();
       await expect(value).toHaveText(String(before + 4));
       await expectNoSidewaysScroll(page, size.width);
-      if (process.env.TALLY_SCREENSHOTS) {
+      if (screenshotsWanted) {
         await page.screenshot({
-          path: path.join(SHOTS, `notes-focus-${theme}-${size.width}.png`),
+          path: screenshotPath(`notes-focus-${theme}-${size.width}.png`),
         });
       }
     });

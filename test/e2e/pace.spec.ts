@@ -2,7 +2,7 @@
  * A counter's live pace and forecast on its card, worked out in the browser from the
  * live changes. One member watches while another taps a burst in a browser of their own; a goal
  * set through the REST API then brings the forecast. Against the real server.
- * TALLY_SCREENSHOTS=1 also writes docs/screenshots/pace-*.png.
+ * TALLY_SCREENSHOTS=1 also writes .tmp/screenshots/pace-*.png.
  */
 import type { Page } from '@playwright/test';
 import {

@@ -1,6 +1,7 @@
 /**
  * The screenshot at the top of README: a group as people use it, on a desktop in the light theme.
- * Written only when a run asks for screenshots (`TALLY_SCREENSHOTS=1 npm run test:e2e`).
+ * Written only when a run asks for screenshots (`TALLY_SCREENSHOTS=1 npm run test:e2e`), and into
+ * docs/screenshots, since README links it (the others go to the git-ignored .tmp/screenshots).
  */
 import {
   api,
@@ -11,7 +12,7 @@ import {
   startInTheme,
   test,
 } from './support/fixtures.js';
-import { screenshotPath, screenshotsWanted } from './support/screenshots.js';
+import { docsScreenshotPath, screenshotsWanted } from './support/screenshots.js';
 
 test.describe('README screenshot', () => {
   test.skip(!screenshotsWanted, 'only when TALLY_SCREENSHOTS=1');
@@ -32,6 +33,6 @@ test.describe('README screenshot', () => {
     await startInTheme(page, 'light');
     await openGroup(page, name, key);
     await expect(page.getByRole('heading', { name: 'Game night' })).toBeVisible();
-    await page.screenshot({ path: screenshotPath('readme-group-desktop-light.png') });
+    await page.screenshot({ path: docsScreenshotPath('readme-group-desktop-light.png') });
   });
 });

@@ -2,7 +2,7 @@
  * The everyday screens at phone, tablet, desktop and TV widths: the top bar (Tally's mark and the
  * theme toggle) stays put without covering a counter's buttons; editing your own name keeps Save
  * and Cancel on screen; the footer links to the source the server names; activity times and the
- * time-zone list read right. TALLY_SCREENSHOTS=1 also writes docs/screenshots/group-bar-*.png.
+ * time-zone list read right. TALLY_SCREENSHOTS=1 also writes .tmp/screenshots/group-bar-*.png.
  */
 import zlib from 'node:zlib';
 import type { Page } from '@playwright/test';
@@ -151,7 +151,7 @@ test.describe('the top bar', () => {
 });
 
 test.describe('group screen screenshots', () => {
-  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots');
+  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write .tmp/screenshots');
   for (const theme of ['light', 'dark'] as Theme[]) {
     for (const [size, viewport] of Object.entries(SCREENSHOT_SIZES)) {
       test(`the group screen's top bar, scrolled (${theme}, ${size})`, async ({ browser }) => {

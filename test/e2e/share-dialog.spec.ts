@@ -1,7 +1,7 @@
 /**
  * The share dialog shows one link and one QR code at a time, chosen with tabs, each laid out the
  * same way: the code, the address, then the buttons in one row with Copy first.
- * TALLY_SCREENSHOTS=1 also writes docs/screenshots/share-*.png.
+ * TALLY_SCREENSHOTS=1 also writes .tmp/screenshots/share-*.png.
  */
 import type { Locator, Page } from '@playwright/test';
 import { seriousA11yFindings } from './support/a11y.js';
@@ -136,7 +136,7 @@ test.describe('share dialog', () => {
 });
 
 test.describe('share dialog screenshots', () => {
-  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots/share-*.png');
+  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write .tmp/screenshots/share-*.png');
   for (const theme of ['light', 'dark'] as Theme[]) {
     for (const [size, viewport] of Object.entries(SCREENSHOT_SIZES)) {
       test(`share dialog (${theme}, ${size})`, async ({ browser }) => {

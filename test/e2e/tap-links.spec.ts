@@ -3,7 +3,7 @@
  * a volunteer opens it in another browser and can only tap the counters of that section, in the
  * direction it allows; the owner's log names the link beside the volunteer; revoking it tells the
  * volunteer's page so, on screen, and the taps it kept offline are dropped, not retried.
- * TALLY_SCREENSHOTS=1 also writes docs/screenshots/tap-*.png.
+ * TALLY_SCREENSHOTS=1 also writes .tmp/screenshots/tap-*.png.
  */
 import type { Browser, Locator, Page } from '@playwright/test';
 import type { TapLinkCreated } from '../../src/shared/links.js';
@@ -303,7 +303,7 @@ offlineTest(
 );
 
 test.describe('tap link screenshots', () => {
-  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write docs/screenshots/tap-*.png');
+  test.skip(!screenshotsWanted, 'set TALLY_SCREENSHOTS=1 to write .tmp/screenshots/tap-*.png');
   for (const theme of ['light', 'dark'] as Theme[]) {
     for (const [size, viewport] of Object.entries(SCREENSHOT_SIZES)) {
       test(`tap links (${theme}, ${size})`, async ({ browser }) => {

@@ -144,7 +144,7 @@ export async function startInTheme(page: Page, theme: 'light' | 'dark'): Promise
   }, theme);
 }
 
-/** The screen sizes the docs' screenshots are taken at, px. */
+/** The screen sizes screenshots are taken at, px. */
 export const SCREEN_SIZES = {
   phone: { width: 390, height: 844 },
   desktop: { width: 1280, height: 800 },
