@@ -144,12 +144,8 @@ export async function startInTheme(page: Page, theme: 'light' | 'dark'): Promise
   }, theme);
 }
 
-/** The screen sizes screenshots are taken at, px. */
-export const SCREEN_SIZES = {
-  phone: { width: 390, height: 844 },
-  desktop: { width: 1280, height: 800 },
-  tv: { width: 1920, height: 1080 },
-} as const;
+/** The screen sizes screenshots are taken at, px (one list, kept with the screenshot writers). */
+export { SCREENSHOT_SIZES as SCREEN_SIZES } from './screenshots.js';
 
 export function counterValue(card: Locator): Locator {
   return card.getByRole('button', { name: /^Counter value: / });
