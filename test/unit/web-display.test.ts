@@ -101,6 +101,23 @@ describe('displayLayout', () => {
     );
   });
 
+  it('keeps names and details readable when the page must scroll, on a phone and on a TV', () => {
+    // Seven counters with goals and limits in sections on a phone: no grid fits the height.
+    const phone = displayLayout(
+      { width: 390, height: 780 },
+      { count: 7, lines: 3.5, blocks: [2, 2, 1, 2], headings: 2, nameChars: 17 },
+    );
+    expect(phone.columns).toBe(1);
+    expect(phone.valueSize).toBe(MIN_VALUE_PX);
+    expect(phone.nameSize).toBeGreaterThanOrEqual(18);
+    expect(phone.detailSize).toBeGreaterThanOrEqual(13);
+    // Hundreds on a TV: as many columns as hold a value at the minimum, names still shown.
+    const tv = displayLayout(FULL_HD, { count: 400, lines: 3.5, nameChars: 12 });
+    expect(tv.columns).toBeGreaterThan(1);
+    expect(tv.nameSize).toBeGreaterThanOrEqual(18);
+    expect(tv.columns * tv.rows).toBeGreaterThanOrEqual(400);
+  });
+
   it('treats zero counters as one', () => {
     expect(displayLayout(HD, { count: 0 })).toEqual(displayLayout(HD, { count: 1 }));
   });

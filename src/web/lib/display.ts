@@ -124,24 +124,38 @@ export function displayLayout(
       (content.headings ?? 0) * SECTION_PX -
       (blocks.length - 1) * GAP_PX,
   );
-  let best = { columns: 1, rows: n, size: 0, cellWidth: 1 };
+  const oneColumn = {
+    columns: 1,
+    rows: n,
+    size: 0,
+    cellWidth: usableWidth - GAP_PX - CELL_PADDING_PX,
+  };
+  let best = oneColumn;
+  // When no grid fits the screen's height the page scrolls: then the most columns whose tiles
+  // still hold a value at MIN_VALUE_PX, so that the scroll is as short as it can be.
+  let scrolling = oneColumn;
   for (let columns = 1; columns <= Math.max(...blocks); columns++) {
     const rows = blocks.reduce((sum, size) => sum + Math.ceil(size / columns), 0);
     const cellWidth = usableWidth / columns - GAP_PX - CELL_PADDING_PX;
     const cellHeight = usableHeight / rows - GAP_PX - CELL_PADDING_PX;
-    if (cellWidth <= 0 || cellHeight <= 0) continue;
+    if (cellWidth <= 0) continue;
     // Details (a forecast, a capacity) read whole at the smallest size, or fewer columns.
     if (columns > 1 && lines > 1 && cellWidth < DETAIL_CHARS * TEXT_CHAR_WIDTH * MIN_DETAIL_PX) {
       continue;
     }
     // So do names: a name cut short ("Push-…") is a counter nobody can tell from the next.
     if (columns > 1 && cellWidth < nameChars * NAME_CHAR_WIDTH * MIN_NAME_PX) continue;
+    const widthSize = (cellWidth * 0.9) / (chars * DIGIT_WIDTH);
+    if (widthSize >= MIN_VALUE_PX) scrolling = { columns, rows, size: 0, cellWidth };
+    if (cellHeight <= 0) continue;
     const size = Math.min(
       tallestValue({ width: cellWidth, height: cellHeight }, lines, nameChars),
-      (cellWidth * 0.9) / (chars * DIGIT_WIDTH),
+      widthSize,
     );
     if (size > best.size) best = { columns, rows, size, cellWidth };
   }
+  // Not even the smallest text fits a tile's share of the height with any number of columns.
+  if (best.size <= 0) best = scrolling;
   const valueSize = Math.floor(
     Math.max(MIN_VALUE_PX, Math.min(best.size, height * MAX_VALUE_SHARE)),
   );
