@@ -149,6 +149,9 @@ test.describe('display on a TV', () => {
       'Hall total 192',
     ]);
     expect(gridSections).toEqual(['Entrances', 'Hall']);
+    // Coffees and Bikes follow a section without being in it: on both screens a heading says so.
+    await expect(group.getByRole('heading', { name: 'Counters without a section' })).toHaveCount(2);
+    await expect(page.getByTestId('display-run-heading')).toHaveCount(2);
     // Each section's tiles under its heading.
     await expect(
       page.getByRole('region', { name: /^Entrances/ }).getByTestId('display-counter'),

@@ -41,6 +41,13 @@ test.describe('display mode', () => {
       '75',
     );
     await expect(page.getByTestId('display-section')).toHaveText('Hall total 196');
+    // Water comes after the section and is not in it: its own heading says so.
+    await expect(page.getByTestId('display-run-heading')).toHaveText('Counters without a section');
+    await expect(
+      page
+        .getByRole('region', { name: 'Counters without a section' })
+        .getByTestId('display-counter'),
+    ).toHaveText([/Water/]);
     await expect(page.getByRole('heading', { name: 'Open day' })).toBeVisible();
 
     // Read only: the one button on the page is the theme toggle.

@@ -8,6 +8,7 @@ import {
   capacityOf,
   capacityText,
   hasSections,
+  headingsOf,
   layoutBlocks,
   sectionSummary,
   totalText,
@@ -84,6 +85,27 @@ describe('layoutBlocks', () => {
       {},
     );
     expect(shape(blocks)).toEqual(['[Entrances: North South]', 'Y Z']);
+  });
+
+  it('gives a heading to each run of counters without a section that follows a section, not to the first', () => {
+    const blocks = layoutBlocks(
+      [
+        counter('X', 0),
+        counter('North', 1, 'Entrances'),
+        counter('Y', 0),
+        counter('Bar', 1, 'Drinks'),
+      ],
+      {},
+    );
+    expect(blocks.map((block) => (block.kind === 'run' ? block.headed : 'section'))).toEqual([
+      false,
+      'section',
+      true,
+      'section',
+    ]);
+    // The display makes room for every heading: two sections and the run between them.
+    expect(headingsOf(blocks)).toBe(3);
+    expect(headingsOf(layoutBlocks([counter('A', 1), counter('B', 2)], {}))).toBe(0);
   });
 
   it('treats a blank section name as none', () => {

@@ -6,7 +6,7 @@
  *
  * Placement: a section's block sits where its first counter (in the group's order) is and holds
  * all its counters in order; counters without a section stay where they are, in runs between the
- * blocks.
+ * blocks. A run after a section has a heading of its own (RunBlock.headed).
  */
 import { t } from '@lingui/core/macro';
 import type { Counter } from '../../shared/api.js';
@@ -35,6 +35,11 @@ export interface SectionBlock {
 export interface RunBlock {
   kind: 'run';
   counters: Counter[];
+  /**
+   * A section comes before it: it has a heading of its own ("Counters without a section"), or
+   * its counters would read as more of that section's, under a total that leaves them out.
+   */
+  headed: boolean;
 }
 
 export type Block = SectionBlock | RunBlock;
@@ -61,7 +66,7 @@ export function layoutBlocks(
     if (section === null || section === '') {
       const last = blocks.at(-1);
       if (last?.kind === 'run') last.counters.push(counter);
-      else blocks.push({ kind: 'run', counters: [counter] });
+      else blocks.push({ kind: 'run', counters: [counter], headed: blocks.length > 0 });
       continue;
     }
     const members = sections.get(section);
@@ -139,4 +144,9 @@ export function sectionSummary(block: SectionBlock): string {
       ? totalOf(format(block.total))
       : totalOfMax(format(block.total), format(block.max), capacityText(block) ?? '');
   return `${block.name}: ${[...parts, total].join(', ')}`;
+}
+
+/** How many blocks have a heading: every section, and each run that follows one. */
+export function headingsOf(blocks: readonly Block[]): number {
+  return blocks.filter((block) => block.kind === 'section' || block.headed).length;
 }

@@ -26,7 +26,7 @@ import {
   widestValue,
   type DisplayLayout,
 } from '../lib/display.js';
-import { capacityText, layoutBlocks, totalText } from '../lib/sections.js';
+import { capacityText, headingsOf, layoutBlocks, totalText } from '../lib/sections.js';
 import type { GroupStore } from '../live/groupStore.js';
 import { AccessDenied } from './group/Notices.js';
 import { Pending, Shell } from './group/Page.js';
@@ -104,7 +104,7 @@ function DisplayView({ store }: { store: GroupStore }) {
     digits: widestValue(counters.map((counter) => counter.value)),
     lines,
     blocks: blocks.map((block) => block.counters.length),
-    headings: blocks.filter((block) => block.kind === 'section').length,
+    headings: headingsOf(blocks),
     nameChars: Math.max(0, ...counters.map((counter) => nameOf(counter).length)),
   });
   const nameSize = useFittedNames(layout.nameSize, counters);
@@ -112,7 +112,7 @@ function DisplayView({ store }: { store: GroupStore }) {
     (sum, block) => sum + Math.ceil(block.counters.length / layout.columns),
     0,
   );
-  const headings = blocks.filter((block) => block.kind === 'section').length;
+  const headings = headingsOf(blocks);
   const tiles = {
     ...layout,
     nameSize,
@@ -176,6 +176,31 @@ function DisplayView({ store }: { store: GroupStore }) {
                 </h2>
                 <Tiles
                   label={countersIn(block.name)}
+                  counters={block.counters}
+                  store={store}
+                  tiles={tiles}
+                />
+              </section>
+            ) : block.headed ? (
+              <section
+                key={`run-${block.counters[0]?.id ?? index}`}
+                aria-labelledby={`display-section-${index}`}
+                className="flex flex-col"
+              >
+                <h2
+                  id={`display-section-${index}`}
+                  data-testid="display-run-heading"
+                  className="truncate px-2 font-normal text-zinc-700 dark:text-zinc-300"
+                  style={{
+                    fontSize: `${SECTION_FONT_PX}px`,
+                    lineHeight: 1.25,
+                    marginBottom: `${SECTION_PX - SECTION_FONT_PX * 1.25}px`,
+                  }}
+                >
+                  {t`Counters without a section`}
+                </h2>
+                <Tiles
+                  label={t`Counters without a section`}
                   counters={block.counters}
                   store={store}
                   tiles={tiles}

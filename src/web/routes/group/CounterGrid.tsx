@@ -148,18 +148,30 @@ function Counters({ store, state, readOnly, rights, showPending, onAddCounter }:
   return (
     <div className="flex flex-col gap-8 pb-6">
       {layoutBlocks(counters, state.group.sectionLimits).map((block, index) => {
+        const headingId = `${idPrefix}-section-${index}`;
         if (block.kind === 'run') {
+          const key = `run-${block.counters[0]?.id ?? index}`;
+          if (!block.headed) {
+            return (
+              <ul key={key} aria-label={t`Counters`} className={GRID}>
+                {cards(block.counters)}
+              </ul>
+            );
+          }
           return (
-            <ul
-              key={`run-${block.counters[0]?.id ?? index}`}
-              aria-label={t`Counters`}
-              className={GRID}
-            >
-              {cards(block.counters)}
-            </ul>
+            <section key={key} aria-labelledby={headingId}>
+              <h2
+                id={headingId}
+                className="mb-3 text-lg font-semibold tracking-tight text-zinc-700 dark:text-zinc-300"
+              >
+                {t`Counters without a section`}
+              </h2>
+              <ul aria-label={t`Counters without a section`} className={GRID}>
+                {cards(block.counters)}
+              </ul>
+            </section>
           );
         }
-        const headingId = `${idPrefix}-section-${index}`;
         const section = block.name;
         return (
           <section
