@@ -1,6 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, openGroup, seedGroup, test } from './support/fixtures.js';
+import { connectMember } from './support/members.js';
 
 async function columns(page: Page): Promise<number> {
   const lefts = await page
@@ -29,29 +30,72 @@ test.describe('layout', () => {
     await expect.poll(() => columns(page)).toBe(3);
   });
 
+  // Present before the page opens: none, or six others with ordinary and long names.
+  const crowds = [
+    [],
+    ['Ada', 'Bartholomew Featherstonehaugh', 'Chiara Rossi', 'Dmitri', 'Eve', 'Fatima Al-Zahra'],
+  ];
   for (const lang of ['en', 'ar', 'de']) {
-    test(`opening a group on a phone moves nothing as it turns live and 'Here now' arrives (${lang})`, async ({
-      page,
-    }) => {
-      const { name, key } = await seedGroup([{ name: 'Apples', value: 3 }, { name: 'Pears' }]);
-      await page.setViewportSize({ width: 360, height: 740 });
-      // Every layout shift of the page, from its first paint (the browser's own measure).
-      await page.addInitScript(() => {
-        const shifts: number[] = [];
-        Object.assign(window, { layoutShifts: shifts });
-        new PerformanceObserver((list) => {
-          for (const entry of list.getEntries())
-            shifts.push((entry as { value?: number }).value ?? 0);
-        }).observe({ type: 'layout-shift', buffered: true });
+    for (const others of crowds) {
+      const who = others.length === 0 ? 'alone' : `with ${String(others.length)} others here`;
+      test(`opening a group on a phone moves nothing as it turns live and 'Here now' arrives, ${who} (${lang})`, async ({
+        page,
+      }) => {
+        const { name, key } = await seedGroup([{ name: 'Apples', value: 3 }, { name: 'Pears' }]);
+        const sockets = await Promise.all(
+          others.map((member, index) => connectMember(name, key, `here-${String(index)}`, member)),
+        );
+        await page.setViewportSize({ width: 360, height: 740 });
+        await page.addInitScript(() => {
+          // Every layout shift of the page, from its first paint (the browser's own measure).
+          const shifts: number[] = [];
+          // Every height the header's status line has had, px, from the first frame it is in.
+          const heights: number[] = [];
+          Object.assign(window, { layoutShifts: shifts, statusHeights: heights });
+          new PerformanceObserver((list) => {
+            for (const entry of list.getEntries())
+              shifts.push((entry as { value?: number }).value ?? 0);
+          }).observe({ type: 'layout-shift', buffered: true });
+          const sizes = new ResizeObserver((entries) => {
+            for (const entry of entries) heights.push(entry.borderBoxSize[0]?.blockSize ?? 0);
+          });
+          const found = new MutationObserver(() => {
+            const line = document.querySelector('[data-testid="header-status"]');
+            if (!line) return;
+            found.disconnect();
+            sizes.observe(line);
+          });
+          found.observe(document, { childList: true, subtree: true });
+        });
+        await page.goto(`/${name}?key=${key}&lang=${lang}`);
+        const here = page.getByTestId('here-now');
+        await expect(here).toBeVisible();
+        for (const member of others)
+          await expect(here).toHaveAttribute('aria-label', new RegExp(member));
+        await expect(page.getByRole('article')).toHaveCount(2);
+        // A frame after the last change, so that its shifts and sizes have been reported.
+        await page.evaluate(
+          () =>
+            new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+        );
+        const seen = await page.evaluate(() => {
+          const { layoutShifts, statusHeights } = window as unknown as {
+            layoutShifts: number[];
+            statusHeights: number[];
+          };
+          return {
+            shifts: layoutShifts,
+            heights: [...new Set(statusHeights)],
+            overflow: document.documentElement.scrollWidth - window.innerWidth,
+          };
+        });
+        expect(seen.shifts).toEqual([]);
+        // The line keeps the lines it opened with, and nothing sticks out sideways.
+        expect(seen.heights).toHaveLength(1);
+        expect(seen.overflow).toBeLessThanOrEqual(0);
+        for (const socket of sockets) socket.close();
       });
-      await page.goto(`/${name}?key=${key}&lang=${lang}`);
-      await expect(page.getByTestId('here-now')).toBeVisible();
-      await expect(page.getByRole('article')).toHaveCount(2);
-      const shifts = await page.evaluate(
-        () => (window as unknown as { layoutShifts: number[] }).layoutShifts,
-      );
-      expect(shifts).toEqual([]);
-    });
+    }
   }
 
   test('both screens fit a 360 px wide phone without sideways scrolling', async ({ page }) => {

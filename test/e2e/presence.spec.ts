@@ -1,21 +1,7 @@
-import WebSocket from 'ws';
-import { PRESENCE_LIST_MAX, PROTOCOL_VERSION, livePath } from '../../src/shared/live.js';
-import { baseUrl, expect, openGroup, seedGroup, test } from './support/fixtures.js';
-import { memberPage, type Theme } from './support/members.js';
+import { PRESENCE_LIST_MAX } from '../../src/shared/live.js';
+import { expect, openGroup, seedGroup, test } from './support/fixtures.js';
+import { connectMember, memberPage, type Theme } from './support/members.js';
 import { SCREENSHOT_SIZES, screenshotPath, screenshotsWanted } from './support/screenshots.js';
-
-/** A member connected from outside the browser (the live protocol, docs/api.md). */
-async function connectMember(group: string, key: string, id: string, name: string) {
-  const socket = new WebSocket(baseUrl().replace(/^http/, 'ws') + livePath(group));
-  await new Promise((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('error', reject);
-  });
-  socket.send(
-    JSON.stringify({ type: 'auth', protocol: PROTOCOL_VERSION, key, member: { id, name } }),
-  );
-  return socket;
-}
 
 test.describe('presence: Here now', () => {
   test('two members see each other by name, and closing one removes it', async ({ browser }) => {
@@ -100,6 +86,67 @@ test.describe('presence: Here now', () => {
     await expect(here.getByRole('listitem')).toHaveCount(1, { timeout: 15_000 });
   });
 
+  test('on a phone the row shows the faces it has room for and +N for the rest, and a tap lists everyone with what the list means', async ({
+    browser,
+  }) => {
+    const { name, key } = await seedGroup();
+    const others = ['Ada', 'Bartholomew Featherstonehaugh', 'Chiara Rossi', 'Dmitri', 'Eve', 'Fay'];
+    const sockets = await Promise.all(
+      others.map((member, index) => connectMember(name, key, `tap-${String(index)}`, member)),
+    );
+    const context = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      hasTouch: true,
+    });
+    await context.addInitScript(() => {
+      localStorage.setItem('tally:guestName', 'Me Myself');
+    });
+    const page = await context.newPage();
+    await openGroup(page, name, key);
+    const here = page.getByTestId('here-now');
+    await expect(here).toHaveAttribute('aria-label', /Fay/);
+    // Whatever number of faces the row holds, '+N' counts the rest: seven in all.
+    const faces = await here.locator('[data-member]').count();
+    expect(faces).toBeGreaterThanOrEqual(1);
+    await expect(here.getByRole('listitem').last()).toHaveText(`+${String(7 - faces)}`);
+
+    const button = page.getByRole('button', { name: 'Here now', exact: true });
+    await button.tap();
+    await expect(button).toHaveAttribute('aria-expanded', 'true');
+    await expect(
+      page.getByText('Everyone with this group open right now, one entry per browser.'),
+    ).toBeVisible();
+    const everyone = page.getByRole('list', { name: 'Here now' });
+    for (const member of others) {
+      await expect(everyone.getByText(member, { exact: true })).toBeVisible();
+    }
+    await expect(everyone.getByRole('listitem').filter({ hasText: 'Me Myself' })).toContainText(
+      '(you)',
+    );
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+    ).toBeLessThanOrEqual(0);
+
+    await page.keyboard.press('Escape');
+    await expect(everyone).toBeHidden();
+    await expect(button).toBeFocused();
+    await expect(button).toHaveAttribute('aria-expanded', 'false');
+    // A tap elsewhere closes it too.
+    await button.tap();
+    await expect(everyone).toBeVisible();
+    // The page's margin beside the list (the list itself covers what lies under it).
+    await page.getByRole('main').tap({ position: { x: 4, y: 300 } });
+    await expect(everyone).toBeHidden();
+    // From the keyboard: Enter opens it, and Tab on to the next button closes it.
+    await button.focus();
+    await page.keyboard.press('Enter');
+    await expect(everyone).toBeVisible();
+    await page.keyboard.press('Tab');
+    await expect(everyone).toBeHidden();
+    for (const socket of sockets) socket.close();
+    await context.close();
+  });
+
   test('past the listed bound, the header says how many are here and names the first in its label', async ({
     browser,
   }) => {
@@ -128,6 +175,13 @@ test.describe('presence: Here now', () => {
           () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
         );
         expect(overflow).toBeLessThanOrEqual(0);
+        if (size === 'phone' && theme === 'light') {
+          // The list opened from the row names those listed and counts the others.
+          await page.getByRole('button', { name: 'Here now', exact: true }).click();
+          const everyone = page.getByRole('list', { name: 'Here now' });
+          await expect(everyone.getByRole('listitem')).toHaveCount(PRESENCE_LIST_MAX + 1);
+          await expect(everyone.getByRole('listitem').last()).toHaveText('and 11 more');
+        }
         if (screenshotsWanted) {
           // The header's last button loads on its own: the picture waits for the whole header.
           await expect(page.getByRole('button', { name: 'Activity', exact: true })).toBeVisible();

@@ -13,6 +13,7 @@ import type { GroupStore } from '../live/groupStore.js';
 import { holdEarlyKeys } from '../lib/early-keys.js';
 import { CounterGrid } from './group/CounterGrid.js';
 import { GroupHeader } from './group/GroupHeader.js';
+import { loadHereNowPanel } from './group/HeaderStatus.js';
 import { Pending, Shell } from './group/Page.js';
 import { AccessDenied, OfflineOpening } from './group/Notices.js';
 import { useGroupAccess } from './group/useGroupAccess.js';
@@ -105,6 +106,7 @@ function GroupView({ store }: { store: GroupStore }) {
     whenIdle(() => {
       prefetchCardEditors();
       loadMenuList();
+      loadHereNowPanel();
       void loadImageUrlDialog();
       void loadShareDialog();
       void loadSavingPaused();

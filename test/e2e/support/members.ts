@@ -3,7 +3,10 @@
  * under a display name of the test's choosing, so the activity log can be read back by name.
  */
 import type { Browser, Locator, Page } from '@playwright/test';
+import WebSocket from 'ws';
+import { PROTOCOL_VERSION, livePath } from '../../../src/shared/live.js';
 import { GUEST_NAME_KEY, THEME_KEY } from '../../../src/web/lib/storage.js';
+import { baseUrl } from './fixtures.js';
 
 export type Theme = 'light' | 'dark';
 
@@ -60,4 +63,35 @@ export function activityEntries(panel: Locator): Locator {
 /** The undo toast (a status region at the bottom of the screen). */
 export function toast(page: Page): Locator {
   return page.getByRole('status').filter({ has: page.getByRole('button', { name: 'Dismiss' }) });
+}
+
+/**
+ * A member connected from outside the browser (the live protocol, docs/api.md): it is in every
+ * page's 'Here now' from when this resolves until its socket closes.
+ */
+export async function connectMember(
+  group: string,
+  key: string,
+  id: string,
+  name: string,
+): Promise<WebSocket> {
+  const socket = new WebSocket(baseUrl().replace(/^http/, 'ws') + livePath(group));
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  // Resolved once the server has listed the member: a page opened next finds it already here.
+  const listed = new Promise<void>((resolve) => {
+    const onMessage = (data: Buffer) => {
+      if ((JSON.parse(data.toString()) as { type?: string }).type !== 'presence') return;
+      socket.off('message', onMessage);
+      resolve();
+    };
+    socket.on('message', onMessage);
+  });
+  socket.send(
+    JSON.stringify({ type: 'auth', protocol: PROTOCOL_VERSION, key, member: { id, name } }),
+  );
+  await listed;
+  return socket;
 }

@@ -90,7 +90,7 @@ export function GroupHeader({
               }}
             />
           </h1>
-          <div className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1">
+          <div data-testid="header-status" className="header-status">
             <GuestName store={store} />
             {state.access === 'view' && (
               <span
@@ -101,9 +101,12 @@ export function GroupHeader({
               </span>
             )}
             {state.access === 'tap' && <span className="view-only-badge">{t`Tap link`}</span>}
-            <HereNow members={state.members} count={state.here} />
-            {/* Last but for what waits: the room its word keeps is at the line's end. */}
-            <ConnectionBadge status={state.status} />
+            {/* 'Here now', then the connection, last but for what waits: one row whose size does
+                not depend on who is here (.presence-row). */}
+            <div className="presence-row">
+              <HereNow members={state.members} count={state.here} />
+              <ConnectionBadge status={state.status} />
+            </div>
             {showPending && (
               <span role="status" className="offline-badge" data-testid="changes-waiting">
                 {changesWaiting(state.pendingCount)}
