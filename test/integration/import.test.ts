@@ -24,6 +24,7 @@ import { STAGE_ENTRIES, stagedJson } from '../../src/server/store/postgres/impor
 import { sqliteDatabase } from '../../src/server/store/sqlite/driver.js';
 import { moveSlice, stageEntries } from '../../src/server/store/sqlite/import-staging.js';
 import { call, createGroup } from '../helpers/client.js';
+import { tallyExportWithTaps } from '../helpers/fixtures.js';
 import { adminQuery, storeBackends } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -512,6 +513,8 @@ describe.each(storeBackends())('a large import on %s', (_name, database) => {
       key: group.key,
       body: {},
     });
+  const countersOf = async (group: Group) =>
+    (await call<Counter[]>(server.url, 'GET', `${group.base}/counters`, { key: group.key })).body;
   const logOf = async (group: Group) =>
     (await call<GroupExport>(server.url, 'GET', `${group.base}/export`, { key: group.key })).body
       .activity;
@@ -571,21 +574,27 @@ describe.each(storeBackends())('a large import on %s', (_name, database) => {
     expect(await stagedRows(config)).toBe(0);
   });
 
-  it('changes nothing, and leaves no staged entry, when its commit is refused after its 20,000 entries were staged', async () => {
+  it('changes nothing, and leaves no staged entry, when its commit is refused after its 10,000 entries were staged', async () => {
     const target = await createGroup(server.url);
-    // Seven counters where six are allowed: refused by the commit, after the entries were staged.
-    const lines = Array.from(
-      { length: 7 },
-      (_, index) => `Counter ${String(index)},${tapTimes(index === 0 ? 20_000 : 1)}`,
-    );
-    const refused = await importCsv(target, `${lines.join('\n')}\n`);
-    expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ error: { code: 'too_many_counters' } });
-    expect(
-      (await call<Counter[]>(server.url, 'GET', `${target.base}/counters`, { key: target.key }))
-        .body,
-    ).toEqual([]);
-    expect(await logOf(target)).toEqual([]);
+    await target.addCounter({ name: 'Door', section: 'Bar' });
+    const limited = await call(server.url, 'PUT', `${target.base}/sections/Bar`, {
+      key: target.key,
+      body: { max: 5 },
+    });
+    expect(limited.status).toBe(200);
+    const counters = await countersOf(target);
+    const log = await logOf(target);
+    // A counter of 10,000 in a section of at most 5: only the commit decides that, after the
+    // entries were staged.
+    const refused = await call<ApiError>(server.url, 'POST', `${target.base}/import`, {
+      key: target.key,
+      rawBody: tallyExportWithTaps(10_000, { section: 'Bar' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body.error.message).toMatch(/^Counter "Coffees": /);
+    expect(await countersOf(target)).toEqual(counters);
+    expect(await logOf(target)).toEqual(log);
     expect(await verified(target)).toBe(true);
     expect(await stagedRows(config)).toBe(0);
   });
