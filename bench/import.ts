@@ -3,30 +3,41 @@
  * docs/benchmarks.md#import). A server in this process (SQLite by default, `--store postgres`
  * with DATABASE_URL) and, over a real WebSocket, a member of another group tapping at a steady
  * rate (TAPS_PER_SECOND). In the same run: the member tapping with no import (the baseline),
- * then while one group imports a BetterCounter file of ROWS rows (one counter, ROWS − 1 taps).
- * Reports the member's answer p50 and p99 in each phase and their ratio, the longest stall of
- * the event loop in each phase (perf_hooks monitorEventLoopDelay, 1 ms resolution), how long the
- * import took, and the load average. The server and the member share this process's event loop:
- * the stall is the server's, the member's own work per tap is a few microseconds.
+ * then while one group imports the largest file of one kind (`--file KIND`, bench/import-files.ts;
+ * by default a BetterCounter file of 100,000 rows: one counter, 99,999 taps). Files past the
+ * group's counters quota are read whole and then refused: their answer's status is reported.
+ * Reports the member's answer p50, p99 and max in each phase and their ratio, the longest stall of
+ * the server's event loop in each phase (perf_hooks monitorEventLoopDelay, 1 ms resolution), how
+ * long the import took, and the load average. The member runs on a thread of its own, so it goes
+ * on tapping, and timing, while the server's loop is held.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
-import WebSocket from 'ws';
 import { buildApp } from '../src/server/app.js';
 import type { DatabaseConfig } from '../src/server/config.js';
-import { PROTOCOL_VERSION, livePath, type ServerMessage } from '../src/shared/protocol.js';
+import { PROTOCOL_VERSION, livePath } from '../src/shared/protocol.js';
 import { Histogram } from './histogram.js';
+import { IMPORT_FILE_KINDS, largestImportFile, type ImportFileKind } from './import-files.js';
 import { loadAverage } from './stats.js';
 
-const ROWS = Number(process.env.ROWS ?? 100_000);
 const TAPS_PER_SECOND = Number(process.env.TAPS_PER_SECOND ?? 50);
 const BASELINE_MS = Number(process.env.BASELINE_MS ?? 5_000);
 const store = process.argv.includes('--store')
   ? process.argv[process.argv.indexOf('--store') + 1]
   : 'sqlite';
+const fileKind = (
+  process.argv.includes('--file')
+    ? process.argv[process.argv.indexOf('--file') + 1]
+    : 'bettercounter'
+) as ImportFileKind;
+if (!IMPORT_FILE_KINDS.includes(fileKind)) {
+  throw new Error(`--file must be one of ${IMPORT_FILE_KINDS.join(', ')}`);
+}
 
 async function call(
   url: string,
@@ -54,72 +65,132 @@ async function newGroup(url: string, name: string): Promise<{ name: string; key:
   return { name, key };
 }
 
-/** A member's socket that taps a counter; `tap` resolves with the answer's time, ms. */
+/**
+ * The member, in a worker thread of its own (plain JavaScript, `ws` by its resolved path): it
+ * keeps tapping on time, and times each answer, while the server's event loop is held, so its
+ * answer times show the whole of a stall (sharing the server's loop, it could not send during
+ * one). `start` begins a phase of taps at TAPS_PER_SECOND, `stop` ends it and posts the answers'
+ * times (ms) once every tap sent is answered.
+ */
+const MEMBER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const WebSocket = require(workerData.ws);
+const { url, key, counterId, tapsPerSecond, auth } = workerData;
+const socket = new WebSocket(url);
+const sent = new Map();
+let times = [];
+let timer = null;
+let next = 0;
+let stopping = false;
+let closed = null;
+const finish = () => {
+  if (stopping && (sent.size === 0 || closed !== null)) {
+    stopping = false;
+    parentPort.postMessage({ times, unanswered: sent.size, closed });
+  }
+};
+socket.on('message', (data) => {
+  const message = JSON.parse(data.toString());
+  if (message.type === 'ready') parentPort.postMessage({ ready: true });
+  if (message.type === 'error') {
+    throw new Error('a tap failed: ' + JSON.stringify(message.error));
+  }
+  if (message.type === 'ack' && sent.has(message.opId)) {
+    times.push(performance.now() - sent.get(message.opId));
+    sent.delete(message.opId);
+    finish();
+  }
+});
+socket.on('open', () => socket.send(JSON.stringify({ ...auth, key })));
+// A socket the server closed answers nothing more: the phase ends with what it had.
+socket.on('close', (code, reason) => {
+  closed = code + ' ' + reason.toString();
+  finish();
+});
+parentPort.on('message', (command) => {
+  if (command === 'start') {
+    times = [];
+    const start = performance.now();
+    let count = 0;
+    // A steady rate, whatever the answers take: each tap at its own time since the start.
+    const tap = () => {
+      next += 1;
+      const opId = 'bench-import-' + next;
+      sent.set(opId, performance.now());
+      socket.send(JSON.stringify({
+        type: 'mutate',
+        opId,
+        mutation: { kind: 'adjustCounter', counterId, direction: 'increment', times: 1 },
+      }));
+      count += 1;
+      timer = setTimeout(tap, Math.max(0, start + (count * 1000) / tapsPerSecond - performance.now()));
+    };
+    tap();
+  } else if (command === 'stop') {
+    clearTimeout(timer);
+    stopping = true;
+    finish();
+  } else if (command === 'close') {
+    socket.close();
+    parentPort.close();
+  }
+});
+`;
+
+/** A member of `group` on its own thread, tapping `counterId` when a phase runs. */
 async function member(url: string, group: { name: string; key: string }, counterId: string) {
-  const socket = new WebSocket(url.replace('http', 'ws') + livePath(group.name));
-  const waiting = new Map<string, { sent: number; resolve: (ms: number) => void }>();
-  let ready: () => void = () => undefined;
-  const isReady = new Promise<void>((resolve) => {
-    ready = resolve;
-  });
-  socket.on('message', (data: Buffer) => {
-    const message = JSON.parse(data.toString()) as ServerMessage;
-    if (message.type === 'ready') ready();
-    if (message.type === 'ack' || (message.type === 'error' && message.opId !== undefined)) {
-      const opId = message.opId ?? '';
-      const pending = waiting.get(opId);
-      if (!pending) return;
-      waiting.delete(opId);
-      if (message.type === 'error') throw new Error(`a tap failed: ${message.error.message}`);
-      pending.resolve(performance.now() - pending.sent);
-    }
-  });
-  await new Promise((resolve) => socket.once('open', resolve));
-  socket.send(JSON.stringify({ type: 'auth', protocol: PROTOCOL_VERSION, key: group.key }));
-  await isReady;
-  let next = 0;
-  return {
-    tap: () =>
-      new Promise<number>((resolve) => {
-        next += 1;
-        const opId = `bench-import-${String(next)}`;
-        waiting.set(opId, { sent: performance.now(), resolve });
-        socket.send(
-          JSON.stringify({
-            type: 'mutate',
-            opId,
-            mutation: { kind: 'adjustCounter', counterId, direction: 'increment', times: 1 },
-          }),
-        );
-      }),
-    close: () => {
-      socket.close();
+  const worker = new Worker(MEMBER_SOURCE, {
+    eval: true,
+    workerData: {
+      ws: createRequire(import.meta.url).resolve('ws'),
+      url: url.replace('http', 'ws') + livePath(group.name),
+      key: group.key,
+      counterId,
+      tapsPerSecond: TAPS_PER_SECOND,
+      auth: { type: 'auth', protocol: PROTOCOL_VERSION },
     },
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('message', () => {
+      resolve();
+    });
+  });
+  return {
+    /** Taps until `until` settles; the answers' times. */
+    phase: async (until: Promise<unknown>): Promise<Histogram> => {
+      const answers = new Histogram();
+      const times = new Promise<number[]>((resolve, reject) => {
+        worker.once('error', reject);
+        worker.once(
+          'message',
+          (message: { times: number[]; unanswered: number; closed: string | null }) => {
+            if (message.closed !== null) {
+              reject(
+                new Error(
+                  `the server closed the member's socket (${message.closed}), ${String(message.unanswered)} taps unanswered`,
+                ),
+              );
+            }
+            resolve(message.times);
+          },
+        );
+      });
+      worker.postMessage('start');
+      await until.catch(() => undefined);
+      worker.postMessage('stop');
+      for (const ms of await times) answers.recordMicros(ms * 1_000);
+      return answers;
+    },
+    close: () => worker.terminate(),
   };
 }
 
-/** Taps at TAPS_PER_SECOND until `until` resolves; the answers' times and the loop's longest stall. */
-async function tapping(tap: () => Promise<number>, until: Promise<unknown>) {
-  const answers = new Histogram();
+/** The member's answers while `until` runs, and the server's event loop's longest stall. */
+async function tapping(tapper: Awaited<ReturnType<typeof member>>, until: Promise<unknown>) {
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
-  const state = { done: false };
-  void until.finally(() => {
-    state.done = true;
-  });
-  const inFlight: Promise<void>[] = [];
-  const start = performance.now();
-  for (let sent = 0; !state.done; sent += 1) {
-    inFlight.push(
-      tap().then((ms) => {
-        answers.recordMicros(ms * 1_000);
-      }),
-    );
-    // A steady rate, whatever the answers take: each tap at its own time since the start.
-    const due = start + ((sent + 1) * 1_000) / TAPS_PER_SECOND;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
-  }
-  await Promise.all(inFlight);
+  const answers = await tapper.phase(until);
   loop.disable();
   return { answers, longestStallMs: loop.max / 1e6 };
 }
@@ -151,37 +222,43 @@ async function main(): Promise<void> {
       body: JSON.stringify({ name: 'Door' }),
     });
     const tapper = await member(url, other, (counter.body as { id: string }).id);
-    const times = Array.from({ length: ROWS - 1 }, (_, index) => 1_700_000_000_000 + index * 1_000);
-    const file = `Steps,${times.join(',')}\n`;
+    const file = largestImportFile(fileKind);
 
     const baseline = await tapping(
-      tapper.tap,
+      tapper,
       new Promise((resolve) => setTimeout(resolve, BASELINE_MS)),
     );
     const started = performance.now();
     let tookMs = 0;
     const imported = call(url, 'POST', `/api/groups/${importing.name}/import`, {
       key: importing.key,
-      body: file,
-      type: 'text/csv',
+      body: file.body,
+      type: file.type,
     }).then((answer) => {
       tookMs = performance.now() - started;
-      if (answer.status !== 200) throw new Error(`import failed: ${JSON.stringify(answer.body)}`);
-      return answer.body as { entries: number };
+      // A file past the counters quota is refused after it was read: what this bench is about.
+      if (answer.status !== 200 && answer.status !== 409 && answer.status !== 413) {
+        throw new Error(`import failed: ${JSON.stringify(answer.body)}`);
+      }
+      return answer;
     });
-    const during = await tapping(tapper.tap, imported);
-    const summary = await imported;
-    tapper.close();
+    const during = await tapping(tapper, imported);
+    const answer = await imported;
+    const outcome =
+      answer.status === 200
+        ? `${String((answer.body as { entries: number }).entries)} entries imported`
+        : `answered ${String(answer.status)}`;
+    await tapper.close();
 
     const row = (label: string, run: Awaited<ReturnType<typeof tapping>>) =>
-      `| ${label} | ${String(run.answers.count)} | ${(run.answers.percentile(0.5) / 1_000).toFixed(1)} | ${(run.answers.percentile(0.99) / 1_000).toFixed(1)} | ${run.longestStallMs.toFixed(1)} |`;
+      `| ${label} | ${String(run.answers.count)} | ${(run.answers.percentile(0.5) / 1_000).toFixed(1)} | ${(run.answers.percentile(0.99) / 1_000).toFixed(1)} | ${(run.answers.max / 1_000).toFixed(1)} | ${run.longestStallMs.toFixed(1)} |`;
     console.log(
-      `store ${store}, ${ROWS.toLocaleString('en-US')} rows (${(file.length / 1e6).toFixed(1)} MB), ` +
-        `${String(summary.entries)} entries imported in ${(tookMs / 1_000).toFixed(2)} s, ` +
+      `store ${store}, file ${fileKind}: ${file.rows.toLocaleString('en-US')} rows (${(Buffer.byteLength(file.body) / 1024 / 1024).toFixed(2)} MB), ` +
+        `${outcome} in ${(tookMs / 1_000).toFixed(2)} s, ` +
         `another group's member tapping ${String(TAPS_PER_SECOND)}/s over a WebSocket; load average ${loadAverage()}`,
     );
-    console.log('| phase | taps | p50 ms | p99 ms | longest event-loop stall ms |');
-    console.log('| --- | ---: | ---: | ---: | ---: |');
+    console.log('| phase | taps | p50 ms | p99 ms | max ms | longest event-loop stall ms |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
     console.log(row('no import', baseline));
     console.log(row('during the import', during));
     const ratio = (p: number) =>

@@ -127,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     accessCache,
     guard: new KeyGuard(security.keyFailures),
     creations: new GroupCreationQuota(limitsOf(config).groupsPerAddressPerHour),
+    countersPerGroup: limitsOf(config).countersPerGroup,
   });
   // One share of the taps per address, live and REST alike (ADR 32, ADR 34).
   const fairShare = options.fairShare ?? new LiveFairShare();

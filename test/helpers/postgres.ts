@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import type { DatabaseConfig } from '../../src/server/config.js';
-import { startServer, type TestServer } from './server.js';
+import { startServer, type TestServer, type TestServerOptions } from './server.js';
 
 const raw = process.env.DATABASE_URL;
 export const postgresUrl = raw !== undefined && /^postgres(ql)?:\/\//.test(raw) ? raw : undefined;
@@ -68,16 +68,20 @@ export function storeBackends(): [string, () => DatabaseConfig | undefined][] {
 }
 
 /**
- * Two Tally servers on one fresh schema, as two instances behind a load balancer. Registers its
- * own beforeAll/afterAll (call it inside a describe); the servers exist once those have run.
+ * Two Tally servers on one fresh schema, as two instances behind a load balancer, each started
+ * with `options` (its database aside). Registers its own beforeAll/afterAll (call it inside a
+ * describe); the servers exist once those have run.
  */
-export function twoInstancesOnPostgres(): { a: () => TestServer; b: () => TestServer } {
+export function twoInstancesOnPostgres(options: Omit<TestServerOptions, 'database'> = {}): {
+  a: () => TestServer;
+  b: () => TestServer;
+} {
   const schema = uniqueSchema();
   let servers: [TestServer, TestServer] | undefined;
   beforeAll(async () => {
     servers = await Promise.all([
-      startServer({ database: postgresDatabase(schema) }),
-      startServer({ database: postgresDatabase(schema) }),
+      startServer({ ...options, database: postgresDatabase(schema) }),
+      startServer({ ...options, database: postgresDatabase(schema) }),
     ]);
   });
   afterAll(async () => {

@@ -24,7 +24,13 @@ import { STAGE_ENTRIES, stagedJson } from '../../src/server/store/postgres/impor
 import { sqliteDatabase } from '../../src/server/store/sqlite/driver.js';
 import { moveSlice, stageEntries } from '../../src/server/store/sqlite/import-staging.js';
 import { call, createGroup } from '../helpers/client.js';
-import { adminQuery, storeBackends } from '../helpers/postgres.js';
+import { tallyExportWithTaps } from '../helpers/fixtures.js';
+import {
+  adminQuery,
+  postgresUrl,
+  storeBackends,
+  twoInstancesOnPostgres,
+} from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
@@ -512,6 +518,8 @@ describe.each(storeBackends())('a large import on %s', (_name, database) => {
       key: group.key,
       body: {},
     });
+  const countersOf = async (group: Group) =>
+    (await call<Counter[]>(server.url, 'GET', `${group.base}/counters`, { key: group.key })).body;
   const logOf = async (group: Group) =>
     (await call<GroupExport>(server.url, 'GET', `${group.base}/export`, { key: group.key })).body
       .activity;
@@ -571,21 +579,27 @@ describe.each(storeBackends())('a large import on %s', (_name, database) => {
     expect(await stagedRows(config)).toBe(0);
   });
 
-  it('changes nothing, and leaves no staged entry, when its commit is refused after its 20,000 entries were staged', async () => {
+  it('changes nothing, and leaves no staged entry, when its commit is refused after its 10,000 entries were staged', async () => {
     const target = await createGroup(server.url);
-    // Seven counters where six are allowed: refused by the commit, after the entries were staged.
-    const lines = Array.from(
-      { length: 7 },
-      (_, index) => `Counter ${String(index)},${tapTimes(index === 0 ? 20_000 : 1)}`,
-    );
-    const refused = await importCsv(target, `${lines.join('\n')}\n`);
-    expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ error: { code: 'too_many_counters' } });
-    expect(
-      (await call<Counter[]>(server.url, 'GET', `${target.base}/counters`, { key: target.key }))
-        .body,
-    ).toEqual([]);
-    expect(await logOf(target)).toEqual([]);
+    await target.addCounter({ name: 'Door', section: 'Bar' });
+    const limited = await call(server.url, 'PUT', `${target.base}/sections/Bar`, {
+      key: target.key,
+      body: { max: 5 },
+    });
+    expect(limited.status).toBe(200);
+    const counters = await countersOf(target);
+    const log = await logOf(target);
+    // A counter of 10,000 in a section of at most 5: only the commit decides that, after the
+    // entries were staged.
+    const refused = await call<ApiError>(server.url, 'POST', `${target.base}/import`, {
+      key: target.key,
+      rawBody: tallyExportWithTaps(10_000, { section: 'Bar' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body.error.message).toMatch(/^Counter "Coffees": /);
+    expect(await countersOf(target)).toEqual(counters);
+    expect(await logOf(target)).toEqual(log);
     expect(await verified(target)).toBe(true);
     expect(await stagedRows(config)).toBe(0);
   });
@@ -669,5 +683,121 @@ describe('the import budget', () => {
     const third = await send();
     expect(third.status).toBe(429);
     expect(third.body).toMatchObject({ error: { code: 'too_many_reads' } });
+  });
+});
+
+/**
+ * A client that sends its import again to another instance (its first answer timed out, or a
+ * load balancer moved it): the import is all or nothing and the same file twice changes
+ * nothing, whichever instance each copy reaches and whether or not the first is still under way.
+ */
+describe.skipIf(postgresUrl === undefined)('an import sent again to another instance', () => {
+  const { a, b } = twoInstancesOnPostgres({
+    logLevel: 'warn',
+    // Every import, export and check here is a heavy read of one address.
+    security: { heavyReads: { atOnce: 10, rate: { burst: 100_000, refillMs: 1 } } },
+  });
+
+  const send = (server: TestServer, group: Group, file: string, { dryRun = false } = {}) =>
+    call<ImportSummary | ApiError>(
+      server.url,
+      'POST',
+      `${group.base}/import?dryRun=${String(dryRun)}`,
+      {
+        key: group.key,
+        rawBody: file,
+        headers: { 'content-type': file.startsWith('{') ? 'application/json' : 'text/csv' },
+      },
+    );
+  const exportOn = async (server: TestServer, group: Group) =>
+    (await call<GroupExport>(server.url, 'GET', `${group.base}/export`, { key: group.key })).body;
+  const countersOn = async (server: TestServer, group: Group) =>
+    (await call<Counter[]>(server.url, 'GET', `${group.base}/counters`, { key: group.key })).body;
+  const verifiedOn = async (server: TestServer, group: Group) =>
+    (
+      await call<{ ok: boolean }>(server.url, 'GET', `${group.base}/activity/verify`, {
+        key: group.key,
+      })
+    ).body.ok;
+  const nothing = { counters: { create: 0, update: 0 }, entries: 0 };
+
+  it('previews and imports on instance A, then the same preview and import on instance B say and add nothing', async () => {
+    const source = await createGroup(a().url);
+    const coffees = await source.addCounter({ name: 'Coffees', goal: 10 });
+    await source.addCounter({ name: 'Teas' });
+    for (const times of [1, 2, 3]) {
+      await call(a().url, 'POST', `${source.base}/counters/${coffees.id}/increment`, {
+        key: source.key,
+        body: { times, note: `round ${String(times)}` },
+      });
+    }
+    const file = JSON.stringify(await exportOn(a(), source));
+    const logLength = (JSON.parse(file) as GroupExport).activity.length;
+    const target = await createGroup(a().url);
+
+    // As the web app does: the preview, then the import.
+    const preview = await send(a(), target, file, { dryRun: true });
+    expect(preview.body).toMatchObject({ dryRun: true, counters: { create: 2, update: 0 } });
+    const first = await send(a(), target, file);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ counters: { create: 2, update: 0 }, entries: logLength });
+    const counters = await countersOn(a(), target);
+    const log = (await exportOn(a(), target)).activity;
+
+    const previewAgain = await send(b(), target, file, { dryRun: true });
+    expect(previewAgain.status).toBe(200);
+    expect(previewAgain.body).toMatchObject({ ...nothing, dryRun: true });
+    const again = await send(b(), target, file);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toMatchObject({ ...nothing, dryRun: false });
+
+    for (const server of [a(), b()]) {
+      expect(await countersOn(server, target)).toEqual(counters);
+      expect((await exportOn(server, target)).activity).toEqual(log);
+      expect(await verifiedOn(server, target)).toBe(true);
+    }
+  });
+
+  it('imports a file once when it reaches both instances at once: one answer adds it, the other says it added nothing', async () => {
+    const target = await createGroup(a().url);
+    // Enough entries that both imports are under way together (each stages several slices).
+    const file = `Steps,${tapTimes(3_000)}\nLaps,${tapTimes(500)}\n`;
+
+    const answers = await Promise.all([send(a(), target, file), send(b(), target, file)]);
+    for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const summaries = answers.map((answer) => answer.body as ImportSummary);
+    // One of them added the file; the other found it all there (in either order).
+    expect(
+      summaries
+        .map(({ counters, entries }) => ({ counters, entries }))
+        .sort((x, y) => x.entries - y.entries),
+    ).toEqual([nothing, { counters: { create: 2, update: 0 }, entries: 3_500 }]);
+
+    const counters = await countersOn(b(), target);
+    expect(counters.map(({ name, value }) => [name, value])).toEqual([
+      ['Steps', 3_000],
+      ['Laps', 500],
+    ]);
+    const log = (await exportOn(a(), target)).activity;
+    expect(log).toHaveLength(3_500);
+    expect(new Set(log.map((entry) => entry.imported?.fingerprint)).size).toBe(3_500);
+    expect(await verifiedOn(a(), target)).toBe(true);
+    expect(await verifiedOn(b(), target)).toBe(true);
+  });
+
+  it('creates a file’s counters once when a file without entries reaches both instances at once', async () => {
+    const target = await createGroup(a().url);
+    const file = fs.readFileSync(path.join(FIXTURES, 'simplecounter.json'), 'utf8');
+
+    const answers = await Promise.all([send(a(), target, file), send(b(), target, file)]);
+    for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const created = answers.map((answer) => (answer.body as ImportSummary).counters.create);
+    expect(created.sort()).toEqual([0, 2]);
+    const counters = await countersOn(a(), target);
+    expect(counters.map(({ name, value }) => [name, value])).toEqual([
+      ['Laps', 12],
+      ['Score', -3],
+    ]);
+    expect(await countersOn(b(), target)).toEqual(counters);
   });
 });

@@ -6,7 +6,10 @@
  * 1. The importing group's new operations are held back (Batcher.hold): its change number and
  *    its log's head stay as they are while the import prepares. Other groups commit as ever.
  * 2. Which of the file's entries the group's log already holds is looked up (by fingerprint, and
- *    by hash for the group's own entries), a slice of fingerprints or a page of the log at a time.
+ *    by hash for the group's own entries), a slice of fingerprints or a page of the log at a time;
+ *    the ids the file's counters get here are derived (a SHA-256 each), a slice at a time, and
+ *    handed to the commit, which would otherwise derive them all in one go; a file that would
+ *    pass the counters quota is refused here, with the commit's own words.
  * 3. The entries it adds are made drafts of the group, chained after its head (one SHA-256
  *    each) and written out of sight (Store.stageImport), IMPORT_SLICE_ROWS per transaction.
  * 4. One operation of the commit algorithm publishes them (domain/import.ts): the quotas, the
@@ -23,6 +26,8 @@ import type { ImportSummary } from '../../shared/import.js';
 import { IMPORT_MESSAGES } from '../../shared/import.js';
 import type { Batcher } from '../batcher.js';
 import {
+  countersAhead,
+  countersQuotaRefusal,
   importSeq,
   importedEntries,
   matchCounters,
@@ -53,6 +58,8 @@ export const IMPORT_STAGED_MAX_AGE_MS = 60 * 60_000;
 interface ImportContext {
   store: Store;
   batcher: Batcher;
+  /** The most counters a group may have (the commit decides; the preparation refuses early). */
+  countersPerGroup: number;
 }
 
 interface ImportOrigin {
@@ -63,24 +70,25 @@ interface ImportOrigin {
 }
 
 export async function runImport(
-  { store, batcher }: ImportContext,
+  context: ImportContext,
   data: ImportData,
   { groupId, dryRun, actor, client }: ImportOrigin,
 ): Promise<ImportSummary> {
+  const { store, batcher } = context;
   const operationOf = (plan: ImportPlan): Operation => ({
     groupId,
     mutation: { kind: 'importData', data: plan },
     actor,
   });
   if (dryRun) {
-    const { plan } = await prepare(store, groupId, data);
+    const { plan } = await prepare(context, groupId, data);
     return summaryOf(await store.preview(operationOf(plan)), true);
   }
   const hold = await batcher.hold(groupId);
   let importId: string | null = null;
   try {
     for (let attempt = 1; ; attempt += 1) {
-      const prepared = await prepare(store, groupId, data);
+      const prepared = await prepare(context, groupId, data);
       importId = prepared.entries.length > 0 ? randomUUID() : null;
       const plan = importId === null ? prepared.plan : await stage(store, importId, prepared);
       // SQLite moves them into the log now, a slice at a time, its readers of the group waiting;
@@ -123,12 +131,27 @@ interface Prepared {
   head: string | null;
 }
 
-async function prepare(store: Store, groupId: string, data: ImportData): Promise<Prepared> {
+async function prepare(
+  { store, countersPerGroup }: ImportContext,
+  groupId: string,
+  data: ImportData,
+): Promise<Prepared> {
   const state = await store.loadGroupState(groupId);
   const ends = await store.activityChainEnds(groupId);
   if (!state || !ends) throw errors.groupNotFound();
   const counters = new Map(state.counters.map((counter) => [counter.id, counter]));
-  const match = matchCounters({ groupId, format: data.format }, data.counters, (id) =>
+  const { derivedIds, creates } = await countersAhead(
+    { groupId, format: data.format },
+    data.counters,
+    {
+      counterOf: (id) => counters.get(id),
+      pause: nextTurn,
+    },
+  );
+  // Refused here, as the commit would refuse it, rather than matched once more in the commit.
+  const pastQuota = countersQuotaRefusal(state.counters.length, creates, countersPerGroup);
+  if (pastQuota !== null) throw new DomainError('too_many_counters', pastQuota);
+  const match = matchCounters({ groupId, format: data.format, derivedIds }, data.counters, (id) =>
     counters.get(id),
   );
   const known = await knownEntries(store, groupId, data.entries);
@@ -144,6 +167,7 @@ async function prepare(store: Store, groupId: string, data: ImportData): Promise
       counters: data.counters,
       warnings: data.warnings,
       entries: entries.length,
+      derivedIds,
     },
     entries,
     seq: state.seq,

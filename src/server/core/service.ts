@@ -39,6 +39,7 @@ import { runImport } from './importer.js';
 import { grantOf } from '../domain/tap-links.js';
 import { DomainError, errors } from '../errors.js';
 import { GroupCreationQuota } from '../security/group-quota.js';
+import { DEFAULT_STORE_QUOTAS } from '../store/quotas.js';
 import { KeyGuard } from '../security/key-guard.js';
 import { refuseNulCharacters, refuseNulInMemberName, wellFormedMutation } from '../security/nul.js';
 import { publicGroup } from '../domain/operations.js';
@@ -79,6 +80,8 @@ export interface TallyServiceOptions {
   guard?: KeyGuard;
   /** Groups each client address may create per hour (security/group-quota.ts). */
   creations?: GroupCreationQuota;
+  /** The most counters a group may have (MAX_COUNTERS_PER_GROUP): an import checks it early. */
+  countersPerGroup?: number;
 }
 
 export class TallyService {
@@ -87,6 +90,7 @@ export class TallyService {
   private readonly accessCache: GroupAccessCache;
   private readonly guard: KeyGuard;
   private readonly creations: GroupCreationQuota;
+  private readonly countersPerGroup: number;
 
   constructor({
     store,
@@ -94,12 +98,14 @@ export class TallyService {
     accessCache,
     guard = new KeyGuard(),
     creations = new GroupCreationQuota(),
+    countersPerGroup = DEFAULT_STORE_QUOTAS.countersPerGroup,
   }: TallyServiceOptions) {
     this.store = store;
     this.batcher = batcher;
     this.accessCache = accessCache;
     this.guard = guard;
     this.creations = creations;
+    this.countersPerGroup = countersPerGroup;
   }
 
   /** Large groups' latest snapshots, while current (core/snapshots.ts). */
@@ -325,7 +331,12 @@ export class TallyService {
     data: ImportData,
     { dryRun, actor, client }: { dryRun: boolean } & MutationOrigin,
   ): Promise<ImportSummary> {
-    return runImport({ store: this.store, batcher: this.batcher }, data, {
+    const context = {
+      store: this.store,
+      batcher: this.batcher,
+      countersPerGroup: this.countersPerGroup,
+    };
+    return runImport(context, data, {
       groupId,
       dryRun,
       actor: memberName(actor),

@@ -93,6 +93,13 @@ export interface ImportPlan {
   /** Entries the file adds to the group's log (those it does not hold yet). */
   entries: number;
   staged?: StagedImport;
+  /**
+   * The id each of the file's counters gets in this group when it is not the group's own
+   * (importedCounterId, by its id in the file), worked out before the commit with pauses
+   * (countersAhead): one SHA-256 each, and a file may hold 100,000 counters, which in the commit
+   * would hold it (and, on SQLite, every group's taps) for up to a second.
+   */
+  derivedIds?: ReadonlyMap<string, string>;
 }
 
 /** Entries written out of sight (Store.stageImport) and the group's state they were made for. */
@@ -140,9 +147,47 @@ export interface CounterMatch {
   updates: { id: string; counter: ImportedCounter }[];
 }
 
-/** Matches the file's counters with the group's (`counterOf`: the group's counter by id). */
-export function matchCounters(
+/**
+ * How many of the file's counters the group does not have (matchCounters' creates, counted), and
+ * the id each gets here when it is not the group's own (importedCounterId, by its id in the
+ * file), a slice at a time: `pause` is awaited every IMPORT_DRAFTS_PER_TURN counters. Worked out
+ * before the commit, so a file of many counters (a file may hold 100,000, one SHA-256 each) is
+ * refused for the quota, or matched in the commit, without holding the event loop for it.
+ */
+export async function countersAhead(
   { groupId, format }: { groupId: string; format: ImportFormat },
+  counters: readonly ImportedCounter[],
+  { counterOf, pause }: { counterOf: (id: string) => unknown; pause: () => Promise<void> },
+): Promise<{ derivedIds: Map<string, string>; creates: number }> {
+  const derivedIds = new Map<string, string>();
+  let creates = 0;
+  for (const [index, { sourceId }] of counters.entries()) {
+    if (index > 0 && index % IMPORT_DRAFTS_PER_TURN === 0) await pause();
+    let derived = derivedIds.get(sourceId);
+    if (derived === undefined) {
+      derived = importedCounterId(groupId, format, sourceId);
+      derivedIds.set(sourceId, derived);
+    }
+    if (counterOf(sourceId) === undefined && counterOf(derived) === undefined) creates += 1;
+  }
+  return { derivedIds, creates };
+}
+
+/** The refusal of an import that would take a group of `count` counters past `max`, if it does. */
+export function countersQuotaRefusal(count: number, creates: number, max: number): string | null {
+  return count + creates > max ? IMPORT_MESSAGES.tooManyCounters(count + creates, max) : null;
+}
+
+/**
+ * Matches the file's counters with the group's (`counterOf`: the group's counter by id;
+ * `derivedIds`: countersAhead's, when they were worked out before).
+ */
+export function matchCounters(
+  {
+    groupId,
+    format,
+    derivedIds,
+  }: { groupId: string; format: ImportFormat; derivedIds?: ReadonlyMap<string, string> },
   counters: readonly ImportedCounter[],
   counterOf: (id: string) => Counter | undefined,
 ): CounterMatch {
@@ -151,7 +196,9 @@ export function matchCounters(
     let id = ids.get(sourceId);
     if (id === undefined) {
       id =
-        counterOf(sourceId) !== undefined ? sourceId : importedCounterId(groupId, format, sourceId);
+        counterOf(sourceId) !== undefined
+          ? sourceId
+          : (derivedIds?.get(sourceId) ?? importedCounterId(groupId, format, sourceId));
       ids.set(sourceId, id);
     }
     return id;
@@ -223,7 +270,7 @@ export async function importedEntries(
   return drafts;
 }
 
-/** Entries made drafts between two pauses of importedEntries. */
+/** Entries made drafts, or counters given their ids, between two pauses. */
 const IMPORT_DRAFTS_PER_TURN = 2_000;
 
 /** Applies the batch's import at `index`: see the module comment. */
@@ -241,7 +288,7 @@ export function applyImport(batch: BatchState, index: number): OperationOutcome 
   }
 
   const match = matchCounters(
-    { groupId, format: data.format },
+    { groupId, format: data.format, ...(data.derivedIds ? { derivedIds: data.derivedIds } : {}) },
     data.counters,
     (id) => batch.counterOf(groupId, id)?.counter,
   );
@@ -251,13 +298,12 @@ export function applyImport(batch: BatchState, index: number): OperationOutcome 
     counter,
   }));
   const counterCount = batch.counts.get(groupId) ?? 0;
-  const maxCounters = batch.options.countersPerGroup;
-  if (counterCount + creates.length > maxCounters) {
-    return refusal(
-      'too_many_counters',
-      IMPORT_MESSAGES.tooManyCounters(counterCount + creates.length, maxCounters),
-    );
-  }
+  const pastQuota = countersQuotaRefusal(
+    counterCount,
+    creates.length,
+    batch.options.countersPerGroup,
+  );
+  if (pastQuota !== null) return refusal('too_many_counters', pastQuota);
 
   const lookup = batch.imports.get(groupId);
   const entries = batch.options.activityLog ? data.entries : 0;

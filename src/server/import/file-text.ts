@@ -1,7 +1,8 @@
 /**
  * What every import reader needs of the file's text: where an offset is (line and column), a
- * refusal that names it, fingerprints, and turns of the event loop between chunks of rows, so a
- * 5 MB file never holds the server for the whole of its reading.
+ * refusal that names it, fingerprints, and turns of the event loop between chunks of rows. The
+ * readers run in the import reader's worker thread (read-thread.ts), where those turns let it
+ * hand out another import's rows while it reads a large file.
  */
 import { createHash } from 'node:crypto';
 import { IMPORT_MAX_ROWS, IMPORT_MESSAGES, type FilePlace } from '../../shared/import.js';

@@ -1,8 +1,9 @@
 /**
  * Reads an import's file into the counters and entries the commit applies (domain/import.ts):
  * the format named, or detected from the content; any problem refused with where it is (400
- * import_invalid), before anything is changed. Reading happens before the commit, a chunk of
- * rows per turn of the event loop, so the transaction only applies what was read.
+ * import_invalid), before anything is changed. Reading happens before the commit, so the
+ * transaction only applies what was read, and off the server's event loop: the server calls this
+ * in a worker thread (read-thread.ts).
  */
 import {
   IMPORT_MAX_WARNINGS_TEXT,

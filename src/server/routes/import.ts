@@ -4,7 +4,8 @@
  * scope, so its body may be CSV and up to IMPORT_MAX_BYTES while every other route keeps JSON
  * bodies of 16 KB. The key and the address's budget of heavy work are checked before the body is
  * read: a stranger cannot make the server read 5 MB, and one address imports at most as often as
- * it may export (ADR 34).
+ * it may export (ADR 34). The file is read in a worker thread (import/read-thread.ts), so no other
+ * group waits while it is parsed and checked.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -15,7 +16,7 @@ import {
 } from '../../shared/import.js';
 import type { GroupAccess } from '../core/access-cache.js';
 import type { TallyService } from '../core/service.js';
-import { readImportFile } from '../import/read.js';
+import { ImportReader } from '../import/read-thread.js';
 import type { HeavyReads } from '../security/heavy-reads.js';
 import { answerError, errorBody, STATUS_OF } from './errors.js';
 import { bearerKey, originOf, parseWith } from './parse.js';
@@ -33,6 +34,8 @@ export function registerImportRoutes(
   service: TallyService,
   { heavyReads }: { heavyReads: HeavyReads },
 ): void {
+  const reader = new ImportReader();
+  app.addHook('onClose', () => reader.close());
   void app.register((scope, _options, done) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
@@ -66,7 +69,7 @@ export function registerImportRoutes(
         const group = importing.get(request);
         if (!group) throw new Error('the import route ran without its key check');
         const query = parseWith(ImportQuerySchema, request.query);
-        const data = await readImportFile(request.body ?? '', query.format);
+        const data = await reader.read(request.body ?? '', query.format);
         return service.importData(group.id, data, {
           dryRun: query.dryRun === 'true',
           ...originOf(request),
