@@ -1,14 +1,14 @@
 /**
  * Reads import files (read.ts) in a worker thread of its own (read-worker.ts): the event loop
- * that answers every group's taps never parses or checks a file. On it, one `JSON.parse` of a
- * 5 MB Tally export alone held the loop for tens of ms and a 5 MB counters CSV, parsed and
- * checked in one go, for seconds (docs/benchmarks.md, "Import"); a thread of its own needs no
- * streaming parser and leaves the readers as they are, their refusals word for word.
+ * that answers every group's taps never parses or checks a file. On it, parsing and checking a
+ * file at the size bound held every other group's taps for as long as that took (measured in
+ * docs/benchmarks.md, "Import"); a thread of its own needs no streaming parser and leaves the
+ * readers as they are, their refusals word for word.
  *
  * What the worker read comes back in slices of ROWS_PER_MESSAGE rows, each asked for when the
  * one before has arrived: taking a message off the queue copies it on this thread, and the
- * 100,000 entries of the largest file in one message took about a second to copy; a slice is
- * milliseconds, and since the next is only sent when asked for, this thread never finds a
+ * largest file's rows in one message would hold the loop as long as parsing did; one slice is
+ * short to copy, and since the next is only sent when asked for, this thread never finds a
  * queue of them to copy in one go. A refusal (400 import_invalid, 413) comes back as its code
  * and message and is thrown here as the same DomainError.
  *
@@ -22,7 +22,7 @@ import type { ImportData, ImportedCounter, ImportedEntry } from '../domain/impor
 import { DomainError } from '../errors.js';
 import { WorkerCalls, startModuleWorker } from '../module-worker.js';
 
-/** Rows of a read file per message back: a few ms to copy on the event loop. */
+/** Rows of a read file per message back: short enough to copy on the event loop unnoticed. */
 export const ROWS_PER_MESSAGE = 500;
 
 type RowList = 'counters' | 'entries';
