@@ -428,13 +428,18 @@ test.describe('notifications on this device', () => {
 
     // A newer alert of the same group replaces it rather than piling up; a payload that is not
     // Tally's JSON, or that links elsewhere, still notifies, linking to this site.
-    await push({ title: 'Visitors reached 300', body: '', url: '/door-count' });
-    await push({ title: 'Elsewhere', body: 'x', url: 'https://example.com/phish' });
     // In no particular order: a replaced notification may count as the newest.
     const byTitle = async () =>
       (await shown())
         .map((entry) => [entry.title, entry.data])
         .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    await push({ title: 'Visitors reached 300', body: '', url: '/door-count' });
+    // One push at a time, each shown before the next: the worker handles a push while the
+    // browser may stop and restart it, and two at once made this test depend on the machine.
+    await expect
+      .poll(byTitle, { timeout: 20_000 })
+      .toEqual([['Visitors reached 300', { url: `${baseUrl()}/door-count` }]]);
+    await push({ title: 'Elsewhere', body: 'x', url: 'https://example.com/phish' });
     await expect.poll(byTitle, { timeout: 20_000 }).toEqual([
       ['Elsewhere', { url: `${baseUrl()}/` }],
       ['Visitors reached 300', { url: `${baseUrl()}/door-count` }],
