@@ -158,11 +158,7 @@ function DisplayView({ store }: { store: GroupStore }) {
                   id={`display-section-${index}`}
                   data-testid="display-section"
                   className="truncate px-2 font-semibold tabular-nums"
-                  style={{
-                    fontSize: `${SECTION_FONT_PX}px`,
-                    lineHeight: 1.25,
-                    marginBottom: `${SECTION_PX - SECTION_FONT_PX * 1.25}px`,
-                  }}
+                  style={BLOCK_HEADING_STYLE}
                 >
                   {block.name}{' '}
                   <span className="font-normal text-zinc-700 dark:text-zinc-300">
@@ -191,11 +187,7 @@ function DisplayView({ store }: { store: GroupStore }) {
                   id={`display-section-${index}`}
                   data-testid="display-run-heading"
                   className="truncate px-2 font-normal text-zinc-700 dark:text-zinc-300"
-                  style={{
-                    fontSize: `${SECTION_FONT_PX}px`,
-                    lineHeight: 1.25,
-                    marginBottom: `${SECTION_PX - SECTION_FONT_PX * 1.25}px`,
-                  }}
+                  style={BLOCK_HEADING_STYLE}
                 >
                   {t`Counters without a section`}
                 </h2>
@@ -221,6 +213,14 @@ function DisplayView({ store }: { store: GroupStore }) {
     </div>
   );
 }
+
+/** A block's heading (a section's, or that of the counters after one without a section): one
+ * line of SECTION_FONT_PX text in the SECTION_PX the layout keeps for it. */
+const BLOCK_HEADING_STYLE = {
+  fontSize: `${SECTION_FONT_PX}px`,
+  lineHeight: 1.25,
+  marginBottom: `${SECTION_PX - SECTION_FONT_PX * 1.25}px`,
+};
 
 const countersIn = (section: string) => t`Counters in ${section}`;
 
