@@ -648,7 +648,7 @@ export function alertsTable(
       const fired = steps.reduce((sum, step) => sum + step.fired, 0);
       const inWindow = steps.reduce((sum, step) => sum + step.receivedInWindow, 0);
       lines.push(
-        `| ${int(rate)} | ${target.name} | ${of((s) => s.result.incrementsPerSecond, int)} | ${of((s) => s.cpuMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.cpuMicrosPerTap)} | ${of((s) => s.cpuToIdleMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.cpuToIdleMicrosPerTap)} | ${of((s) => s.mainThreadToIdleMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.mainThreadToIdleMicrosPerTap)} | ${of((s) => s.result.answerLatency.percentile(0.5), ms)} / ${of(answerP99, ms)} | ${ratioOf(answerP99)} | ${of((s) => s.result.latency.percentile(0.99), ms)} | ${of((s) => s.result.serverCpuCores, fixed(2))} | ${target === baseline ? '' : `${int(fired)} / ${int(inWindow)}`} | ${target === baseline ? '' : of((s) => s.caughtUpMs / 1_000, fixed(1))} |`,
+        `| ${int(rate)} | ${target.name} | ${of((s) => s.result.incrementsPerSecond, int)} | ${of((s) => s.cpuMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.cpuMicrosPerTap)} | ${of((s) => s.cpuToIdleMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.cpuToIdleMicrosPerTap)} | ${of((s) => s.mainThreadToIdleMicrosPerTap, fixed(1))} | ${ratioOf((s) => s.mainThreadToIdleMicrosPerTap)} | ${of((s) => s.result.answerLatency.percentile(0.5), ms)} / ${of(answerP99, ms)} | ${ratioOf(answerP99)} | ${of((s) => s.result.latency.percentile(0.99), ms)} | ${of((s) => s.result.serverCpuCores, fixed(2))} | ${fired === 0 ? '' : `${int(fired)} / ${int(inWindow)}`} | ${fired === 0 ? '' : of((s) => s.caughtUpMs / 1_000, fixed(1))} |`,
       );
     }
   });

@@ -128,7 +128,15 @@ interface Preset {
    * Alerts (alerts.ts): the hot path's shape with a webhook rule `every` N taps in each group
    * against no rules, and the delivery latency's groups.
    */
-  alerts: { every: number; latency: LatencyShape };
+  alerts: {
+    every: number;
+    latency: LatencyShape;
+    /**
+     * A second server without rules beside the two: its ratio to the first is the run's noise,
+     * the band a ratio "within noise" falls in.
+     */
+    noise: boolean;
+  };
   /** Hot room (hotroom.ts): one large group, its crowd of watchers and tappers. */
   hotroom: HotroomShape;
 }
@@ -173,7 +181,11 @@ const PRESETS: Record<string, Preset> = {
     // In CI's run: the hot path's shape above with and without rules, then 50 groups tapping 4/s
     // for 3 s (60 alerts) on SQLite and, with DATABASE_URL=postgres://… (as CI sets), PostgreSQL:
     // about 25 s in all.
-    alerts: { every: 10, latency: { groups: 50, tapsPerSecond: 4, durationMs: 3_000 } },
+    alerts: {
+      every: 10,
+      latency: { groups: 50, tapsPerSecond: 4, durationMs: 3_000 },
+      noise: false,
+    },
     // In CI's run: a room of 300 (20 tap) on one counter, then on 5 counters, 2 s a rate; past
     // 100 members, so its changes go through the large group's windows (about 15 s in all).
     hotroom: {
@@ -222,7 +234,11 @@ const PRESETS: Record<string, Preset> = {
     },
     // 200 groups tapping 4/s: 800 taps/s, 80 alerts/s, 24 a minute per group (the sender's bound
     // is 60, past which it folds), 2,400 alerts in 30 s.
-    alerts: { every: 10, latency: { groups: 200, tapsPerSecond: 4, durationMs: 30_000 } },
+    alerts: {
+      every: 10,
+      latency: { groups: 200, tapsPerSecond: 4, durationMs: 30_000 },
+      noise: true,
+    },
     // A stadium: 500 tappers (20 taps/s each at 10,000/s) and 5,000 watchers on one counter,
     // then 10,000 watchers at 2,000/s, then the first crowd on 20 counters; 8 s per rate.
     hotroom: {
@@ -845,12 +861,15 @@ async function compareAlerts(): Promise<AlertsOutcome> {
             ),
           ]),
     ];
-    const outcome: AlertsOutcome = { targets: [none, rules], runs: [], latency: [], loads: [] };
+    const again = tallyTarget('Tally, no alert rules again (the noise)', ALERTS_ENV);
+    const targets = preset.alerts.noise ? [none, rules, again] : [none, rules];
+    const outcome: AlertsOutcome = { targets, runs: [], latency: [], loads: [] };
     for (let run = 0; run < repeats; run++) {
       if (runs('alerts')) {
         const start = loadAverage();
         log(`alerts on the hot path, run ${run + 1} of ${repeats}, load average ${start}`);
-        const order = run % 2 === 0 ? [none, rules] : [rules, none];
+        // Each target takes each place in turn from run to run.
+        const order = targets.map((_, index) => targets[(index + run) % targets.length] ?? none);
         const curves: AlertsCurve[] = [];
         for (const target of order) {
           curves.push(await alertsCurve(target, preset.hotpath, every, receiver, log));
@@ -881,7 +900,7 @@ function printAlerts(outcome: AlertsOutcome): void {
     repeats > 1 ? `Median (range) of ${repeats} runs; alerts summed over the runs.` : 'One run.';
   if (none && outcome.runs.length > 0) {
     console.log(
-      `\nAlerts on the hot path: ${int(shape.groups)} groups of ${shape.members} (${shape.tappers} taps, ${shape.members - shape.tappers} watch), ${shape.durationMs / 1_000} s per rate, as the hot path; with rules, each group has a \`standard\` webhook rule \`every ${every}\` on its counter, delivered to a node:http receiver on loopback (204). Both servers run with ALERTS_ALLOW_PRIVATE_TARGETS=true. CPU µs/tap, window = server CPU in the tapping window ÷ taps acknowledged in it (the sender's work only as far as it kept up); to idle = server CPU from the window's start until every alert fired so far has arrived and the server is idle again ÷ the step's taps; ÷ no rules = the ratio to the no-rules server, run by run. ${summary}\n`,
+      `\nAlerts on the hot path: ${int(shape.groups)} groups of ${shape.members} (${shape.tappers} taps, ${shape.members - shape.tappers} watch), ${shape.durationMs / 1_000} s per rate, as the hot path; with rules, each group has a \`standard\` webhook rule \`every ${every}\` on its counter, delivered to a node:http receiver on loopback (204). Every server runs with ALERTS_ALLOW_PRIVATE_TARGETS=true.${preset.alerts.noise ? ' A second server without rules (the noise) runs in each run too: its ratio to the first is how far two identical servers differ here, the band a ratio within noise falls in.' : ''} CPU µs/tap, window = server CPU in the tapping window ÷ taps acknowledged in it (the sender's work only as far as it kept up); to idle = server CPU from the window's start until every alert fired so far has arrived and the server is idle again ÷ the step's taps; ÷ no rules = the ratio to the no-rules server, run by run. ${summary}\n`,
     );
     outcome.loads.forEach((load, run) => {
       console.log(

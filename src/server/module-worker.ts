@@ -79,19 +79,37 @@ export class WorkerCalls<Request extends { id: number }, Answer extends { id: nu
   }
 
   /** Sends `request`; its answer, or a failure after `timeoutMs` without one. */
-  call(request: Request, { timeoutMs }: { timeoutMs?: number } = {}): Promise<Answer> {
+  call(request: Request, options: { timeoutMs?: number } = {}): Promise<Answer> {
+    const [answer] = this.callAll([request], options);
+    if (answer === undefined) throw new Error('One request has one answer');
+    return answer;
+  }
+
+  /**
+   * Sends the requests in one message (an array: the worker handles each), so the worker wakes
+   * once for them all; the answer of each, as `call` gives it, in their order.
+   */
+  callAll(
+    requests: readonly Request[],
+    { timeoutMs }: { timeoutMs?: number } = {},
+  ): Promise<Answer>[] {
+    if (requests.length === 0) return [];
     const worker = this.warm();
-    return new Promise((resolve, reject) => {
-      const timer =
-        timeoutMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              this.settle(request.id)?.reject(new Error(`${this.name} did not answer`));
-            }, timeoutMs);
-      this.waiting.set(request.id, { worker, resolve, reject, timer });
-      if (this.waiting.size === 1) worker.ref();
-      worker.postMessage(request);
-    });
+    const answers = requests.map(
+      (request) =>
+        new Promise<Answer>((resolve, reject) => {
+          const timer =
+            timeoutMs === undefined
+              ? undefined
+              : setTimeout(() => {
+                  this.settle(request.id)?.reject(new Error(`${this.name} did not answer`));
+                }, timeoutMs);
+          this.waiting.set(request.id, { worker, resolve, reject, timer });
+        }),
+    );
+    worker.ref();
+    worker.postMessage(requests.length === 1 ? requests[0] : requests);
+    return answers;
   }
 
   /** Sends a message that has no answer, if a worker runs. */
@@ -140,8 +158,11 @@ export class WorkerCalls<Request extends { id: number }, Answer extends { id: nu
   private begin(): Worker {
     const worker = this.launch();
     worker.unref();
-    worker.on('message', (answer: Answer) => {
-      this.settle(answer.id)?.resolve(answer);
+    // A worker may answer several requests in one message (an array).
+    worker.on('message', (message: Answer | Answer[]) => {
+      for (const answer of Array.isArray(message) ? message : [message]) {
+        this.settle(answer.id)?.resolve(answer);
+      }
     });
     worker.on('error', (error) => {
       this.failed(worker, error);

@@ -66,6 +66,39 @@ describe('the alert courier in its worker thread', () => {
     }
   });
 
+  it('hands alerts asked for together to the worker at once, and answers each with its own result', async () => {
+    // Each destination answers with its own status: a result given to the wrong alert would show.
+    const statuses = [204, 500, 202, 404, 200];
+    const receivers = await Promise.all(
+      statuses.map((status) =>
+        startReceiver((response) => {
+          response.writeHead(status).end();
+        }),
+      ),
+    );
+    const secret = newWebhookSecret();
+    const courier = new ThreadCourier({ allowPrivate: true, timeoutMs: 5_000 });
+    try {
+      const results = await Promise.all(
+        receivers.map((receiver, index) =>
+          courier.webhook({
+            ...parcel(receiver, secret, `alert_${String(index)}`),
+            key: `group-1/destination-${String(index)}`,
+          }),
+        ),
+      );
+      expect(results.map((result) => result.status)).toEqual(statuses);
+      expect(results.map((result) => result.ok)).toEqual([true, false, true, false, true]);
+      receivers.forEach((receiver, index) => {
+        expect(receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([
+          `alert_${String(index)}`,
+        ]);
+      });
+    } finally {
+      await courier.close();
+    }
+  });
+
   it('refuses a loopback destination without the setting, before connecting', async () => {
     const receiver = await startReceiver();
     const courier = new ThreadCourier({ allowPrivate: false, timeoutMs: 5_000 });

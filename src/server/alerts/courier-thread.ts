@@ -28,6 +28,12 @@ const CLOSE_GRACE_MS = 5_000;
 export class ThreadCourier implements Courier {
   private readonly options: CourierOptions;
   private readonly calls: WorkerCalls<CourierRequest & { id: number }, CourierAnswer>;
+  /** Tasks asked for in this turn of the event loop, handed over together at its end. */
+  private gathered: {
+    request: CourierTask & { id: number };
+    resolve: (answer: CourierAnswer) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
 
   constructor(options: CourierOptions) {
     this.options = options;
@@ -64,12 +70,38 @@ export class ThreadCourier implements Courier {
     });
   }
 
+  /**
+   * Hands the task over with the others asked for in the same turn of the event loop, in one
+   * message: a thread woken from sleep costs far more than the little work of one alert, so the
+   * sender's claim of many alerts wakes the worker once.
+   */
   private async ask(task: CourierTask): Promise<DeliveryResult | PushResult> {
-    const answer = await this.calls.call(
-      { ...task, id: this.calls.id() },
-      { timeoutMs: this.options.timeoutMs + ANSWER_GRACE_MS },
-    );
+    const answer = await new Promise<CourierAnswer>((resolve, reject) => {
+      this.gathered.push({ request: { ...task, id: this.calls.id() }, resolve, reject });
+      if (this.gathered.length === 1) setImmediate(this.handOver);
+    });
     if ('error' in answer) throw new Error(answer.error);
     return answer.result;
   }
+
+  /** Sends the tasks gathered in this turn in one message. */
+  private readonly handOver = (): void => {
+    const gathered = this.gathered;
+    this.gathered = [];
+    let answers: Promise<CourierAnswer>[];
+    try {
+      answers = this.calls.callAll(
+        gathered.map((task) => task.request),
+        { timeoutMs: this.options.timeoutMs + ANSWER_GRACE_MS },
+      );
+    } catch (error) {
+      // No worker could be started: each attempt fails and is tried again later.
+      for (const task of gathered) task.reject(error);
+      return;
+    }
+    answers.forEach((answer, index) => {
+      const task = gathered[index];
+      if (task) answer.then(task.resolve, task.reject);
+    });
+  };
 }

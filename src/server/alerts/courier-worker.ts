@@ -1,6 +1,8 @@
 /**
  * The courier's worker thread (courier-thread.ts starts it): a LocalCourier that answers each
- * request with its result, in any order (each carries its id).
+ * request with its result, in any order (each carries its id). Requests come one or several to a
+ * message; the answers ready in one turn of this thread's event loop go back in one message, so
+ * the server's thread is woken once for them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import {
@@ -14,11 +16,21 @@ const port = parentPort;
 if (port === null) throw new Error('The courier runs in a worker thread');
 const courier = new LocalCourier((workerData as { options: CourierOptions }).options);
 
-function answer(message: CourierAnswer): void {
-  port?.postMessage(message);
+/** Answers not sent yet: sent together once the callbacks of this turn have run. */
+let ready: CourierAnswer[] = [];
+
+function sendReady(): void {
+  const answers = ready;
+  ready = [];
+  port?.postMessage(answers.length === 1 ? answers[0] : answers);
 }
 
-port.on('message', (request: CourierRequest) => {
+function answer(message: CourierAnswer): void {
+  ready.push(message);
+  if (ready.length === 1) setImmediate(sendReady);
+}
+
+function handle(request: CourierRequest): void {
   if (request.kind === 'close') {
     // In a worker, exit ends this thread only: the loader a worker started from the sources
     // runs with would otherwise keep it alive.
@@ -35,4 +47,8 @@ port.on('message', (request: CourierRequest) => {
       answer({ id: request.id, error: error instanceof Error ? error.message : String(error) });
     },
   );
+}
+
+port.on('message', (message: CourierRequest | CourierRequest[]) => {
+  for (const request of Array.isArray(message) ? message : [message]) handle(request);
 });

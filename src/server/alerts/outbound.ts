@@ -12,17 +12,17 @@
  *   the check's lookup included, ends after timeoutMs.
  * - It never throws for a network failure, and logs nothing: the URL of a Slack or Discord
  *   webhook is the secret that lets anyone post, so it appears in no result and no log.
+ * - Requests go out through undici's Client (one origin, one socket; ADR 29): no proxy from the
+ *   environment, no redirect followed.
  * - The alert sender keeps one connection open per destination between its alerts
  *   (DestinationClient): its URL is checked once, and each new connection resolves the name
  *   through the same checked lookup, so a kept connection only ever leads to an address that was
  *   checked when it was made.
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { Client } from 'undici';
 import type { AddressRange } from './addresses.js';
 import {
-  type DestinationCheck,
   type DestinationOptions,
   type DestinationRefusal,
   type Resolver,
@@ -50,9 +50,12 @@ export {
 export const DEFAULT_TIMEOUT_MS = 5_000;
 /**
  * How long a destination's kept connection may wait unused before it is closed, ms. A receiver
- * that says a shorter `Keep-Alive: timeout` is believed (Node's agent closes it a second before).
+ * that says a shorter `Keep-Alive: timeout` is believed (the connection is let go
+ * KEEP_ALIVE_MARGIN_MS before it).
  */
 export const KEEP_ALIVE_IDLE_MS = 30_000;
+/** How much sooner than a receiver's `Keep-Alive: timeout` its connection is let go, ms. */
+const KEEP_ALIVE_MARGIN_MS = 1_000;
 export const DEFAULT_MAX_BODY_BYTES = 4_096;
 /** How much of the destination's answer is read: enough to finish a short reply, no more. */
 export const MAX_RESPONSE_BYTES = 1_024;
@@ -217,86 +220,98 @@ function timedOut(timeoutMs: number): Omit<DeliveryResult, 'durationMs'> {
   };
 }
 
-/** Errors of a kept connection the destination closed while it waited unused. */
-const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
+/**
+ * Errors of a request that failed before any answer because its connection went: a kept
+ * connection the destination closed while it waited unused fails so as it is reused.
+ */
+const CONNECTION_LOST = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/** undici's errors for a request it refused to write (a header it cannot send). */
+const INVALID_REQUEST = new Set([
+  'UND_ERR_INVALID_ARG',
+  'ERR_INVALID_CHAR',
+  'ERR_INVALID_ARG_VALUE',
+]);
+
+/** The error's `code`, when it has one. */
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
 
 /**
- * POSTs the body to a URL the URL check and both address checks allow, through `agent` (a
- * destination's kept connection) or, when false, a connection of its own.
+ * A connection to one origin (undici's Client: one socket, kept open between requests for
+ * KEEP_ALIVE_IDLE_MS, or less when the destination says so) that resolves the host through
+ * `lookup` each time it connects. No proxy from the environment, no redirect followed.
  */
-function post(
+function connectionTo(url: URL, lookup: LookupFunction, timeoutMs: number): Client {
+  // Whole ms, as undici takes them.
+  timeoutMs = Math.max(1, Math.ceil(timeoutMs));
+  return new Client(url.origin, {
+    connect: { lookup, timeout: timeoutMs },
+    keepAliveTimeout: KEEP_ALIVE_IDLE_MS,
+    keepAliveMaxTimeout: KEEP_ALIVE_IDLE_MS,
+    keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    pipelining: 1,
+  });
+}
+
+/**
+ * POSTs the body to a URL the URL check and both address checks allow, over `connection`,
+ * within timeoutMs. A request that fails before any answer because its connection went is sent
+ * once more (on a new connection): a receiver drops a repeated webhook-id.
+ */
+async function post(
   url: URL,
-  request: {
-    body: Buffer;
-    headers: Record<string, string>;
-    lookup: LookupFunction;
-    agent: http.Agent | false;
-  },
+  request: { body: Buffer; headers: Record<string, string>; connection: Client },
   timeoutMs: number,
 ): Promise<Omit<DeliveryResult, 'durationMs'>> {
-  return new Promise((resolve) => {
-    let settled = false;
-    let outgoing: http.ClientRequest | undefined;
-    /** `kept`: the answer was read to its end, so its connection may serve the next request. */
-    const finish = (result: Omit<DeliveryResult, 'durationMs'>, kept = false): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (!kept) outgoing?.destroy();
-      resolve(result);
-    };
-    const timer = setTimeout(() => {
-      finish(timedOut(timeoutMs));
-    }, timeoutMs);
-
-    const open = url.protocol === 'https:' ? https.request : http.request;
-    const send = (again: boolean): void => {
-      let current: http.ClientRequest;
+  const abort = new AbortController();
+  const timer = setTimeout(() => {
+    abort.abort();
+  }, timeoutMs);
+  const path = `${url.pathname}${url.search}`;
+  try {
+    for (let tries = 1; ; tries += 1) {
       try {
-        current = open(url, {
+        const answer = await request.connection.request({
           method: 'POST',
+          path,
           headers: request.headers,
-          lookup: request.lookup,
-          // A destination's own agent, or a fresh one: no socket shared with anything else, no
-          // proxy from the environment.
-          agent: request.agent,
+          body: request.body,
+          signal: abort.signal,
         });
-      } catch {
-        // Node refuses a header it cannot send (a newline in a value, say) before connecting.
-        finish({ ok: false, code: 'invalid_request', error: 'The alert has an invalid header' });
-        return;
-      }
-      outgoing = current;
-      let answered = false;
-      current.on('error', (error: NodeJS.ErrnoException) => {
-        // A kept connection the receiver closed as it was reused fails before any answer: sent
-        // once more on a new connection (a receiver drops a repeated webhook-id).
-        if (!answered && !again && current.reusedSocket && STALE_CONNECTION.has(error.code ?? '')) {
-          send(true);
-          return;
-        }
-        finish(failureOf(error));
-      });
-      current.on('response', (response) => {
-        answered = true;
-        const answer = answerOf(response.statusCode ?? 0);
+        const result = answerOf(answer.statusCode);
         let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read >= MAX_RESPONSE_BYTES) finish(answer);
-        });
-        response.on('end', () => {
-          finish(answer, true);
-        });
-        // The answer's status is known: a connection dropped mid-body does not change it.
-        response.on('error', () => {
-          finish(answer);
-        });
-      });
-      current.end(request.body);
-    };
-    send(false);
-  });
+        try {
+          for await (const chunk of answer.body) {
+            read += (chunk as Buffer).length;
+            // Enough of the answer: the connection is dropped rather than read to its end.
+            if (read >= MAX_RESPONSE_BYTES) break;
+          }
+        } catch {
+          // The answer's status is known: a connection dropped mid-body does not change it.
+        }
+        return result;
+      } catch (error) {
+        if (abort.signal.aborted) return timedOut(timeoutMs);
+        const code = codeOf(error);
+        if (tries === 1 && CONNECTION_LOST.has(code)) continue;
+        if (error instanceof RefusedLookupError) return refusalOf(error.refusal);
+        if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+          return timedOut(timeoutMs);
+        if (code === 'UND_ERR_CONNECT_TIMEOUT') return timedOut(timeoutMs);
+        if (INVALID_REQUEST.has(code)) {
+          return { ok: false, code: 'invalid_request', error: 'The alert has an invalid header' };
+        }
+        return failureOf(error);
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The refusal of a body over `maxBodyBytes`, if it is. */
@@ -340,16 +355,13 @@ export async function deliver(
   if (!resolved.ok) return done(refusalOf(resolved));
 
   const remaining = Math.max(1, timeoutMs - (performance.now() - started));
+  // A connection of its own, closed once the answer is in.
+  const connection = connectionTo(checked.url, guardedLookup(destination), remaining);
   const result = await post(
     checked.url,
-    {
-      body,
-      headers: outgoingHeaders(request.headers, body.length),
-      lookup: guardedLookup(destination),
-      agent: false,
-    },
+    { body, headers: outgoingHeaders(request.headers, body.length), connection },
     remaining,
-  );
+  ).finally(() => void connection.destroy().catch(() => undefined));
   // The timeout message names the whole budget, not what was left of it.
   return done(result.code === 'timeout' ? timedOut(timeoutMs) : result);
 }
@@ -363,44 +375,40 @@ export async function deliver(
  * (DNS rebinding) is refused at the next new connection.
  */
 export class DestinationClient {
-  private readonly checked: DestinationCheck;
   private readonly options: DeliveryOptions;
-  private readonly lookup: LookupFunction;
-  private readonly agent: http.Agent | undefined;
+  /** The checked URL and its connection, or why the URL was refused. */
+  private readonly target: { url: URL; connection: Client } | DestinationRefusal;
 
   constructor(url: string, options: DeliveryOptions) {
     this.options = options;
     const destination = { allowPrivate: options.allowPrivate, resolver: options.resolver };
-    this.checked = checkDestinationUrl(url, destination);
-    this.lookup = guardedLookup(destination);
-    if (this.checked.ok) {
-      const keepAlive = {
-        keepAlive: true,
-        maxSockets: 1,
-        maxFreeSockets: 1,
-        timeout: KEEP_ALIVE_IDLE_MS,
-      };
-      this.agent =
-        this.checked.url.protocol === 'https:'
-          ? new https.Agent(keepAlive)
-          : new http.Agent(keepAlive);
-    }
+    const checked = checkDestinationUrl(url, destination);
+    this.target = checked.ok
+      ? {
+          url: checked.url,
+          connection: connectionTo(
+            checked.url,
+            guardedLookup(destination),
+            options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          ),
+        }
+      : checked;
   }
 
   /** Sends one request to the destination; resolves as deliver() does, never rejects. */
   async send(request: Omit<OutboundRequest, 'url'>): Promise<DeliveryResult> {
     const started = performance.now();
-    if (!this.checked.ok) return timed(refusalOf(this.checked), started);
+    const { target } = this;
+    if (!('connection' in target)) return timed(refusalOf(target), started);
     const body = Buffer.from(request.body);
     const refused = tooLarge(body, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     if (refused) return timed(refused, started);
     const result = await post(
-      this.checked.url,
+      target.url,
       {
         body,
         headers: outgoingHeaders(request.headers, body.length),
-        lookup: this.lookup,
-        agent: this.agent ?? false,
+        connection: target.connection,
       },
       this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     );
@@ -409,6 +417,6 @@ export class DestinationClient {
 
   /** Closes the kept connection (an attempt under way is cut). */
   close(): void {
-    this.agent?.destroy();
+    if ('connection' in this.target) void this.target.connection.destroy().catch(() => undefined);
   }
 }

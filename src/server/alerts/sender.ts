@@ -19,7 +19,6 @@
  *   by default (courier-thread.ts): one connection kept open per destination between its
  *   alerts, addresses checked when it is made. This loop only claims, hands over and settles.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   ALERT_DELIVERIES_PER_MINUTE_PER_GROUP,
   ALERT_GIVE_UP_AFTER_MS,
@@ -221,12 +220,8 @@ export class AlertSender {
         try {
           const claimed = await this.options.alerts.claim(this.clock(), LEASE_MS, room);
           this.full = claimed.length >= room;
-          for (const alert of claimed) {
-            this.launch(alert);
-            // The taps that came in meanwhile are answered before the next alert is sent: a
-            // burst of alerts (many groups crossing at once) is spread between them.
-            await nextTurn();
-          }
+          // Handed to the courier together, in one message (courier-thread.ts).
+          for (const alert of claimed) this.launch(alert);
         } catch (error) {
           // The database is away: the alerts wait in the outbox; look again at the next poll.
           this.options.logger.warn({ err: error }, 'alert outbox could not be read');
