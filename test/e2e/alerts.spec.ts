@@ -518,12 +518,27 @@ async function pageWithWorker(
   cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => {
     registrations.push(...event.registrations);
   });
+  // Each version's latest status, by version id.
+  const versions = new Map<string, { registrationId: string; status: string }>();
+  cdp.on('ServiceWorker.workerVersionUpdated', (event) => {
+    for (const version of event.versions) versions.set(version.versionId, version);
+  });
   await cdp.send('ServiceWorker.enable');
   await page.goto('/');
   await page.evaluate(() => navigator.serviceWorker.ready);
-  await expect.poll(() => registrations.length).toBeGreaterThan(0);
-  const registrationId =
+  const registrationOfSite = () =>
     registrations.find((entry) => entry.scopeURL === `${baseUrl()}/`)?.registrationId ?? '';
+  await expect.poll(registrationOfSite).not.toBe('');
+  const registrationId = registrationOfSite();
+  // `ready` resolves while the worker may still be activating; a push delivered then can be
+  // dropped, so the pushes wait until the browser reports it activated.
+  await expect
+    .poll(() =>
+      [...versions.values()].some(
+        (version) => version.registrationId === registrationId && version.status === 'activated',
+      ),
+    )
+    .toBe(true);
   const push = async (message: unknown) => {
     await cdp.send('ServiceWorker.deliverPushMessage', {
       origin: baseUrl(),
