@@ -233,6 +233,13 @@ const INVALID_REQUEST = new Set([
   'ERR_INVALID_ARG_VALUE',
 ]);
 
+/** undici's errors for a connection, an answer's headers or its body that took too long. */
+const TIMED_OUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
 /** The error's `code`, when it has one. */
 function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -299,10 +306,7 @@ async function post(
         if (abort.signal.aborted) return timedOut(timeoutMs);
         const code = codeOf(error);
         if (tries === 1 && CONNECTION_LOST.has(code)) continue;
-        if (error instanceof RefusedLookupError) return refusalOf(error.refusal);
-        if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-          return timedOut(timeoutMs);
-        if (code === 'UND_ERR_CONNECT_TIMEOUT') return timedOut(timeoutMs);
+        if (TIMED_OUT_CODES.has(code)) return timedOut(timeoutMs);
         if (INVALID_REQUEST.has(code)) {
           return { ok: false, code: 'invalid_request', error: 'The alert has an invalid header' };
         }
