@@ -16,16 +16,14 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/server/core/access.js';
-import { parsePostgresUrl } from '../../src/server/store/postgres/connection.js';
-import { PostgresStore } from '../../src/server/store/postgres/store.js';
-import { encodeAnnouncements } from '../../src/server/bus/notify.js';
+import type { PostgresStore } from '../../src/server/store/postgres/store.js';
 import { SqliteStore } from '../../src/server/store/sqlite/store.js';
 import type { Store } from '../../src/server/store/types.js';
 import type { Counter } from '../../src/shared/api.js';
 import {
   adminQuery,
   dropSchemas,
-  postgresDatabase,
+  openPostgresStore,
   postgresUrl,
   uniqueSchema,
 } from '../helpers/postgres.js';
@@ -160,15 +158,7 @@ describe.skipIf(postgresUrl === undefined)('PostgreSQL reads', () => {
   async function open(): Promise<{ store: PostgresStore; schema: string }> {
     const schema = uniqueSchema();
     schemas.push(schema);
-    const database = postgresDatabase(schema);
-    if (database.kind !== 'postgres') throw new Error('not postgres');
-    const store = new PostgresStore({
-      connection: parsePostgresUrl(database.url),
-      poolSize: 2,
-      encodeAnnouncements: (groupId, changes) =>
-        encodeAnnouncements({ instanceId: 'bounded-reads', groupId }, changes),
-    });
-    await store.migrate();
+    const store = await openPostgresStore(schema, { instanceId: 'bounded-reads' });
     return { store, schema };
   }
 

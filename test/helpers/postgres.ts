@@ -6,7 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { encodeAnnouncements } from '../../src/server/bus/notify.js';
 import type { DatabaseConfig } from '../../src/server/config.js';
+import { parsePostgresUrl } from '../../src/server/store/postgres/connection.js';
+import { PostgresStore } from '../../src/server/store/postgres/store.js';
 import { startServer, type TestServer, type TestServerOptions } from './server.js';
 
 const raw = process.env.DATABASE_URL;
@@ -27,6 +30,27 @@ export function postgresDatabase(schema: string, poolSize = 5): DatabaseConfig {
   const url = new URL(postgresUrl ?? 'postgres://unset');
   url.searchParams.set('schema', schema);
   return { kind: 'postgres', url: url.toString(), poolSize };
+}
+
+/**
+ * A PostgresStore on `schema`, migrated, as an instance named `instanceId` (its announcements
+ * say so), without a server around it.
+ */
+export async function openPostgresStore(
+  schema: string,
+  options: { instanceId: string; poolSize?: number; clock?: () => number },
+): Promise<PostgresStore> {
+  const database = postgresDatabase(schema);
+  if (database.kind !== 'postgres') throw new Error('not postgres');
+  const store = new PostgresStore({
+    connection: parsePostgresUrl(database.url),
+    poolSize: options.poolSize ?? 2,
+    encodeAnnouncements: (groupId, changes) =>
+      encodeAnnouncements({ instanceId: options.instanceId, groupId }, changes),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  await store.migrate();
+  return store;
 }
 
 /** Runs one statement as the test's own administrative connection. */

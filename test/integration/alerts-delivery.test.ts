@@ -23,7 +23,7 @@ import {
 import { AlertSender } from '../../src/server/alerts/sender.js';
 import { newVapidKeys } from '../../src/server/alerts/push.js';
 import { SqliteStore } from '../../src/server/store/sqlite/store.js';
-import type { Counter } from '../../src/shared/api.js';
+import { groupAlertingEveryTap } from '../helpers/alerts.js';
 import { call, createGroup, newKey } from '../helpers/client.js';
 import {
   dropSchemas,
@@ -223,50 +223,9 @@ describe("a group's minute of deliveries", () => {
     const receiver = await startReceiver();
     const store = new SqliteStore(path.join(dir, `${newKey(4)}.sqlite`));
     await store.migrate();
-    const { group } = await store.createGroup(`fold-${newKey(3)}`, 'hash');
-    const [created] = await store.commit([
-      { groupId: group.id, mutation: { kind: 'createCounter', fields: { name: 'Tapped' } } },
-    ]);
-    const counter = (
-      created?.ok === true && created.result.kind === 'counter' ? created.result.counter : undefined
-    ) as Counter;
-    await store.commit([
-      {
-        groupId: group.id,
-        mutation: {
-          kind: 'addAlertRule',
-          rule: {
-            id: 'every-one',
-            counterId: null,
-            section: null,
-            when: { kind: 'every', value: 1 },
-            to: { kind: 'webhook', url: receiver.origin, format: 'ntfy' },
-            destinationId: 'receiver',
-            createdAt: Date.now(),
-          },
-          destination: {
-            id: 'receiver',
-            kind: 'webhook',
-            url: receiver.origin,
-            format: 'ntfy',
-            secret: null,
-            linkBase: 'https://tally.example',
-          },
-        },
-      },
-    ]);
+    const group = await groupAlertingEveryTap(store, 'receiver', receiver.origin);
     // One batch of taps: every alert is in the outbox before the sender looks.
-    await store.commit(
-      Array.from({ length: taps }, () => ({
-        groupId: group.id,
-        mutation: {
-          kind: 'adjustCounter' as const,
-          counterId: counter.id,
-          direction: 'increment' as const,
-          times: 1,
-        },
-      })),
-    );
+    await group.tap(taps);
     const sender = new AlertSender({
       alerts: store.alerts,
       groupName: () => Promise.resolve('Fold test'),
@@ -274,7 +233,7 @@ describe("a group's minute of deliveries", () => {
       vapid: { ...newVapidKeys(), subject: 'mailto:ops@tally.example' },
       logger: { warn: () => undefined },
     });
-    return { receiver, store, sender, groupId: group.id };
+    return { receiver, store, sender, groupId: group.groupId };
   }
 
   it('folds what waits past the minute’s budget into one alert that counts the others', async () => {

@@ -1,9 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { parsePostgresUrl } from '../../src/server/store/postgres/connection.js';
-import { PostgresStore } from '../../src/server/store/postgres/store.js';
-import { encodeAnnouncements } from '../../src/server/bus/notify.js';
+import type { PostgresStore } from '../../src/server/store/postgres/store.js';
 import type { Store } from '../../src/server/store/types.js';
-import { dropSchemas, postgresDatabase, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
+import { dropSchemas, openPostgresStore, postgresUrl, uniqueSchema } from '../helpers/postgres.js';
 import { describeActivityContract } from './activity.suite.js';
 import { describeNotesContract } from './notes.suite.js';
 import { describePurposeContract } from './purpose.suite.js';
@@ -13,16 +11,11 @@ import { describeStoreContract, type StoreFactory } from './store.suite.js';
 const schemas = new Map<Store, string>();
 
 async function open(schema: string, clock?: () => number): Promise<PostgresStore> {
-  const database = postgresDatabase(schema);
-  if (database.kind !== 'postgres') throw new Error('not postgres');
-  const store = new PostgresStore({
-    connection: parsePostgresUrl(database.url),
+  const store = await openPostgresStore(schema, {
+    instanceId: 'store-suite',
     poolSize: 4,
-    encodeAnnouncements: (groupId, changes) =>
-      encodeAnnouncements({ instanceId: 'store-suite', groupId }, changes),
     ...(clock ? { clock } : {}),
   });
-  await store.migrate();
   schemas.set(store, schema);
   return store;
 }

@@ -90,9 +90,11 @@ const toLoggedDelivery = (row: DeliveryRow): LoggedDelivery => ({
 });
 
 /**
- * The oldest waiting alert of each destination that is due and not leased, locked for this
- * statement (others' locked rows skipped), leased until $2: one instance gets each. With each,
- * its group's waiting alerts and the attempts every instance logged for it since $4.
+ * The oldest waiting alert of each destination that is due and not leased, longest due first,
+ * locked for this statement (others' locked rows skipped), leased until $2: one instance gets
+ * each. With each, its group's waiting alerts and the attempts every instance logged for it
+ * since $4. In the due index's order, so a claim stops at the limit; the alerts that wait behind
+ * a receiver in backoff are not due (SETTLE, and the commit's insert), so no claim reads them.
  */
 const CLAIM = `UPDATE alert_outbox SET lease_until = $2
   WHERE id IN (
@@ -100,7 +102,7 @@ const CLAIM = `UPDATE alert_outbox SET lease_until = $2
     WHERE o.next_attempt_at <= $1 AND o.lease_until <= $1
       AND NOT EXISTS (SELECT 1 FROM alert_outbox p WHERE p.group_id = o.group_id
         AND p.destination_id = o.destination_id AND p.id < o.id)
-    ORDER BY o.id LIMIT $3
+    ORDER BY o.next_attempt_at, o.id LIMIT $3
     FOR UPDATE SKIP LOCKED)
   RETURNING id, group_id, destination_id, body, created_at, attempts, progress,
     (SELECT count(*) FROM alert_outbox w WHERE w.group_id = alert_outbox.group_id) AS waiting,
@@ -131,7 +133,9 @@ const LOG_DELIVERIES = `WITH ${LOGGED}`;
 /**
  * Claimed alerts' ends ($2 a JSON array, their attempts $1): each attempt logged as
  * LOG_DELIVERIES does, each alert over (deleted) or unleased until its next try, in one
- * statement and one commit.
+ * statement and one commit. An alert put off puts off the alerts behind it for the same
+ * destination as long (`followers`): they cannot leave before it, and not being due keeps them
+ * out of every claim's reading.
  */
 const SETTLE = `WITH ends AS MATERIALIZED (
     SELECT * FROM json_to_recordset($2::json) AS e(id bigint, next_at bigint, attempted boolean,
@@ -143,6 +147,11 @@ const SETTLE = `WITH ends AS MATERIALIZED (
       attempts = o.attempts + CASE WHEN e.attempted THEN 1 ELSE 0 END,
       progress = CASE WHEN e.attempted THEN e.progress ELSE o.progress END
     FROM ends e WHERE o.id = e.id AND e.next_at IS NOT NULL),
+  followers AS (
+    UPDATE alert_outbox f SET next_attempt_at = e.next_at
+    FROM ends e JOIN alert_outbox h ON h.id = e.id
+    WHERE e.next_at IS NOT NULL AND f.group_id = h.group_id
+      AND f.destination_id = h.destination_id AND f.id > e.id AND f.next_attempt_at < e.next_at),
   ${LOGGED}`;
 
 /** Attempts as LOG_DELIVERIES reads them. */

@@ -361,7 +361,9 @@ const BATCH_WRITE = `WITH
       updated_at = excluded.updated_at),
   alerts_written AS (
     INSERT INTO alert_outbox (group_id, destination_id, body, created_at, next_attempt_at)
-    SELECT a.g, a.d, a.b, $5::bigint, $5::bigint
+    SELECT a.g, a.d, a.b, $5::bigint, greatest($5::bigint, (SELECT h.next_attempt_at
+      FROM alert_outbox h WHERE h.group_id = a.g AND h.destination_id = a.d
+      ORDER BY h.id LIMIT 1))
     FROM json_to_recordset($13::json) AS a(g text, d text, b text))
 SELECT pg_notify($9, payload) FROM unnest($10::text[]) AS payload`;
 

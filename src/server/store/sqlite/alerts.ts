@@ -63,17 +63,43 @@ const toClaimedAlert = (row: OutboxRow): ClaimedAlert => ({
 
 /**
  * The oldest waiting alert of each destination that is due and not leased (the ids leased in
- * memory, a JSON array), oldest first, with how many alerts its group has waiting.
+ * memory, a JSON array), longest due first, with how many alerts its group has waiting.
+ *
+ * Read through the due index, in its order, so a claim stops at the limit and never walks the
+ * alerts that wait behind a receiver in backoff: those are not due (SETTLE_FOLLOWERS,
+ * OUTBOX_INSERT). Without INDEXED BY, SQLite walks the table in id order, and a backlog of old
+ * alerts for failing receivers would be read by every claim.
  */
 const DUE = `SELECT o.id, o.group_id, o.destination_id, o.body, o.created_at, o.attempts,
     o.progress,
     (SELECT count(*) FROM alert_outbox w WHERE w.group_id = o.group_id) AS waiting
-  FROM alert_outbox o
+  FROM alert_outbox o INDEXED BY alert_outbox_by_due
   WHERE o.next_attempt_at <= ? AND o.lease_until <= ?
     AND o.id NOT IN (SELECT value FROM json_each(?))
     AND NOT EXISTS (SELECT 1 FROM alert_outbox p WHERE p.group_id = o.group_id
       AND p.destination_id = o.destination_id AND p.id < o.id)
-  ORDER BY o.id LIMIT ?`;
+  ORDER BY o.next_attempt_at, o.id LIMIT ?`;
+
+/**
+ * An alert put off until @at (a retry, or its group's minute spent) puts off the alerts behind
+ * it for the same destination as long: they cannot leave before it, and not being due keeps
+ * them out of every claim's reading.
+ */
+const SETTLE_FOLLOWERS = `UPDATE alert_outbox SET next_attempt_at = @at
+  WHERE (group_id, destination_id) = (SELECT group_id, destination_id FROM alert_outbox
+    WHERE id = @id)
+    AND id > @id AND next_attempt_at < @at`;
+
+/**
+ * A new alert (group, destination, body, the commit's time, then group and destination again),
+ * due at the commit's time or, behind an alert of its destination that is put off, when that
+ * one is (see SETTLE_FOLLOWERS).
+ */
+export const OUTBOX_INSERT = `INSERT INTO alert_outbox (group_id, destination_id, body,
+    created_at, next_attempt_at)
+  SELECT ?, ?, ?, now, max(now, coalesce((SELECT next_attempt_at FROM alert_outbox
+    WHERE group_id = ? AND destination_id = ? ORDER BY id LIMIT 1), 0))
+  FROM (SELECT ? AS now)`;
 
 const toLoggedDelivery = (row: DeliveryRow): LoggedDelivery => ({
   id: row.id,
@@ -167,10 +193,15 @@ export class SqliteAlerts implements AlertStore {
       const postpone = this.prepare(
         'UPDATE alert_outbox SET next_attempt_at = ?, lease_until = 0 WHERE id = ?',
       );
+      const followers = this.prepare(SETTLE_FOLLOWERS);
       for (const { id, next } of alerts) {
-        if (next === null) done.run(id);
-        else if (next.attempted) retry.run(next.at, next.progress, id);
+        if (next === null) {
+          done.run(id);
+          continue;
+        }
+        if (next.attempted) retry.run(next.at, next.progress, id);
         else postpone.run(next.at, id);
+        followers.run({ at: next.at, id });
       }
     });
     write.immediate();

@@ -111,7 +111,7 @@ import {
   type StoreQuotas,
 } from '../quotas.js';
 import { MIGRATIONS } from './migrations.js';
-import { SqliteAlerts } from './alerts.js';
+import { OUTBOX_INSERT, SqliteAlerts } from './alerts.js';
 import { alertsText, parseAlerts } from '../../domain/alert-config.js';
 import { tapLinksText } from '../../domain/tap-links.js';
 import type { StoredChainEntry } from '../../domain/log-chain.js';
@@ -1263,12 +1263,16 @@ export class SqliteStore implements Store {
       this.alerts.forgetOtherDestinations(record.id, alerts);
     }
     if (writes.alerts.length > 0) {
-      const outbox = this.prepare(
-        `INSERT INTO alert_outbox (group_id, destination_id, body, created_at, next_attempt_at)
-         VALUES (?, ?, ?, ?, ?)`,
-      );
+      const outbox = this.prepare(OUTBOX_INSERT);
       for (const alert of writes.alerts) {
-        outbox.run(alert.groupId, alert.destinationId, alert.body, now, now);
+        outbox.run(
+          alert.groupId,
+          alert.destinationId,
+          alert.body,
+          alert.groupId,
+          alert.destinationId,
+          now,
+        );
       }
     }
     this.writePeriods(writes.periods);
