@@ -14,6 +14,7 @@
  * (alerts.ts), the hot path with a webhook rule `every 10` in every group against the same server
  * with no rules, in the same run; and the delivery latency from a tap's ack to a loopback
  * receiver, on SQLite and, when DATABASE_URL is a postgres:// URL, on PostgreSQL.
+ * `--alerts-warm-up 60` taps a minute before the first window, so the alert code is warm.
  *
  * `npm run bench -- --scenarios hotroom [--preset full] [--runs 3] [--before DIR]`: the hot room
  * (hotroom.ts, ADR 33), one large group on SQLite: hundreds of tappers and thousands of watchers
@@ -136,6 +137,11 @@ interface Preset {
      * the band a ratio "within noise" falls in.
      */
     noise: boolean;
+    /**
+     * The least time every server taps before the first window, ms (alerts.ts also waits for
+     * every group's first alert): longer shows a server whose alert code V8 has optimised.
+     */
+    warmUpMs?: number;
   };
   /** Hot room (hotroom.ts): one large group, its crowd of watchers and tappers. */
   hotroom: HotroomShape;
@@ -306,6 +312,11 @@ const { values } = parseArgs({
     /** The hot path's and the hot room's tapping window per rate, seconds, instead of the preset's (8 s in full). */
     window: { type: 'string' },
     /**
+     * The alerts scenario's warm-up, seconds, at least (by default the hot path's, or as long as
+     * every group takes to fire once). 60 measures servers whose alert code is warm.
+     */
+    'alerts-warm-up': { type: 'string' },
+    /**
      * Runs of the store comparison, the hot path or alerts (median and range; targets count at
      * ≥ 3).
      */
@@ -391,6 +402,9 @@ const preset: Preset = {
           ? chosen.alerts.latency.tapsPerSecond
           : wholeNumber('alert-taps', values['alert-taps'], 1),
     },
+    ...(values['alerts-warm-up'] === undefined
+      ? {}
+      : { warmUpMs: wholeNumber('alerts-warm-up', values['alerts-warm-up'], 0) * 1_000 }),
   },
 };
 
@@ -872,7 +886,15 @@ async function compareAlerts(): Promise<AlertsOutcome> {
         const order = targets.map((_, index) => targets[(index + run) % targets.length] ?? none);
         const curves: AlertsCurve[] = [];
         for (const target of order) {
-          curves.push(await alertsCurve(target, preset.hotpath, every, receiver, log));
+          curves.push(
+            await alertsCurve(
+              target,
+              { ...preset.hotpath, warmUpMs: preset.alerts.warmUpMs ?? preset.hotpath.warmUpMs },
+              every,
+              receiver,
+              log,
+            ),
+          );
         }
         outcome.runs.push(outcome.targets.flatMap((t) => curves.filter((c) => c.target === t)));
         outcome.loads.push({ start, end: loadAverage() });
