@@ -206,6 +206,9 @@ export function KeyboardCounting({
             counterId={focusId}
             rights={rights}
             onClose={() => {
+              // Read by a key pressed right after, before React renders again: a `?` just after
+              // Escape would otherwise still be taken as pressed in focus mode, and ignored.
+              latest.current.focusId = null;
               setFocusId(null);
             }}
           />
