@@ -124,6 +124,8 @@ for (const theme of ['light', 'dark'] as Theme[]) {
     await expect(dialog()).toBeVisible({ timeout: 10_000 });
     await check('focus mode');
     await close();
+    // The closed dialog leaves once the page has taken in its close: then `?` is the page's.
+    await expect(page.getByTestId('focus-mode')).toHaveCount(0);
 
     await page.keyboard.press('?');
     await expect(dialog()).toBeVisible({ timeout: 10_000 });

@@ -189,6 +189,7 @@ export function FocusMode({
         if (event.target === event.currentTarget) onClose();
       }}
       data-testid="focus-mode"
+      data-focus-mode=""
       className="focus-mode fixed inset-0 m-0 flex size-full max-h-none max-w-none flex-col bg-white p-0 text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100"
     >
       <div className="flex items-center gap-2 p-3 sm:p-4">

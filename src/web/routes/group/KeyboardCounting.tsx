@@ -66,8 +66,12 @@ export function KeyboardCounting({
       const now = latest.current;
       const action = keyAction(event);
       if (action === null) return;
-      // Another dialog (settings, share, help) has the keys; focus mode keeps +/− only.
-      const inFocus = now.focusId !== null;
+      // Another dialog (settings, share, help) has the keys; focus mode keeps +/− only. Focus
+      // mode is over once its dialog is closed: the browser handles a key pressed right after
+      // Escape before the dialog's close event, which is what tells React.
+      const focusDialog = document.querySelector('dialog[data-focus-mode]');
+      const inFocus =
+        now.focusId !== null && (focusDialog === null || focusDialog.hasAttribute('open'));
       if (!inFocus && document.querySelector('dialog[open]') !== null) return;
       if (inFocus && action.kind !== 'adjust') return;
       const counters = shownOrder(now.state);
