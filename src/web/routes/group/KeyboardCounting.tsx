@@ -67,7 +67,7 @@ export function KeyboardCounting({
       const action = keyAction(event);
       if (action === null) return;
       // Another dialog (settings, share, help) has the keys; focus mode keeps +/− only. Focus
-      // mode is over once its dialog is closed: the browser handles a key pressed right after
+      // mode is over once its dialog is closed: the browser may handle a key pressed right after
       // Escape before the dialog's close event, which is what tells React.
       const focusDialog = document.querySelector('dialog[data-focus-mode]');
       const inFocus =
@@ -210,9 +210,6 @@ export function KeyboardCounting({
             counterId={focusId}
             rights={rights}
             onClose={() => {
-              // Read by a key pressed right after, before React renders again: a `?` just after
-              // Escape would otherwise still be taken as pressed in focus mode, and ignored.
-              latest.current.focusId = null;
               setFocusId(null);
             }}
           />
