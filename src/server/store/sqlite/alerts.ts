@@ -91,15 +91,14 @@ const SETTLE_FOLLOWERS = `UPDATE alert_outbox SET next_attempt_at = @at
     AND id > @id AND next_attempt_at < @at`;
 
 /**
- * A new alert (group, destination, body, the commit's time, then group and destination again),
- * due at the commit's time or, behind an alert of its destination that is put off, when that
- * one is (see SETTLE_FOLLOWERS).
+ * A new alert, due at the commit's time (@now) or, behind an alert of its destination that is
+ * put off, when that one is (see SETTLE_FOLLOWERS).
  */
 export const OUTBOX_INSERT = `INSERT INTO alert_outbox (group_id, destination_id, body,
     created_at, next_attempt_at)
-  SELECT ?, ?, ?, now, max(now, coalesce((SELECT next_attempt_at FROM alert_outbox
-    WHERE group_id = ? AND destination_id = ? ORDER BY id LIMIT 1), 0))
-  FROM (SELECT ? AS now)`;
+  VALUES (@group, @destination, @body, @now, max(@now, coalesce((SELECT next_attempt_at
+    FROM alert_outbox WHERE group_id = @group AND destination_id = @destination
+    ORDER BY id LIMIT 1), 0)))`;
 
 const toLoggedDelivery = (row: DeliveryRow): LoggedDelivery => ({
   id: row.id,

@@ -1265,14 +1265,12 @@ export class SqliteStore implements Store {
     if (writes.alerts.length > 0) {
       const outbox = this.prepare(OUTBOX_INSERT);
       for (const alert of writes.alerts) {
-        outbox.run(
-          alert.groupId,
-          alert.destinationId,
-          alert.body,
-          alert.groupId,
-          alert.destinationId,
+        outbox.run({
+          group: alert.groupId,
+          destination: alert.destinationId,
+          body: alert.body,
           now,
-        );
+        });
       }
     }
     this.writePeriods(writes.periods);
